@@ -1,0 +1,136 @@
+/// A failure of an HTTP transfer, with what happened, where, and what to do about it.
+///
+/// `TransportError` is an extensible struct rather than an enum, so new categories can be
+/// added without breaking callers that switch over them. Match on ``category``:
+///
+/// ```swift
+/// do {
+///     let response = try await transport.data(for: request)
+/// } catch let error as TransportError where error.category == .connectTimeout {
+///     print(error.message)   // says which host, after how long, and what to check
+/// }
+/// ```
+///
+/// ``mayHaveReachedServer`` tells a retry policy whether re-sending a non-idempotent request
+/// could apply it twice: it is `false` only when the engine knows no byte of the request
+/// left the machine (a DNS failure, a refused connection, a bad argument).
+public struct TransportError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// What kind of failure this is.
+    public var category: Category
+    /// The URL of the request (after redirects, the URL that failed), if there was one.
+    public var url: String?
+    /// The `CURLcode` libcurl returned, when the engine is libcurl and the failure came from it.
+    public var curlCode: Int?
+    /// Whether any part of the request may have been delivered to the server.
+    public var mayHaveReachedServer: Bool
+    /// A sentence a person can act on: what happened, where, and what to do.
+    public var message: String
+
+    /// Creates an error.
+    ///
+    /// - Parameters:
+    ///   - category: What kind of failure this is.
+    ///   - message: What happened, where, and what to do.
+    ///   - url: The URL of the request, if any.
+    ///   - curlCode: The libcurl result code, if the failure came from libcurl.
+    ///   - mayHaveReachedServer: Whether the request may have been delivered; `true` unless
+    ///     the engine knows it was not.
+    public init(
+        _ category: Category,
+        message: String,
+        url: String? = nil,
+        curlCode: Int? = nil,
+        mayHaveReachedServer: Bool = true
+    ) {
+        self.category = category
+        self.message = message
+        self.url = url
+        self.curlCode = curlCode
+        self.mayHaveReachedServer = mayHaveReachedServer
+    }
+
+    /// `category: message` followed by the URL and the curl code when known.
+    public var description: String {
+        var text = "\(category): \(message)"
+        if let url { text += " [url: \(url)]" }
+        if let curlCode { text += " [curl code \(curlCode)]" }
+        return text
+    }
+}
+
+extension TransportError {
+    /// The kind of a ``TransportError``: an open set of named values.
+    ///
+    /// Compare with `==` against the static members; a `switch` needs a `default:` case,
+    /// because new categories may be added.
+    public struct Category: Hashable, Sendable, CustomStringConvertible {
+        /// The stable, machine-readable name of the category, such as `"dnsFailure"`.
+        public let name: String
+
+        /// Creates a category. Engines and middleware may define their own.
+        public init(_ name: String) { self.name = name }
+
+        /// The category's ``name``.
+        public var description: String { name }
+
+        // MARK: Connecting
+
+        /// The host name could not be resolved.
+        public static let dnsFailure = Category("dnsFailure")
+        /// The server refused the connection (nothing listens on that port), or the host is unreachable.
+        public static let connectionRefused = Category("connectionRefused")
+        /// No connection could be established within the connect timeout.
+        public static let connectTimeout = Category("connectTimeout")
+        /// The TLS handshake or certificate verification failed.
+        public static let tlsFailure = Category("tlsFailure")
+
+        // MARK: Transferring
+
+        /// No byte moved in either direction for longer than the stall timeout.
+        public static let stalledTransfer = Category("stalledTransfer")
+        /// The whole transfer took longer than its deadline.
+        public static let deadlineExceeded = Category("deadlineExceeded")
+        /// The connection was reset or broke while sending or receiving.
+        public static let connectionReset = Category("connectionReset")
+        /// The server closed the connection before the whole body arrived.
+        public static let incompleteBody = Category("incompleteBody")
+        /// The server closed the connection without sending any response.
+        public static let emptyReply = Category("emptyReply")
+        /// The server's response broke the HTTP protocol.
+        public static let invalidResponse = Category("invalidResponse")
+
+        // MARK: Redirects
+
+        /// More redirects were followed than the policy allows.
+        public static let tooManyRedirects = Category("tooManyRedirects")
+        /// A redirect pointed at a scheme other than http or https.
+        public static let redirectToRefusedScheme = Category("redirectToRefusedScheme")
+
+        // MARK: Limits and content
+
+        /// The body was larger than the in-memory limit (counted after decoding).
+        public static let responseTooLarge = Category("responseTooLarge")
+        /// The response's header section was larger than the limit.
+        public static let headersTooLarge = Category("headersTooLarge")
+        /// The body's `Content-Encoding` could not be decoded.
+        public static let badContentEncoding = Category("badContentEncoding")
+
+        // MARK: Caller mistakes
+
+        /// The URL was malformed, used an unsupported scheme, or contained forbidden characters.
+        public static let invalidURL = Category("invalidURL")
+        /// A header name or value contained forbidden characters.
+        public static let invalidHeader = Category("invalidHeader")
+        /// A request body could not be read (a missing file, a failing stream) or replayed.
+        public static let invalidBody = Category("invalidBody")
+
+        // MARK: Lifecycle
+
+        /// The transfer was cancelled by its task or its handle.
+        public static let cancelled = Category("cancelled")
+        /// The transport was shut down before or while the transfer ran.
+        public static let shutDown = Category("shutDown")
+        /// A failure that fits no other category; ``TransportError/message`` says more.
+        public static let other = Category("other")
+    }
+}

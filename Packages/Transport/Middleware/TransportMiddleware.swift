@@ -1,0 +1,83 @@
+import Synchronization
+
+/// A layer around sending: it may adapt the request, answer without sending
+/// (short-circuit), or observe and rewrite the response.
+///
+/// Middleware forms an onion: the first in the list is the outermost, sees the request
+/// first and the response last.
+///
+/// ```swift
+/// struct BearerToken: TransportMiddleware {
+///     let token: String
+///     func intercept(_ request: TransportRequest, next: Next) async throws -> TransportResponse {
+///         var request = request
+///         try request.setHeader("Authorization", "Bearer \(token)")
+///         return try await next(request)
+///     }
+/// }
+/// let transport = MiddlewareTransport(CurlTransport(), middleware: [BearerToken(token: t)])
+/// ```
+public protocol TransportMiddleware: Sendable {
+    /// The rest of the chain: the next middleware, or the transport itself.
+    typealias Next = @Sendable (TransportRequest) async throws -> TransportResponse
+
+    /// Handles one request.
+    ///
+    /// - Parameters:
+    ///   - request: The request as the outer layers left it.
+    ///   - next: Sends the (possibly adapted) request through the inner layers.
+    /// - Returns: The response to hand to the outer layers.
+    /// - Throws: Whatever the middleware or the inner layers throw.
+    func intercept(_ request: TransportRequest, next: Next) async throws -> TransportResponse
+}
+
+/// A transport that runs every request through a list of middleware before a base transport.
+///
+/// ``data(for:)`` keeps the base transport's collected fast path: the middleware see a
+/// response whose body is already in memory.
+public struct MiddlewareTransport: HTTPTransport {
+    /// The transport at the core of the onion.
+    public let base: any HTTPTransport
+    /// The middleware, outermost first.
+    public let middleware: [any TransportMiddleware]
+
+    /// Wraps `base` in `middleware`.
+    ///
+    /// - Parameters:
+    ///   - base: The transport that performs transfers.
+    ///   - middleware: The layers, outermost first.
+    public init(_ base: any HTTPTransport, middleware: [any TransportMiddleware]) {
+        self.base = base
+        self.middleware = middleware
+    }
+
+    /// Runs the chain, then the base transport's ``HTTPTransport/send(_:)``.
+    public func send(_ request: TransportRequest) async throws -> TransportResponse {
+        try await chain(request) { [base] request in try await base.send(request) }
+    }
+
+    /// Runs the chain around the base transport's ``HTTPTransport/data(for:)``.
+    public func data(for request: TransportRequest) async throws -> DataResponse {
+        let lastMetrics = Mutex<TransferMetrics?>(nil)
+        let response = try await chain(request) { [base] request in
+            let collected = try await base.data(for: request)
+            lastMetrics.withLock { $0 = collected.metrics }
+            return TransportResponse(head: collected.head, body: ResponseBody(collected.body), url: collected.url)
+        }
+        let body = try await response.body.collect(upTo: request.options.maximumBodySize)
+        return DataResponse(
+            head: response.head, body: body, url: response.url, metrics: lastMetrics.withLock { $0 })
+    }
+
+    private func chain(
+        _ request: TransportRequest,
+        core: @escaping TransportMiddleware.Next
+    ) async throws -> TransportResponse {
+        var next = core
+        for layer in middleware.reversed() {
+            let inner = next
+            next = { request in try await layer.intercept(request, next: inner) }
+        }
+        return try await next(request)
+    }
+}

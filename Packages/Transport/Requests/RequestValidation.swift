@@ -1,0 +1,142 @@
+import Foundation
+public import HTTPTypes
+
+/// The checks every request passes before a socket opens.
+///
+/// Engines call ``validate(_:)`` on every request, including ones built from a raw
+/// `HTTPRequest`, because libcurl (like most C clients) would send CR, LF or NUL verbatim and
+/// so let a caller's data split one request into two.
+public enum RequestValidation {
+    /// The parts of an absolute HTTP URL.
+    public struct URLParts: Sendable, Equatable {
+        /// `http` or `https`, lowercased.
+        public var scheme: String
+        /// `host[:port]`, with IPv6 hosts in brackets.
+        public var authority: String
+        /// The path and query, starting with `/`.
+        public var path: String
+
+        /// Creates the parts of a URL.
+        public init(scheme: String, authority: String, path: String) {
+            self.scheme = scheme
+            self.authority = authority
+            self.path = path
+        }
+    }
+
+    /// Splits and checks an absolute URL.
+    ///
+    /// The fragment, if any, is dropped: it is never sent to a server.
+    ///
+    /// - Parameter url: An absolute `http` or `https` URL.
+    /// - Returns: Its scheme, authority and path.
+    /// - Throws: ``TransportError`` with category ``TransportError/Category-swift.struct/invalidURL``.
+    public static func parseURL(_ url: String) throws -> URLParts {
+        if let bad = url.utf8.first(where: isForbiddenInURL) {
+            throw invalidURL(url, "contains the forbidden byte 0x\(hex(bad)); percent-encode spaces and control characters")
+        }
+        guard let schemeEnd = url.range(of: "://") else {
+            throw invalidURL(url, "is not absolute; write it as http://host/path or https://host/path")
+        }
+        let scheme = url[..<schemeEnd.lowerBound].lowercased()
+        guard scheme == "http" || scheme == "https" else {
+            throw invalidURL(url, "uses the scheme \"\(scheme)\"; only http and https are supported")
+        }
+        var rest = url[schemeEnd.upperBound...]
+        if let hash = rest.firstIndex(of: "#") { rest = rest[..<hash] }
+        let authorityEnd = rest.firstIndex(where: { $0 == "/" || $0 == "?" }) ?? rest.endIndex
+        let authority = String(rest[..<authorityEnd])
+        guard !authority.isEmpty, !authority.hasPrefix(":"), !authority.contains("@") else {
+            throw invalidURL(url, "has no host, or carries credentials in the URL; send credentials as a header")
+        }
+        var path = String(rest[authorityEnd...])
+        if path.isEmpty || path.hasPrefix("?") { path = "/" + path }
+        return URLParts(scheme: scheme, authority: authority, path: path)
+    }
+
+    /// Builds a header field, rejecting what `HTTPField` would otherwise silently rewrite.
+    ///
+    /// - Parameters:
+    ///   - name: An RFC 9110 token.
+    ///   - value: A value without CR, LF or NUL.
+    /// - Returns: The field.
+    /// - Throws: ``TransportError`` with category ``TransportError/Category-swift.struct/invalidHeader``.
+    public static func field(name: String, value: String) throws -> HTTPField {
+        guard let fieldName = HTTPField.Name(name) else {
+            throw TransportError(
+                .invalidHeader,
+                message: "The header name \"\(name.debugDescription.dropFirst().dropLast())\" is not a valid "
+                    + "HTTP token (letters, digits and !#$%&'*+-.^_`|~ only).",
+                mayHaveReachedServer: false
+            )
+        }
+        if let bad = value.utf8.first(where: isForbiddenInFieldValue) {
+            throw TransportError(
+                .invalidHeader,
+                message: "The value of header \"\(name)\" contains the forbidden byte 0x\(hex(bad)) (CR, LF or NUL "
+                    + "would let it inject headers); remove it or encode the value.",
+                mayHaveReachedServer: false
+            )
+        }
+        return HTTPField(name: fieldName, value: value)
+    }
+
+    /// Checks a whole request head; engines call this before opening any connection.
+    ///
+    /// - Parameter head: The request head.
+    /// - Returns: The absolute URL to request.
+    /// - Throws: ``TransportError`` for a bad URL part or header field.
+    public static func validate(_ head: HTTPRequest) throws -> String {
+        guard let scheme = head.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
+            throw invalidURL(head.scheme ?? "(none)", "is not an http or https scheme")
+        }
+        guard let authority = head.authority, !authority.isEmpty else {
+            throw invalidURL("(no authority)", "has no host")
+        }
+        let path = head.path ?? "/"
+        let url = "\(scheme)://\(authority)\(path)"
+        if let bad = url.utf8.first(where: isForbiddenInURL) {
+            throw invalidURL(url, "contains the forbidden byte 0x\(hex(bad)); percent-encode spaces and control characters")
+        }
+        guard path.hasPrefix("/") else {
+            throw invalidURL(url, "has a path that does not start with \"/\"")
+        }
+        for field in head.headerFields {
+            let bad = field.withUnsafeBytesOfValue { bytes in bytes.first(where: isForbiddenInFieldValue) }
+            if let bad {
+                throw TransportError(
+                    .invalidHeader,
+                    message: "The value of header \"\(field.name)\" contains the forbidden byte 0x\(hex(bad)).",
+                    url: url,
+                    mayHaveReachedServer: false
+                )
+            }
+        }
+        return url
+    }
+
+    /// Bytes never allowed in a URL sent on the wire: controls, space, DEL, and non-ASCII.
+    static func isForbiddenInURL(_ byte: UInt8) -> Bool {
+        byte <= 0x20 || byte >= 0x7F
+    }
+
+    /// Bytes never allowed in a field value: NUL, CR, LF and the other controls except HTAB.
+    static func isForbiddenInFieldValue(_ byte: UInt8) -> Bool {
+        (byte < 0x20 && byte != 0x09) || byte == 0x7F
+    }
+
+    private static func invalidURL(_ url: String, _ problem: String) -> TransportError {
+        let shown = String(decoding: url.utf8.prefix(200).map { isForbiddenInURL($0) && $0 < 0x80 ? UInt8(ascii: "?") : $0 }, as: UTF8.self)
+        return TransportError(
+            .invalidURL,
+            message: "The URL \"\(shown)\" \(problem).",
+            url: shown,
+            mayHaveReachedServer: false
+        )
+    }
+
+    private static func hex(_ byte: UInt8) -> String {
+        let digits = Array("0123456789ABCDEF")
+        return String([digits[Int(byte >> 4)], digits[Int(byte & 0x0F)]])
+    }
+}

@@ -1,0 +1,105 @@
+public import HTTPTypes
+
+/// Something that happened during a transfer, delivered to ``TransferOptions/eventHandler``.
+public enum TransferEvent: Sendable {
+    /// Bytes of the request body were sent.
+    case uploadProgress(TransferProgress)
+    /// Bytes of the response body were received.
+    case downloadProgress(TransferProgress)
+    /// The engine followed a redirect.
+    case redirect(RedirectEvent)
+    /// The transfer finished; these are its timings and counters.
+    case metrics(TransferMetrics)
+}
+
+/// How far a transfer in one direction has come.
+public struct TransferProgress: Sendable, Hashable {
+    /// Bytes done so far.
+    public var completed: Int64
+    /// The total, when known (from `Content-Length` or the request body's length).
+    public var total: Int64?
+    /// The average rate since the direction started, in bytes per second.
+    public var bytesPerSecond: Double
+    /// Whether this is the last event for this direction.
+    public var isFinal: Bool
+
+    /// Creates a progress value.
+    public init(completed: Int64, total: Int64?, bytesPerSecond: Double, isFinal: Bool) {
+        self.completed = completed
+        self.total = total
+        self.bytesPerSecond = bytesPerSecond
+        self.isFinal = isFinal
+    }
+
+    /// `completed / total` in `0...1`, or `nil` when the total is unknown.
+    public var fractionCompleted: Double? {
+        guard let total, total > 0 else { return nil }
+        return min(1, Double(completed) / Double(total))
+    }
+}
+
+/// A redirect the engine followed.
+public struct RedirectEvent: Sendable, Hashable {
+    /// The URL that answered with the redirect.
+    public var from: String
+    /// The URL the engine went to next.
+    public var to: String
+    /// The redirect's status code (301, 302, 303, 307 or 308).
+    public var status: Int
+    /// The method of the next request (a 303, or a 301/302 after a POST, turns it into GET).
+    public var method: HTTPRequest.Method
+    /// Credential headers removed because the origin changed.
+    public var strippedHeaders: [HTTPField.Name]
+
+    /// Creates a redirect event.
+    public init(from: String, to: String, status: Int, method: HTTPRequest.Method, strippedHeaders: [HTTPField.Name]) {
+        self.from = from
+        self.to = to
+        self.status = status
+        self.method = method
+        self.strippedHeaders = strippedHeaders
+    }
+}
+
+/// Timings and counters of a finished transfer (its last hop, for a redirected one).
+///
+/// Durations are measured from the start of that hop.
+public struct TransferMetrics: Sendable, Hashable {
+    /// Time until the host name was resolved.
+    public var nameLookup: Duration
+    /// Time until the TCP connection was established.
+    public var connect: Duration
+    /// Time until the TLS handshake completed (zero for cleartext).
+    public var tlsHandshake: Duration
+    /// Time until the first response byte arrived.
+    public var firstByte: Duration
+    /// Time until the transfer completed.
+    public var total: Duration
+    /// Request body bytes sent.
+    public var bytesSent: Int64
+    /// Response body bytes received, before decoding.
+    public var bytesReceived: Int64
+    /// Whether the transfer reused an already open connection.
+    public var reusedConnection: Bool
+    /// The HTTP version spoken: `"1.0"`, `"1.1"`, `"2"` or `"3"`.
+    public var httpVersion: String
+    /// How many redirects were followed before this hop.
+    public var redirectCount: Int
+
+    /// Creates a metrics value.
+    public init(
+        nameLookup: Duration, connect: Duration, tlsHandshake: Duration, firstByte: Duration, total: Duration,
+        bytesSent: Int64, bytesReceived: Int64, reusedConnection: Bool, httpVersion: String, redirectCount: Int
+    ) {
+        self.nameLookup = nameLookup
+        self.connect = connect
+        self.tlsHandshake = tlsHandshake
+        self.firstByte = firstByte
+        self.total = total
+        self.bytesSent = bytesSent
+        self.bytesReceived = bytesReceived
+        self.reusedConnection = reusedConnection
+        self.httpVersion = httpVersion
+        self.redirectCount = redirectCount
+    }
+}

@@ -1,0 +1,117 @@
+public import Transport
+
+/// The HTTP engine: an ``HTTPTransport`` on libcurl's multi interface.
+///
+/// One `CurlTransport` owns one event-loop thread and one libcurl multi handle; every request
+/// sent through it shares that thread and its connection cache, so create one transport for
+/// the application and share it. HTTPS connections negotiate HTTP/2 and multiplex requests
+/// to the same host over one connection; cleartext connections use HTTP/1.1 keep-alive.
+///
+/// ```swift
+/// var configuration = CurlTransport.Configuration()
+/// configuration.maximumConnectionsPerHost = 8
+/// let transport = try CurlTransport(configuration: configuration)
+/// let request = try TransportRequest(method: .get, url: "https://example.com/")
+/// let response = try await transport.data(for: request)
+/// await transport.shutdown()
+/// ```
+///
+/// Safe by default: TLS verification on, at most 10 redirects (http and https only, with
+/// credentials dropped on a change of origin), a 10 s connect timeout, a 30 s stall timeout, a
+/// 64 MiB limit on bodies collected in memory, and CR, LF and NUL rejected in URLs and
+/// headers before any socket opens.
+///
+/// Cancelling the task that awaits a request stops the transfer within milliseconds and frees
+/// its connection.
+public final class CurlTransport: HTTPTransport {
+    private let loop: CurlEventLoop
+    /// The settings the transport was created with.
+    public let configuration: Configuration
+
+    /// Starts an engine.
+    ///
+    /// - Parameter configuration: Engine-wide settings; ``Configuration/init()`` by default.
+    /// - Throws: ``TransportError`` when libcurl cannot be initialised.
+    public init(configuration: Configuration = Configuration()) throws {
+        self.configuration = configuration
+        self.loop = try CurlEventLoop(configuration: configuration)
+    }
+
+    deinit {
+        loop.requestShutdown()
+    }
+
+    /// Sends a request and returns when the response head has arrived; the body streams.
+    ///
+    /// The body is buffered up to ``Configuration/streamBufferSize`` bytes; past that the
+    /// engine stops reading from the network until the consumer catches up.
+    ///
+    /// - Parameter request: The request.
+    /// - Returns: The head and a streaming body. Read it to the end or cancel it.
+    /// - Throws: ``TransportError``.
+    public func send(_ request: TransportRequest) async throws -> TransportResponse {
+        let transfer = try makeTransfer(request)
+        let buffer = ResponseStreamBuffer(
+            highWaterMark: configuration.streamBufferSize,
+            resumeReceiving: { [weak transfer, loop] in
+                if let transfer { loop.enqueue(.resumeReceiving(transfer)) }
+            },
+            cancelTransfer: { [weak transfer] in transfer?.cancel() }
+        )
+        transfer.mode = .stream(buffer)
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                transfer.headContinuation = continuation
+                start(transfer)
+            }
+        } onCancel: {
+            transfer.cancel()
+        }
+    }
+
+    /// Sends a request and returns when the whole body is in memory.
+    ///
+    /// This is the cheapest way to make a request: the body is gathered on the engine's
+    /// thread and the calling task is resumed once.
+    ///
+    /// - Parameter request: The request.
+    /// - Returns: The head, the body (decoded if compressed) and the transfer's metrics.
+    /// - Throws: ``TransportError``; a body larger than ``TransferOptions/maximumBodySize``
+    ///   fails with `.responseTooLarge` as soon as the limit is passed.
+    public func data(for request: TransportRequest) async throws -> DataResponse {
+        let transfer = try makeTransfer(request)
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                transfer.dataContinuation = continuation
+                start(transfer)
+            }
+        } onCancel: {
+            transfer.cancel()
+        }
+    }
+
+    /// Stops the engine: running transfers fail with `.shutDown`, connections close, and the
+    /// loop thread exits before this returns. Later requests fail with `.shutDown`.
+    public func shutdown() async {
+        await loop.shutdown()
+    }
+
+    private func makeTransfer(_ request: TransportRequest) throws -> CurlTransfer {
+        if Task.isCancelled {
+            throw TransportError(.cancelled, message: "The request was cancelled before it started.",
+                                 url: request.url, mayHaveReachedServer: false)
+        }
+        _ = try RequestValidation.validate(request.head)
+        let transfer = CurlTransfer(request: request, configuration: configuration)
+        transfer.register(with: loop)
+        return transfer
+    }
+
+    private func start(_ transfer: CurlTransfer) {
+        if !loop.enqueue(.start(transfer)) {
+            transfer.complete(.failure(TransportError(
+                .shutDown, message: "The transport was shut down; create a new CurlTransport to send requests.",
+                url: transfer.initialURL, mayHaveReachedServer: false)))
+        }
+    }
+}

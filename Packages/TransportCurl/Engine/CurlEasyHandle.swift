@@ -1,0 +1,36 @@
+import CCurl
+
+/// One libcurl easy handle and its error buffer, reused across transfers by the loop.
+///
+/// Touched only on the loop thread.
+final class CurlEasyHandle {
+    /// The `CURL *`.
+    let pointer: OpaquePointer
+    /// libcurl writes a detailed message here when a transfer fails (`CURLOPT_ERRORBUFFER`).
+    let errorBuffer: UnsafeMutablePointer<CChar>
+
+    /// Creates a handle, or `nil` when libcurl cannot.
+    init?() {
+        guard let pointer = curl_easy_init() else { return nil }
+        self.pointer = pointer
+        self.errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE))
+        self.errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE))
+    }
+
+    /// The message libcurl left in the error buffer, or `nil` when empty.
+    var errorMessage: String? {
+        errorBuffer.pointee == 0 ? nil : String(cString: errorBuffer)
+    }
+
+    /// Clears every option (connections stay cached in the multi handle) and the error text.
+    func reset() {
+        curl_easy_reset(pointer)
+        errorBuffer.pointee = 0
+    }
+
+    /// Frees the handle; it must not be used afterwards.
+    func cleanup() {
+        curl_easy_cleanup(pointer)
+        errorBuffer.deallocate()
+    }
+}

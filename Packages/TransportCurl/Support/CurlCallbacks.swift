@@ -1,0 +1,36 @@
+import CCurl
+
+// The C callbacks libcurl calls on the loop thread. Each is a global function (no captures),
+// and finds its transfer through the user-data pointer: the `Unmanaged` reference that
+// `CurlTransfer.attach` retained, valid until `CurlTransfer.detach` releases it, which
+// happens only after the handle has left the multi handle, so never during a callback.
+
+/// `CURLOPT_WRITEFUNCTION`: body bytes.
+let curlWriteCallback: curl_write_callback = { data, size, count, context in
+    guard let context, let data else { return 0 }
+    let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
+    return transfer.onWrite(UnsafeRawBufferPointer(start: data, count: size * count))
+}
+
+/// `CURLOPT_HEADERFUNCTION`: one header line at a time.
+let curlHeaderCallback: curl_write_callback = { data, size, count, context in
+    guard let context, let data else { return 0 }
+    let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
+    return transfer.onHeader(UnsafeRawBufferPointer(start: data, count: size * count))
+}
+
+/// `CURLOPT_READFUNCTION`: request-body bytes.
+let curlReadCallback: curl_read_callback = { data, size, count, context in
+    guard let context, let data else { return Int(parley_readfunc_abort) }
+    let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
+    return transfer.onRead(UnsafeMutableRawBufferPointer(start: data, count: size * count))
+}
+
+/// `CURLOPT_XFERINFOFUNCTION`: progress; returning non-zero would abort.
+let curlProgressCallback: curl_xferinfo_callback = { context, downloadTotal, downloaded, uploadTotal, uploaded in
+    guard let context else { return 0 }
+    let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
+    return transfer.onProgress(
+        downloadTotal: Int64(downloadTotal), downloaded: Int64(downloaded),
+        uploadTotal: Int64(uploadTotal), uploaded: Int64(uploaded))
+}

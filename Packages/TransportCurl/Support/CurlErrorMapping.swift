@@ -1,0 +1,132 @@
+import CCurl
+import Transport
+
+/// Turns a libcurl result code into a ``TransportError`` a person can act on.
+enum CurlErrorMapping {
+    /// The error for a failed transfer.
+    ///
+    /// - Parameters:
+    ///   - code: libcurl's result.
+    ///   - handle: The transfer's handle, for timings and libcurl's own detail message.
+    ///   - url: The URL of the failed hop.
+    ///   - options: The transfer's options, to name the limit that was hit.
+    ///   - elapsed: Time since the transfer started (redirects included).
+    static func error(
+        for code: CURLcode,
+        handle: CurlEasyHandle,
+        url: String,
+        options: TransferOptions,
+        elapsed: Duration
+    ) -> TransportError {
+        let detail = handle.errorMessage ?? String(cString: curl_easy_strerror(code))
+        let host = hostAndPort(of: url)
+        let curlCode = Int(code.rawValue)
+        func make(_ category: TransportError.Category, _ message: String, reached: Bool = true) -> TransportError {
+            TransportError(category, message: message, url: url, curlCode: curlCode, mayHaveReachedServer: reached)
+        }
+
+        switch code {
+        case CURLE_COULDNT_RESOLVE_HOST:
+            return make(.dnsFailure, "The host name in \(host) could not be resolved (\(detail)). Check the spelling of "
+                + "the host and the machine's DNS settings.", reached: false)
+        case CURLE_COULDNT_RESOLVE_PROXY:
+            return make(.dnsFailure, "The proxy's host name could not be resolved (\(detail)). Check the proxy settings "
+                + "(http_proxy, https_proxy).", reached: false)
+        case CURLE_COULDNT_CONNECT:
+            return make(.connectionRefused, "Could not connect to \(host) (\(detail)). Check that the server is running "
+                + "and listening on that port, and that no firewall blocks it.", reached: false)
+        case CURLE_OPERATION_TIMEDOUT:
+            return timeout(handle: handle, host: host, url: url, options: options, elapsed: elapsed, curlCode: curlCode)
+        case CURLE_SSL_CONNECT_ERROR, CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CERTPROBLEM, CURLE_SSL_CIPHER,
+            CURLE_SSL_CACERT_BADFILE, CURLE_SSL_PINNEDPUBKEYNOTMATCH, CURLE_SSL_ISSUER_ERROR, CURLE_SSL_CRL_BADFILE,
+            CURLE_SSL_ENGINE_NOTFOUND, CURLE_SSL_ENGINE_SETFAILED, CURLE_SSL_INVALIDCERTSTATUS, CURLE_USE_SSL_FAILED:
+            return make(.tlsFailure, "The TLS connection to \(host) failed: \(detail). Hint: \(tlsHint(code))",
+                        reached: false)
+        case CURLE_SEND_ERROR, CURLE_RECV_ERROR:
+            return make(.connectionReset, "The connection to \(host) broke during the transfer (\(detail)). The server "
+                + "or a proxy closed or reset it; retrying an idempotent request is usually safe.")
+        case CURLE_PARTIAL_FILE:
+            return make(.incompleteBody, "The server at \(host) closed the connection before sending the whole body "
+                + "(\(detail)). The response is incomplete; retry, or resume a download with a Range request.")
+        case CURLE_GOT_NOTHING:
+            return make(.emptyReply, "The server at \(host) closed the connection without sending a response. It may "
+                + "have crashed or rejected the request; check its logs.")
+        case CURLE_BAD_CONTENT_ENCODING:
+            return make(.badContentEncoding, "The body from \(url) could not be decoded (\(detail)). The server's "
+                + "Content-Encoding does not match its body; set TransferOptions.decodesContent to false to receive the "
+                + "raw bytes.")
+        case CURLE_TOO_MANY_REDIRECTS:
+            return make(.tooManyRedirects, "\(url) redirected too many times (\(detail)).")
+        case CURLE_UNSUPPORTED_PROTOCOL:
+            return make(.invalidURL, "The URL \(url) uses a scheme the engine does not support (\(detail)); use http "
+                + "or https.", reached: false)
+        case CURLE_URL_MALFORMAT:
+            return make(.invalidURL, "The URL \(url) is malformed (\(detail)).", reached: false)
+        case CURLE_FILESIZE_EXCEEDED:
+            return make(.responseTooLarge, "The response from \(url) is larger than allowed (\(detail)).")
+        case CURLE_ABORTED_BY_CALLBACK:
+            return make(.cancelled, "The request to \(url) was cancelled before it completed.")
+        case CURLE_WEIRD_SERVER_REPLY, CURLE_HTTP2, CURLE_HTTP2_STREAM:
+            return make(.invalidResponse, "The server at \(host) sent a response that breaks the HTTP protocol "
+                + "(\(detail)).")
+        case CURLE_OUT_OF_MEMORY:
+            return make(.other, "libcurl ran out of memory for \(url) (\(detail)); the response headers may be "
+                + "abnormally large.")
+        default:
+            return make(.other, "The request to \(url) failed: \(detail).")
+        }
+    }
+
+    private static func timeout(
+        handle: CurlEasyHandle, host: String, url: String, options: TransferOptions, elapsed: Duration, curlCode: Int
+    ) -> TransportError {
+        var preTransfer: curl_off_t = 0
+        _ = parley_easy_getinfo_off_t(handle.pointer, CURLINFO_PRETRANSFER_TIME_T, &preTransfer)
+        if let deadline = options.deadline, elapsed >= deadline - .milliseconds(20) {
+            return TransportError(
+                .deadlineExceeded,
+                message: "The request to \(url) did not complete within its deadline of \(deadline). The server is "
+                    + "slow or the body is large; raise TransferOptions.deadline or stream the response.",
+                url: url, curlCode: curlCode, mayHaveReachedServer: preTransfer > 0)
+        }
+        if preTransfer == 0 {
+            return TransportError(
+                .connectTimeout,
+                message: "No connection to \(host) could be made within \(options.connectTimeout). Check that the host "
+                    + "is reachable (network, firewall, VPN, proxy) or raise TransferOptions.connectTimeout.",
+                url: url, curlCode: curlCode, mayHaveReachedServer: false)
+        }
+        return TransportError(
+            .stalledTransfer,
+            message: "No data moved to or from \(host) for \(options.stallTimeout), so the transfer was stopped as "
+                + "stalled. The server or the network stopped responding; retry later or raise "
+                + "TransferOptions.stallTimeout.",
+            url: url, curlCode: curlCode)
+    }
+
+    private static func tlsHint(_ code: CURLcode) -> String {
+        switch code {
+        case CURLE_PEER_FAILED_VERIFICATION:
+            "the server's certificate is not trusted or does not name this host. If the server uses a private CA, set "
+                + "TLSConfiguration.caFile to that CA's PEM file; otherwise fix the server's certificate chain."
+        case CURLE_SSL_CACERT_BADFILE:
+            "the CA file or directory in TLSConfiguration could not be read; check the path and that it holds PEM "
+                + "certificates."
+        case CURLE_SSL_CERTPROBLEM:
+            "the client certificate or its key could not be used; check TLSConfiguration.clientCertificateFile, "
+                + "clientKeyFile and clientKeyPassword."
+        case CURLE_SSL_PINNEDPUBKEYNOTMATCH:
+            "the server's public key does not match TLSConfiguration.pinnedPublicKey; the server changed its key, or "
+                + "someone is intercepting the connection."
+        default:
+            "the server may not speak TLS on this port, or client and server share no protocol version or cipher."
+        }
+    }
+
+    /// `host:port` of a URL, for messages.
+    static func hostAndPort(of url: String) -> String {
+        guard let parts = try? RequestValidation.parseURL(url) else { return url }
+        if parts.authority.contains(":") && !parts.authority.hasSuffix("]") { return parts.authority }
+        return parts.authority + (parts.scheme == "https" ? ":443" : ":80")
+    }
+}

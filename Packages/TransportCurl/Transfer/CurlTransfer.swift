@@ -1,0 +1,591 @@
+import CCurl
+import Foundation
+import HTTPTypes
+import Logging
+import Synchronization
+import Transport
+
+/// One request's life on the loop: its easy-handle options, its C callbacks' state, its
+/// redirects, and the continuation that hands the result back to Swift.
+///
+/// Ownership: the loop keeps a transfer alive from `start` to `finish` twice over, in its
+/// `active` table and as the `Unmanaged` reference retained into `CURLOPT_PRIVATE` (and the
+/// callbacks' user data) by ``attach(to:loop:)`` and released exactly once by ``detach()``.
+final class CurlTransfer: @unchecked Sendable {
+    // Safety of @unchecked Sendable: a transfer is created on the caller's task, which sets
+    // `dataContinuation`/`headContinuation` and then hands the transfer to the loop through
+    // the loop's locked command queue (a happens-before edge). From then on every stored
+    // `var` is read and written only on the loop thread. Other threads call only `cancel()`,
+    // which reads the immutable `loop` reference after a lock and touches `cancelRequested`, an
+    // `Atomic`.
+
+    /// How the body is handed over.
+    enum Mode {
+        /// Gather the body, resume once with a ``DataResponse``.
+        case collect
+        /// Resume with the head, then stream the body through the buffer.
+        case stream(ResponseStreamBuffer)
+    }
+
+    /// What the loop does with a transfer libcurl reports as done.
+    enum Step {
+        /// Follow a redirect on the same handle.
+        case redirect(CurlEasyHandle)
+        /// The transfer is over.
+        case finished(Result<Void, TransportError>)
+    }
+
+    // Set before start, read on the loop.
+    var dataContinuation: CheckedContinuation<DataResponse, any Error>?
+    var headContinuation: CheckedContinuation<TransportResponse, any Error>?
+    let cancelRequested = Atomic(false)
+    private let loopReference = Mutex<CurlEventLoop?>(nil)
+
+    // Loop-thread state.
+    private(set) var request: TransportRequest
+    let configuration: CurlTransport.Configuration
+    var mode: Mode = .collect
+    private var loop: CurlEventLoop?
+    private var handle: CurlEasyHandle?
+    private var retainedSelf: Unmanaged<CurlTransfer>?
+    private var headerList: UnsafeMutablePointer<curl_slist>?
+    private(set) var currentURL: String
+    /// The URL the caller asked for (immutable, so any thread may read it).
+    let initialURL: String
+    private var upload: UploadSource?
+    private var firstStart: ContinuousClock.Instant?
+    private var redirectCount = 0
+
+    // Per hop.
+    private var response = ResponseHeadParser()
+    private var isRedirectHop = false
+    private var body = Data()
+    private var bodyBytes: Int64 = 0
+    private var abortReason: TransportError?
+    private var headDelivered = false
+    private var isReceivePaused = false
+    private var isSendPaused = false
+    private var metrics: TransferMetrics?
+    private var progress = ProgressThrottle()
+
+    /// Whether the transfer is on the multi handle now.
+    var isAttached: Bool { handle != nil }
+
+    /// Creates a transfer for a request.
+    init(request: TransportRequest, configuration: CurlTransport.Configuration) {
+        self.request = request
+        self.configuration = configuration
+        self.currentURL = request.url
+        self.initialURL = request.url
+    }
+
+    // MARK: - Any thread
+
+    /// Stops the transfer within milliseconds; its continuation fails with `.cancelled`.
+    func cancel() {
+        cancelRequested.store(true, ordering: .releasing)
+        let error = TransportError(.cancelled, message: "The request was cancelled before it completed.", url: initialURL)
+        loopReference.withLock { $0 }?.enqueue(.cancel(self, error))
+    }
+
+    /// Remembers the loop so that ``cancel()`` can reach it from any thread.
+    func register(with loop: CurlEventLoop) {
+        loopReference.withLock { $0 = loop }
+    }
+
+    // MARK: - Loop thread: set-up
+
+    /// Takes the handle, retains the context for libcurl and configures the first hop.
+    func attach(to handle: CurlEasyHandle, loop: CurlEventLoop) throws {
+        if cancelRequested.load(ordering: .acquiring) {
+            throw TransportError(.cancelled, message: "The request was cancelled before it started.",
+                                 url: currentURL, mayHaveReachedServer: false)
+        }
+        self.loop = loop
+        self.firstStart = .now
+        try configure(handle)
+        self.handle = handle
+        self.retainedSelf = Unmanaged.passRetained(self)
+        setContext(on: handle)
+        if configuration.logger.logLevel <= .debug {
+            configuration.logger.debug("→ \(request.head.method) \(currentURL)")
+            configuration.logger.trace("request headers:\n\(request.head.headerFields.redactedForLogging)")
+        }
+    }
+
+    /// Gives the handle back and releases the context retained for libcurl; safe to call twice.
+    func detach() -> CurlEasyHandle? {
+        guard let handle else { return nil }
+        self.handle = nil
+        retainedSelf?.release()
+        retainedSelf = nil
+        freeHeaderList()
+        upload?.close()
+        upload = nil
+        return handle
+    }
+
+    private func setContext(on handle: CurlEasyHandle) {
+        guard let context = retainedSelf?.toOpaque() else { return }
+        let easy = handle.pointer
+        _ = parley_easy_setopt_pointer(easy, CURLOPT_PRIVATE, context)
+        _ = parley_easy_setopt_pointer(easy, CURLOPT_WRITEDATA, context)
+        _ = parley_easy_setopt_pointer(easy, CURLOPT_HEADERDATA, context)
+        _ = parley_easy_setopt_pointer(easy, CURLOPT_READDATA, context)
+        _ = parley_easy_setopt_pointer(easy, CURLOPT_XFERINFODATA, context)
+    }
+
+    /// Sets every option of the current hop on `handle` (fresh from `curl_easy_reset`).
+    func configure(_ handle: CurlEasyHandle) throws {
+        let url = try RequestValidation.validate(request.head)
+        currentURL = url
+        let easy = handle.pointer
+        let options = request.options
+
+        // Per-hop state.
+        response = ResponseHeadParser()
+        isRedirectHop = false
+        body = Data()
+        bodyBytes = 0
+        abortReason = nil
+        isReceivePaused = false
+        isSendPaused = false
+        progress = ProgressThrottle()
+
+        _ = parley_easy_setopt_string(easy, CURLOPT_URL, url)
+        _ = parley_easy_setopt_pointer(easy, CURLOPT_ERRORBUFFER, handle.errorBuffer)
+        _ = parley_easy_setopt_long(easy, CURLOPT_NOSIGNAL, 1)
+        _ = parley_easy_setopt_string(easy, CURLOPT_PROTOCOLS_STR, "http,https")
+        // Redirects are followed by the engine itself (see `followRedirect`), so that the
+        // limit, the scheme rule and credential stripping are ours and never restored.
+        _ = parley_easy_setopt_long(easy, CURLOPT_FOLLOWLOCATION, 0)
+
+        // Timeouts.
+        _ = parley_easy_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(options.connectTimeout))
+        _ = parley_easy_setopt_long(easy, CURLOPT_LOW_SPEED_LIMIT, 1)
+        _ = parley_easy_setopt_long(easy, CURLOPT_LOW_SPEED_TIME, max(1, Self.seconds(options.stallTimeout)))
+        if let deadline = options.deadline {
+            let remaining = deadline - (firstStart.map { ContinuousClock.now - $0 } ?? .zero)
+            guard remaining > .zero else { throw deadlineError(deadline) }
+            _ = parley_easy_setopt_long(easy, CURLOPT_TIMEOUT_MS, max(1, Self.milliseconds(remaining)))
+        }
+
+        // Protocol and connection.
+        if configuration.allowsHTTP2 {
+            _ = parley_easy_setopt_long(easy, CURLOPT_HTTP_VERSION, parley_http_version_2tls)
+            if request.head.scheme?.lowercased() == "https" {
+                _ = parley_easy_setopt_long(easy, CURLOPT_PIPEWAIT, 1)
+            }
+        } else {
+            _ = parley_easy_setopt_long(easy, CURLOPT_HTTP_VERSION, parley_http_version_1_1)
+        }
+        _ = parley_easy_setopt_long(easy, CURLOPT_BUFFERSIZE, min(max(1024, configuration.receiveBufferSize), 10 * 1024 * 1024))
+        _ = parley_easy_setopt_long(easy, CURLOPT_TCP_NODELAY, 1)
+        if options.decodesContent {
+            _ = parley_easy_setopt_string(easy, CURLOPT_ACCEPT_ENCODING, "")
+        }
+
+        try configureTLS(easy)
+        try configureMethodAndBody(easy)
+        try configureHeaders(easy)
+
+        // Callbacks.
+        _ = parley_easy_setopt_write_callback(easy, CURLOPT_WRITEFUNCTION, curlWriteCallback)
+        _ = parley_easy_setopt_write_callback(easy, CURLOPT_HEADERFUNCTION, curlHeaderCallback)
+        if options.eventHandler != nil {
+            _ = parley_easy_setopt_xferinfo_callback(easy, CURLOPT_XFERINFOFUNCTION, curlProgressCallback)
+            _ = parley_easy_setopt_long(easy, CURLOPT_NOPROGRESS, 0)
+        }
+        if retainedSelf != nil { setContext(on: handle) }
+    }
+
+    private func configureTLS(_ easy: OpaquePointer) throws {
+        let tls = configuration.tls
+        if let caFile = tls.caFile { _ = parley_easy_setopt_string(easy, CURLOPT_CAINFO, caFile) }
+        if let caDirectory = tls.caDirectory { _ = parley_easy_setopt_string(easy, CURLOPT_CAPATH, caDirectory) }
+        if let certificate = tls.clientCertificateFile {
+            _ = parley_easy_setopt_string(easy, CURLOPT_SSLCERT, certificate)
+            if let key = tls.clientKeyFile { _ = parley_easy_setopt_string(easy, CURLOPT_SSLKEY, key) }
+            if let password = tls.clientKeyPassword { _ = parley_easy_setopt_string(easy, CURLOPT_KEYPASSWD, password) }
+        }
+        if let pin = tls.pinnedPublicKey { _ = parley_easy_setopt_string(easy, CURLOPT_PINNEDPUBLICKEY, pin) }
+        if tls.disablesVerification {
+            _ = parley_easy_setopt_long(easy, CURLOPT_SSL_VERIFYPEER, 0)
+            _ = parley_easy_setopt_long(easy, CURLOPT_SSL_VERIFYHOST, 0)
+            if request.head.scheme?.lowercased() == "https" {
+                let warning = "TLS verification is disabled for \(currentURL): anyone on the network path can read "
+                    + "and alter this traffic. Turn off TLSConfiguration.disablesVerification outside tests."
+                configuration.securityLogger.warning("\(warning)")
+            }
+        } else {
+            _ = parley_easy_setopt_long(easy, CURLOPT_SSL_VERIFYPEER, 1)
+            _ = parley_easy_setopt_long(easy, CURLOPT_SSL_VERIFYHOST, 2)
+        }
+    }
+
+    private func configureMethodAndBody(_ easy: OpaquePointer) throws {
+        let method = request.head.method
+        upload?.close()
+        upload = nil
+        if method == .head {
+            _ = parley_easy_setopt_long(easy, CURLOPT_NOBODY, 1)
+            return
+        }
+        let sendsBody = request.body != nil || method == .post || method == .put || method == .patch
+        guard sendsBody else {
+            _ = parley_easy_setopt_long(easy, CURLOPT_HTTPGET, 1)
+            if method != .get { _ = parley_easy_setopt_string(easy, CURLOPT_CUSTOMREQUEST, method.rawValue) }
+            return
+        }
+        let source = try UploadSource(
+            body: request.body ?? .bytes(Data()),
+            highWaterMark: configuration.streamBufferSize,
+            resumeSending: { [weak self] in
+                guard let self else { return }
+                self.loopReference.withLock { $0 }?.enqueue(.resumeSending(self))
+            }
+        )
+        upload = source
+        // CURLOPT_UPLOAD streams the body through the read callback for any method;
+        // CURLOPT_CUSTOMREQUEST puts the real method on the request line.
+        _ = parley_easy_setopt_long(easy, CURLOPT_UPLOAD, 1)
+        _ = parley_easy_setopt_string(easy, CURLOPT_CUSTOMREQUEST, method.rawValue)
+        _ = parley_easy_setopt_off_t(easy, CURLOPT_INFILESIZE_LARGE, curl_off_t(source.length ?? -1))
+        _ = parley_easy_setopt_read_callback(easy, CURLOPT_READFUNCTION, curlReadCallback)
+    }
+
+    private func configureHeaders(_ easy: OpaquePointer) throws {
+        freeHeaderList()
+        var list: UnsafeMutablePointer<curl_slist>?
+        func add(_ line: String) {
+            list = curl_slist_append(list, line)
+        }
+        var hasUserAgent = false
+        for field in request.head.headerFields {
+            if field.name == .userAgent { hasUserAgent = true }
+            // libcurl's syntax for a header with an empty value is `Name;`.
+            add(field.value.isEmpty ? "\(field.name.rawName);" : "\(field.name.rawName): \(field.value)")
+        }
+        if !hasUserAgent { add("User-Agent: \(configuration.userAgent)") }
+        // An empty `Expect:` stops libcurl from waiting up to a second for `100 Continue`.
+        if upload != nil && request.head.headerFields[.expect] == nil { add("Expect:") }
+        headerList = list
+        _ = parley_easy_setopt_slist(easy, CURLOPT_HTTPHEADER, list)
+    }
+
+    private func freeHeaderList() {
+        if let headerList { curl_slist_free_all(headerList) }
+        headerList = nil
+    }
+
+    // MARK: - Loop thread: callbacks
+
+    /// One header line (status line, field, or the blank line that ends a head).
+    func onHeader(_ line: UnsafeRawBufferPointer) -> Int {
+        switch response.consume(line, limit: request.options.maximumHeaderSize) {
+        case .continue:
+            return line.count
+        case .tooLarge:
+            abortReason = TransportError(
+                .headersTooLarge,
+                message: "The response headers from \(currentURL) exceed the limit of "
+                    + "\(request.options.maximumHeaderSize) bytes; raise TransferOptions.maximumHeaderSize if the server "
+                    + "is trusted.",
+                url: currentURL)
+            return 0
+        case .invalid(let problem):
+            abortReason = TransportError(
+                .invalidResponse, message: "The response from \(currentURL) has a malformed head: \(problem).", url: currentURL)
+            return 0
+        case .headComplete:
+            return headComplete() ? line.count : 0
+        }
+    }
+
+    /// Decides what the finished head means; returns `false` to abort the transfer.
+    private func headComplete() -> Bool {
+        let status = response.status
+        if Self.redirectStatuses.contains(status), request.options.redirects.limit > 0,
+            response.fields[.location] != nil
+        {
+            isRedirectHop = true
+            return true
+        }
+        if case .collect = mode, response.fields[.contentEncoding] == nil,
+            let length = response.fields[.contentLength].flatMap(Int64.init), length > request.options.maximumBodySize
+        {
+            abortReason = tooLargeError()
+            return false
+        }
+        if case .stream = mode { loop?.headArrived(self) }
+        return true
+    }
+
+    /// Body bytes, already decoded when the response was compressed.
+    func onWrite(_ bytes: UnsafeRawBufferPointer) -> Int {
+        if isRedirectHop { return bytes.count }
+        switch mode {
+        case .collect:
+            if bodyBytes + Int64(bytes.count) > request.options.maximumBodySize {
+                abortReason = tooLargeError()
+                return 0
+            }
+            body.append(contentsOf: bytes)
+            bodyBytes += Int64(bytes.count)
+            return bytes.count
+        case .stream(let buffer):
+            switch buffer.offer(bytes) {
+            case .accepted:
+                bodyBytes += Int64(bytes.count)
+                return bytes.count
+            case .pause:
+                isReceivePaused = true
+                return Int(parley_writefunc_pause)
+            case .abort:
+                abortReason = ResponseStreamBuffer.cancelledError
+                return 0
+            }
+        }
+    }
+
+    /// Fills `buffer` with request-body bytes.
+    func onRead(_ buffer: UnsafeMutableRawBufferPointer) -> Int {
+        guard let upload else { return 0 }
+        switch upload.read(into: buffer) {
+        case .bytes(let count): return count
+        case .end: return 0
+        case .pause:
+            isSendPaused = true
+            return Int(parley_readfunc_pause)
+        case .failed(let error):
+            abortReason = error
+            return Int(parley_readfunc_abort)
+        }
+    }
+
+    /// libcurl's progress report; emits throttled events.
+    func onProgress(downloadTotal: Int64, downloaded: Int64, uploadTotal: Int64, uploaded: Int64) -> Int32 {
+        guard let handler = request.options.eventHandler, !isRedirectHop else { return 0 }
+        for event in progress.events(
+            downloadTotal: downloadTotal, downloaded: downloaded, uploadTotal: uploadTotal, uploaded: uploaded,
+            final: false)
+        {
+            handler(event)
+        }
+        return 0
+    }
+
+    /// Unpauses one direction (the other keeps its state).
+    func resume(receiving: Bool) {
+        guard let handle else { return }
+        if receiving { isReceivePaused = false } else { isSendPaused = false }
+        let bits = (isReceivePaused ? parley_pause_recv : 0) | (isSendPaused ? Int32(CURLPAUSE_SEND) : 0)
+        curl_easy_pause(handle.pointer, bits)
+    }
+
+    // MARK: - Loop thread: completion
+
+    /// Turns libcurl's result into the next step.
+    func outcome(of code: CURLcode) -> Step {
+        guard let handle else { return .finished(.failure(TransportError(.other, message: "Transfer finished twice."))) }
+        if code == CURLE_OK && isRedirectHop {
+            do {
+                try followRedirect(handle)
+                return .redirect(handle)
+            } catch let error as TransportError {
+                return .finished(.failure(error))
+            } catch {
+                return .finished(.failure(TransportError(.other, message: "\(error)", url: currentURL)))
+            }
+        }
+        metrics = CurlMetrics.read(from: handle.pointer, redirectCount: redirectCount)
+        if code == CURLE_OK { return .finished(.success(())) }
+        if let abortReason { return .finished(.failure(abortReason)) }
+        return .finished(.failure(CurlErrorMapping.error(
+            for: code, handle: handle, url: currentURL, options: request.options, elapsed: elapsed)))
+    }
+
+    private var elapsed: Duration { firstStart.map { ContinuousClock.now - $0 } ?? .zero }
+
+    /// Rewrites the request for the redirect's target, per RFC 9110 §15.4.
+    private func followRedirect(_ handle: CurlEasyHandle) throws {
+        let status = response.status
+        guard redirectCount < request.options.redirects.limit else {
+            throw TransportError(
+                .tooManyRedirects,
+                message: "\(currentURL) redirected more than \(request.options.redirects.limit) times; the server may be "
+                    + "in a redirect loop. Raise RedirectPolicy.follow(limit:) only if the chain is expected.",
+                url: currentURL)
+        }
+        var target: UnsafeMutablePointer<CChar>?
+        _ = parley_easy_getinfo_string(handle.pointer, CURLINFO_REDIRECT_URL, &target)
+        guard let target else {
+            let location = response.fields[.location] ?? ""
+            let scheme = location.split(separator: ":", maxSplits: 1).first.map(String.init) ?? location
+            throw TransportError(
+                .redirectToRefusedScheme,
+                message: "\(currentURL) redirected to \"\(location.prefix(200))\", whose scheme \"\(scheme.prefix(20))\" "
+                    + "is not http or https; the engine follows only http and https redirects.",
+                url: currentURL)
+        }
+        let next = String(cString: target)
+        let parts: RequestValidation.URLParts
+        do {
+            parts = try RequestValidation.parseURL(next)
+        } catch let error as TransportError where error.category == .invalidURL {
+            let scheme = next.split(separator: ":", maxSplits: 1).first.map { $0.lowercased() } ?? ""
+            if scheme != "http" && scheme != "https" {
+                throw TransportError(
+                    .redirectToRefusedScheme,
+                    message: "\(currentURL) redirected to a \"\(scheme.prefix(20))\" URL; the engine follows only http "
+                        + "and https redirects.",
+                    url: currentURL)
+            }
+            throw TransportError(
+                .invalidResponse,
+                message: "\(currentURL) redirected to an invalid URL: \(error.message)", url: currentURL)
+        }
+
+        var head = request.head
+        var body = request.body
+        let from = currentURL
+        // 303 turns everything but HEAD into GET; 301 and 302 turn POST into GET (as every
+        // browser does); 307 and 308 keep the method and the body.
+        let becomesGET = (status == 303 && head.method != .head) || ((status == 301 || status == 302) && head.method == .post)
+        if becomesGET {
+            head.method = .get
+            body = nil
+            for name in [HTTPField.Name.contentType, .contentLength, .contentEncoding, .transferEncoding] {
+                head.headerFields[name] = nil
+            }
+        } else if let existing = body, !existing.isReplayable {
+            throw TransportError(
+                .invalidBody,
+                message: "\(currentURL) answered \(status) to \(parts.scheme)://\(parts.authority)\(parts.path), which "
+                    + "requires sending the body again, but the body is a one-shot stream. Use a replayable body "
+                    + "(bytes, a file, or RequestBody.stream(length:_:) with a factory).",
+                url: currentURL)
+        }
+
+        var stripped: [HTTPField.Name] = []
+        if Self.origin(scheme: head.scheme, authority: head.authority)
+            != Self.origin(scheme: parts.scheme, authority: parts.authority)
+        {
+            for name in [HTTPField.Name.authorization, .cookie, .proxyAuthorization] + Self.hostField
+            where head.headerFields[name] != nil {
+                head.headerFields[name] = nil
+                if !Self.hostField.contains(name) { stripped.append(name) }
+            }
+        }
+        head.scheme = parts.scheme
+        head.authority = parts.authority
+        head.path = parts.path
+        request.head = head
+        request.body = body
+        redirectCount += 1
+        let nextURL = "\(parts.scheme)://\(parts.authority)\(parts.path)"
+        configuration.logger.debug("↪ \(status) \(from) → \(nextURL)")
+        request.options.eventHandler?(.redirect(RedirectEvent(
+            from: from, to: nextURL, status: status, method: head.method, strippedHeaders: stripped)))
+    }
+
+    /// Hands the result to the waiting task.
+    func complete(_ outcome: Result<Void, TransportError>) {
+        if case .success = outcome, let handler = request.options.eventHandler {
+            for event in progress.finalEvents() { handler(event) }
+            if let metrics { handler(.metrics(metrics)) }
+        }
+        logCompletion(outcome)
+        switch mode {
+        case .collect:
+            guard let continuation = dataContinuation else { return }
+            dataContinuation = nil
+            switch outcome {
+            case .success:
+                continuation.resume(returning: DataResponse(
+                    head: response.head, body: body, url: currentURL, metrics: metrics))
+            case .failure(let error):
+                continuation.resume(throwing: error)
+            }
+        case .stream(let buffer):
+            if !headDelivered {
+                if case .failure(let error) = outcome {
+                    headDelivered = true
+                    headContinuation?.resume(throwing: error)
+                    headContinuation = nil
+                    buffer.finish(outcome)
+                    return
+                }
+                deliverHead()
+            }
+            buffer.finish(outcome)
+        }
+    }
+
+    /// Resumes the task waiting in `send` with the response head (stream mode).
+    func deliverHead() {
+        guard !headDelivered, case .stream(let buffer) = mode else { return }
+        headDelivered = true
+        headContinuation?.resume(returning: TransportResponse(
+            head: response.head, body: ResponseBody(stream: buffer), url: currentURL))
+        headContinuation = nil
+    }
+
+    private func logCompletion(_ outcome: Result<Void, TransportError>) {
+        guard configuration.logger.logLevel <= .debug else { return }
+        switch outcome {
+        case .success:
+            configuration.logger.debug("← \(response.status) \(currentURL) (\(bodyBytes) bytes)")
+            configuration.logger.trace("response headers:\n\(response.fields.redactedForLogging)")
+        case .failure(let error):
+            configuration.logger.debug("✕ \(currentURL): \(error)")
+        }
+    }
+
+    // MARK: - Helpers
+
+    /// `Host`, which swift-http-types spells as the `:authority` pseudo field but a caller may still set.
+    private static let hostField = [HTTPField.Name("Host")].compactMap { $0 }
+
+    private static let redirectStatuses: Set<Int> = [301, 302, 303, 307, 308]
+
+    private func tooLargeError() -> TransportError {
+        TransportError(
+            .responseTooLarge,
+            message: "The response body from \(currentURL) is larger than the in-memory limit of "
+                + "\(request.options.maximumBodySize) bytes (counted after decoding). Stream it with "
+                + "HTTPTransport.send(_:) or raise TransferOptions.maximumBodySize.",
+            url: currentURL)
+    }
+
+    private func deadlineError(_ deadline: Duration) -> TransportError {
+        TransportError(
+            .deadlineExceeded,
+            message: "The request to \(currentURL) did not complete within its deadline of \(deadline).",
+            url: currentURL)
+    }
+
+    /// `scheme://host:port` with the default port filled in, lowercased.
+    static func origin(scheme: String?, authority: String?) -> String {
+        let scheme = (scheme ?? "http").lowercased()
+        var authority = (authority ?? "").lowercased()
+        let hasPort: Bool
+        if let bracket = authority.lastIndex(of: "]") {
+            hasPort = authority[bracket...].contains(":")
+        } else {
+            hasPort = authority.contains(":")
+        }
+        if !hasPort { authority += scheme == "https" ? ":443" : ":80" }
+        return "\(scheme)://\(authority)"
+    }
+
+    static func milliseconds(_ duration: Duration) -> Int {
+        let (seconds, attoseconds) = duration.components
+        return Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000)
+    }
+
+    static func seconds(_ duration: Duration) -> Int {
+        let (seconds, attoseconds) = duration.components
+        return Int(seconds) + (attoseconds > 0 ? 1 : 0)
+    }
+}

@@ -1,0 +1,75 @@
+import Foundation
+import Synchronization
+import Testing
+import Transport
+
+@Suite struct RequestBodyTests {
+    @Test func aFactoryStreamCanBePumpedTwice() async throws {
+        let body = RequestBody.stream(length: 6) {
+            AsyncStream<Data> { continuation in
+                continuation.yield(Data("abc".utf8))
+                continuation.yield(Data("def".utf8))
+                continuation.finish()
+            }
+        }
+        guard case .stream(let stream) = body.content else { Issue.record("not a stream"); return }
+        #expect(body.isReplayable)
+        for _ in 0..<2 {
+            let collected = Mutex(Data())
+            try await stream.pump { chunk in collected.withLock { $0.append(chunk) } }
+            #expect(collected.withLock { $0 } == Data("abcdef".utf8))
+        }
+    }
+
+    @Test func aOneShotStreamRefusesASecondPumpWithAClearError() async throws {
+        let sequence = AsyncStream<Data> { continuation in
+            continuation.yield(Data("once".utf8))
+            continuation.finish()
+        }
+        let body = RequestBody.stream(oneShot: sequence)
+        guard case .stream(let stream) = body.content else { Issue.record("not a stream"); return }
+        #expect(!body.isReplayable)
+        try await stream.pump { _ in }
+        let error = await #expect(throws: TransportError.self) { try await stream.pump { _ in } }
+        #expect(error?.category == .invalidBody)
+        #expect(error?.message.contains("one-shot") == true)
+    }
+
+    @Test func bytesAndFilesKnowTheirLength() {
+        #expect(RequestBody.string("hello").length == 5)
+        #expect(RequestBody.file(path: "/tmp/x", offset: 10, length: 20).length == 20)
+        #expect(RequestBody.file(path: "/tmp/x").length == nil)
+    }
+}
+
+@Suite struct ResponseBodyTests {
+    final class ChunkStream: ResponseBodyStream {
+        let chunks: Mutex<[Data]>
+        let cancelled = Mutex(false)
+        init(_ chunks: [Data]) { self.chunks = Mutex(chunks) }
+        func next() async throws -> Data? { chunks.withLock { $0.isEmpty ? nil : $0.removeFirst() } }
+        func cancel() { cancelled.withLock { $0 = true } }
+    }
+
+    @Test func collectsAStreamedBodyWithinTheLimit() async throws {
+        let body = ResponseBody(stream: ChunkStream([Data("ab".utf8), Data("cd".utf8)]))
+        #expect(try await body.collect(upTo: 4) == Data("abcd".utf8))
+    }
+
+    @Test func failsAndCancelsWhenAStreamedBodyPassesTheLimit() async throws {
+        let stream = ChunkStream([Data("ab".utf8), Data("cd".utf8)])
+        let body = ResponseBody(stream: stream)
+        let error = await #expect(throws: TransportError.self) { try await body.collect(upTo: 3) }
+        #expect(error?.category == .responseTooLarge)
+        #expect(stream.cancelled.withLock { $0 })
+    }
+
+    @Test func iteratesACollectedBodyAsOneChunk() async throws {
+        var chunks: [Data] = []
+        for try await chunk in ResponseBody(Data("xyz".utf8)) { chunks.append(chunk) }
+        #expect(chunks == [Data("xyz".utf8)])
+        var none = 0
+        for try await _ in ResponseBody() { none += 1 }
+        #expect(none == 0)
+    }
+}

@@ -1,0 +1,72 @@
+import Foundation
+import HTTPTypes
+import Synchronization
+import Testing
+import Transport
+import TransportTesting
+
+@Suite struct MiddlewareTransportTests {
+    final class Log: Sendable {
+        let entries = Mutex<[String]>([])
+        func append(_ entry: String) { entries.withLock { $0.append(entry) } }
+        var all: [String] { entries.withLock { $0 } }
+    }
+
+    struct Tag: TransportMiddleware {
+        let name: String
+        let log: Log
+        func intercept(_ request: TransportRequest, next: Next) async throws -> TransportResponse {
+            log.append("→\(name)")
+            var request = request
+            try request.addHeader("X-Through", name)
+            let response = try await next(request)
+            log.append("←\(name)")
+            return response
+        }
+    }
+
+    struct ShortCircuit: TransportMiddleware {
+        func intercept(_ request: TransportRequest, next: Next) async throws -> TransportResponse {
+            TransportResponse(head: HTTPResponse(status: .notModified), body: ResponseBody(), url: request.url)
+        }
+    }
+
+    @Test func runsMiddlewareOutermostFirstAroundTheBase() async throws {
+        let log = Log()
+        let stub = StubTransport(always: .init(body: Data("ok".utf8)))
+        let transport = MiddlewareTransport(stub, middleware: [Tag(name: "a", log: log), Tag(name: "b", log: log)])
+
+        let response = try await transport.data(for: TransportRequest(method: .get, url: "http://example.com/"))
+
+        #expect(response.body == Data("ok".utf8))
+        #expect(log.all == ["→a", "→b", "←b", "←a"])
+        let sent = try #require(stub.requests.first)
+        #expect(sent.head.headerFields[values: HTTPField.Name("X-Through")!] == ["a", "b"])
+    }
+
+    @Test func aMiddlewareCanAnswerWithoutSending() async throws {
+        let stub = StubTransport(always: .init())
+        let transport = MiddlewareTransport(stub, middleware: [ShortCircuit()])
+
+        let response = try await transport.send(TransportRequest(method: .get, url: "http://example.com/"))
+
+        #expect(response.status == .notModified)
+        #expect(stub.requests.isEmpty)
+    }
+}
+
+@Suite struct TransportErrorTests {
+    @Test func describesCategoryMessageURLAndCurlCode() {
+        let error = TransportError(.dnsFailure, message: "No such host.", url: "http://nowhere.invalid/", curlCode: 6,
+                                   mayHaveReachedServer: false)
+        #expect(error.description == "dnsFailure: No such host. [url: http://nowhere.invalid/] [curl code 6]")
+        #expect(error.category == .dnsFailure)
+        #expect(error.category != .connectionRefused)
+    }
+
+    @Test func redirectPolicyClampsNegativeLimits() {
+        #expect(RedirectPolicy.follow(limit: -3).limit == 0)
+        #expect(RedirectPolicy.none.limit == 0)
+        #expect(RedirectPolicy.follow().limit == 10)
+    }
+}
