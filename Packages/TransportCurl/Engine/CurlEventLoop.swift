@@ -53,6 +53,7 @@ final class CurlEventLoop: @unchecked Sendable {
     private var idleHandles: [CurlEasyHandle] = []
     private var headsToDeliver: [CurlTransfer] = []
     private var spareCommands: [Command] = []
+    private var lastStallCheck = ContinuousClock.now
 
     /// Creates the multi handle and starts the loop thread.
     ///
@@ -141,8 +142,10 @@ final class CurlEventLoop: @unchecked Sendable {
             curl_multi_perform(multi, &stillRunning)
             drainFinished()
             deliverHeads()
+            checkStalls()
 
-            curl_multi_poll(multi, nil, 0, 1000, nil)
+            // Wake at least every 250 ms while transfers run, for the stall check.
+            curl_multi_poll(multi, nil, 0, active.isEmpty ? 1000 : 250, nil)
         }
         tearDown()
     }
@@ -238,6 +241,17 @@ final class CurlEventLoop: @unchecked Sendable {
             idleHandles.append(handle)
         } else {
             handle.cleanup()
+        }
+    }
+
+    /// Fails transfers that moved no byte for their stall timeout, at most four times a second.
+    private func checkStalls() {
+        guard !active.isEmpty else { return }
+        let now = ContinuousClock.now
+        guard now - lastStallCheck >= .milliseconds(250) else { return }
+        lastStallCheck = now
+        for transfer in active.values {
+            if let error = transfer.checkStall(now: now) { finish(transfer, with: .failure(error)) }
         }
     }
 

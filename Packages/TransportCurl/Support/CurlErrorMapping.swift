@@ -58,8 +58,10 @@ enum CurlErrorMapping {
         case CURLE_TOO_MANY_REDIRECTS:
             return make(.tooManyRedirects, "\(url) redirected too many times (\(detail)).")
         case CURLE_UNSUPPORTED_PROTOCOL:
-            return make(.invalidURL, "The URL \(url) uses a scheme the engine does not support (\(detail)); use http "
-                + "or https.", reached: false)
+            // Schemes are validated before a transfer starts, so libcurl reports this for a
+            // reply it will not speak, such as an HTTP/0.9 response with no status line.
+            return make(.invalidResponse, "The server at \(host) did not answer in HTTP/1.x or HTTP/2 (\(detail)). "
+                + "Check that the URL points at an HTTP server and the port is right.")
         case CURLE_URL_MALFORMAT:
             return make(.invalidURL, "The URL \(url) is malformed (\(detail)).", reached: false)
         case CURLE_FILESIZE_EXCEEDED:

@@ -67,6 +67,8 @@ final class CurlTransfer: @unchecked Sendable {
     private var isSendPaused = false
     private var metrics: TransferMetrics?
     private var progress = ProgressThrottle()
+    private var bytesMoved: Int64 = 0
+    private var stallWatch = StallWatch()
 
     /// Whether the transfer is on the multi handle now.
     var isAttached: Bool { handle != nil }
@@ -151,6 +153,7 @@ final class CurlTransfer: @unchecked Sendable {
         isReceivePaused = false
         isSendPaused = false
         progress = ProgressThrottle()
+        stallWatch = StallWatch()
 
         _ = parley_easy_setopt_string(easy, CURLOPT_URL, url)
         _ = parley_easy_setopt_pointer(easy, CURLOPT_ERRORBUFFER, handle.errorBuffer)
@@ -162,8 +165,8 @@ final class CurlTransfer: @unchecked Sendable {
 
         // Timeouts.
         _ = parley_easy_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(options.connectTimeout))
-        _ = parley_easy_setopt_long(easy, CURLOPT_LOW_SPEED_LIMIT, 1)
-        _ = parley_easy_setopt_long(easy, CURLOPT_LOW_SPEED_TIME, max(1, Self.seconds(options.stallTimeout)))
+        // The stall timeout is enforced by the loop (`checkStall`), not CURLOPT_LOW_SPEED_*:
+        // libcurl 7.88.1 counts a transfer paused for backpressure as slow and kills it.
         if let deadline = options.deadline {
             let remaining = deadline - (firstStart.map { ContinuousClock.now - $0 } ?? .zero)
             guard remaining > .zero else { throw deadlineError(deadline) }
@@ -282,6 +285,7 @@ final class CurlTransfer: @unchecked Sendable {
 
     /// One header line (status line, field, or the blank line that ends a head).
     func onHeader(_ line: UnsafeRawBufferPointer) -> Int {
+        bytesMoved &+= Int64(line.count)
         switch response.consume(line, limit: request.options.maximumHeaderSize) {
         case .continue:
             return line.count
@@ -323,6 +327,7 @@ final class CurlTransfer: @unchecked Sendable {
 
     /// Body bytes, already decoded when the response was compressed.
     func onWrite(_ bytes: UnsafeRawBufferPointer) -> Int {
+        bytesMoved &+= Int64(bytes.count)
         if isRedirectHop { return bytes.count }
         switch mode {
         case .collect:
@@ -352,7 +357,9 @@ final class CurlTransfer: @unchecked Sendable {
     func onRead(_ buffer: UnsafeMutableRawBufferPointer) -> Int {
         guard let upload else { return 0 }
         switch upload.read(into: buffer) {
-        case .bytes(let count): return count
+        case .bytes(let count):
+            bytesMoved &+= Int64(count)
+            return count
         case .end: return 0
         case .pause:
             isSendPaused = true
@@ -373,6 +380,25 @@ final class CurlTransfer: @unchecked Sendable {
             handler(event)
         }
         return 0
+    }
+
+    /// The stall error if no byte has moved for the stall timeout while the transfer was
+    /// connected and not paused by its own consumer or producer; called by the loop a few
+    /// times a second.
+    func checkStall(now: ContinuousClock.Instant) -> TransportError? {
+        guard let handle else { return nil }
+        let waitingOnCaller = isReceivePaused || isSendPaused
+        guard stallWatch.isStalled(bytesMoved: bytesMoved, excused: waitingOnCaller, now: now,
+                                   timeout: request.options.stallTimeout) else { return nil }
+        var preTransfer: curl_off_t = 0
+        _ = parley_easy_getinfo_off_t(handle.pointer, CURLINFO_PRETRANSFER_TIME_T, &preTransfer)
+        guard preTransfer > 0 else { return nil }  // Still connecting: the connect timeout governs.
+        return TransportError(
+            .stalledTransfer,
+            message: "No data moved to or from \(CurlErrorMapping.hostAndPort(of: currentURL)) for "
+                + "\(request.options.stallTimeout), so the transfer was stopped as stalled. The server or the network "
+                + "stopped responding; retry later or raise TransferOptions.stallTimeout.",
+            url: currentURL)
     }
 
     /// Unpauses one direction (the other keeps its state).

@@ -1,0 +1,195 @@
+import Foundation
+import HTTPTypes
+import MockServer
+import Testing
+import Transport
+import TransportCurl
+
+@Suite struct ContentEncodingTests {
+    @Test(arguments: [("/gzip", "gzipped"), ("/deflate", "deflated")])
+    func decodesCompressedResponses(path: String, flag: String) async throws {
+        try await MockServer.withRunning { server in
+            try await withTransport { transport in
+                let response = try await transport.data(for: TransportRequest(method: .get, url: server.url(path)))
+                let json = try #require(try JSONSerialization.jsonObject(with: response.body) as? [String: Any])
+                #expect(json[flag] as? Bool == true)
+                let sent = try #require(server.receivedRequests().first)
+                #expect(sent.values(forHeader: "Accept-Encoding").first?.contains("gzip") == true)
+            }
+        }
+    }
+
+    @Test func deliversRawBytesWhenDecodingIsOff() async throws {
+        try await MockServer.withRunning { server in
+            try await withTransport { transport in
+                var request = try TransportRequest(method: .get, url: server.url("/gzip"))
+                request.options.decodesContent = false
+                let response = try await transport.data(for: request)
+                #expect(response.head.headerFields[.contentEncoding] == "gzip")
+                #expect(response.body.prefix(2) == Data([0x1F, 0x8B]))
+            }
+        }
+    }
+
+    @Test func reportsABodyThatDoesNotMatchItsEncoding() async throws {
+        try await MockServer.withRunning { server in
+            try await withTransport { transport in
+                let error = await #expect(throws: TransportError.self) {
+                    try await transport.data(for: TransportRequest(method: .get, url: server.url("/bad-encoding")))
+                }
+                #expect(error?.category == .badContentEncoding)
+                #expect(error?.message.contains("decodesContent") == true)
+            }
+        }
+    }
+
+    @Test func countsDecodedBytesAgainstTheSizeLimit() async throws {
+        try await MockServer.withRunning { server in
+            try await withTransport { transport in
+                // The compressed body is small; its decoded form is larger than the limit.
+                var probe = try TransportRequest(method: .get, url: server.url("/gzip"))
+                probe.options.decodesContent = false
+                let compressed = try await transport.data(for: probe).body.count
+                let decoded = try await transport.data(for: TransportRequest(method: .get, url: server.url("/gzip"))).body.count
+                try #require(decoded > compressed)
+
+                var request = try TransportRequest(method: .get, url: server.url("/gzip"))
+                request.options.maximumBodySize = compressed + (decoded - compressed) / 2
+                let error = await #expect(throws: TransportError.self) { try await transport.data(for: request) }
+                #expect(error?.category == .responseTooLarge)
+            }
+        }
+    }
+}
+
+@Suite struct LimitsTests {
+    @Test(arguments: ["/bytes/5000", "/stream-bytes/5000?chunk=500"])
+    func failsABodyOverTheInMemoryLimit(path: String) async throws {
+        try await MockServer.withRunning { server in
+            try await withTransport { transport in
+                var request = try TransportRequest(method: .get, url: server.url(path))
+                request.options.maximumBodySize = 4096
+                let error = await #expect(throws: TransportError.self) { try await transport.data(for: request) }
+                #expect(error?.category == .responseTooLarge)
+                #expect(error?.message.contains("4096") == true)
+                // The connection is usable afterwards.
+                let next = try await transport.data(for: TransportRequest(method: .get, url: server.url("/bytes/10")))
+                #expect(next.body.count == 10)
+            }
+        }
+    }
+
+    @Test func failsHeadersOverTheLimit() async throws {
+        try await MockServer.withRunning { server in
+            try await withTransport { transport in
+                var request = try TransportRequest(method: .get, url: server.url("/large-headers?size=20000"))
+                request.options.maximumHeaderSize = 16 * 1024
+                let error = await #expect(throws: TransportError.self) { try await transport.data(for: request) }
+                #expect(error?.category == .headersTooLarge)
+                var generous = try TransportRequest(method: .get, url: server.url("/large-headers?size=20000"))
+                generous.options.maximumHeaderSize = 64 * 1024
+                let response = try await transport.data(for: generous)
+                #expect(response.head.headerFields[HTTPField.Name("X-Large")!]?.count == 20000)
+            }
+        }
+    }
+}
+
+@Suite struct StreamingTests {
+    @Test func streamsAChunkedBodyInOrder() async throws {
+        try await MockServer.withRunning { server in
+            try await withTransport { transport in
+                let response = try await transport.send(
+                    TransportRequest(method: .get, url: server.url("/stream-bytes/100000?chunk=1000")))
+                #expect(response.status == .ok)
+                #expect(response.head.headerFields[.transferEncoding] == "chunked")
+                var received = Data()
+                for try await chunk in response.body { received.append(chunk) }
+                #expect(received == patternBytes(0..<100_000))
+            }
+        }
+    }
+
+    @Test func streamsALargeBodyInBoundedMemory() async throws {
+        try await MockServer.withRunning { server in
+            try await withTransport({ $0.streamBufferSize = 256 * 1024 }) { transport in
+                // Given a 256 MiB body and a consumer that checks every byte
+                let size = 256 << 20
+                let response = try await transport.send(TransportRequest(method: .get, url: server.url("/bytes/\(size)")))
+                let baseline = residentBytes()
+                var offset = 0
+                var peak = baseline
+                var mismatch = false
+                for try await chunk in response.body {
+                    chunk.withUnsafeBytes { bytes in
+                        for (index, byte) in bytes.enumerated() where byte != UInt8((offset + index) % 251) {
+                            mismatch = true
+                            break
+                        }
+                    }
+                    offset += chunk.count
+                    if offset % (16 << 20) < chunk.count { peak = max(peak, residentBytes()) }
+                }
+                // Then every byte arrived, and memory did not grow with the body
+                #expect(offset == size)
+                #expect(!mismatch)
+                #expect(peak - baseline < 64 << 20, "resident memory grew by \(peak - baseline) bytes")
+            }
+        }
+    }
+
+    @Test func pausesReadingWhileTheConsumerWaitsWithoutStalling() async throws {
+        try await MockServer.withRunning { server in
+            try await withTransport({ $0.streamBufferSize = 64 * 1024 }) { transport in
+                // A consumer slower than the stall timeout must not be mistaken for a stalled server.
+                var request = try TransportRequest(method: .get, url: server.url("/bytes/\(4 << 20)"))
+                request.options.stallTimeout = .seconds(1)
+                let response = try await transport.send(request)
+                var iterator = response.body.makeAsyncIterator()
+                var received = try await iterator.next()?.count ?? 0
+                try await Task.sleep(for: .milliseconds(2500))
+                while let chunk = try await iterator.next() { received += chunk.count }
+                #expect(received == 4 << 20)
+            }
+        }
+    }
+
+    @Test func reportsMonotonicThrottledProgressWithAFinalEvent() async throws {
+        try await MockServer.withRunning { server in
+            try await withTransport { transport in
+                let uploadEvents = EventLog()
+                let payload = patternBytes(0..<(2 << 20))
+                var request = try TransportRequest(method: .post, url: server.url("/upload"), body: .bytes(payload))
+                request.options.eventHandler = uploadEvents.handler
+                _ = try await transport.data(for: request)
+                let downloadEvents = EventLog()
+                var download = try TransportRequest(method: .get, url: server.url("/bytes/\(8 << 20)"))
+                download.options.eventHandler = downloadEvents.handler
+                _ = try await transport.data(for: download)
+
+                let uploads = uploadEvents.all.compactMap { if case .uploadProgress(let p) = $0 { p } else { nil } }
+                let downloads = downloadEvents.all.compactMap { if case .downloadProgress(let p) = $0 { p } else { nil } }
+                for series in [uploads, downloads] {
+                    #expect(!series.isEmpty)
+                    #expect(zip(series, series.dropFirst()).allSatisfy { $0.completed <= $1.completed })
+                    #expect(series.last?.isFinal == true)
+                    #expect(series.filter(\.isFinal).count == 1)
+                }
+                #expect(uploads.last?.completed == Int64(payload.count))
+                #expect(downloads.last?.completed == Int64(8 << 20))
+                #expect(downloads.last?.fractionCompleted == 1)
+                let metrics = downloadEvents.all.compactMap { if case .metrics(let m) = $0 { m } else { nil } }
+                #expect(metrics.count == 1)
+                #expect(metrics.first?.bytesReceived == Int64(8 << 20))
+            }
+        }
+    }
+}
+
+/// The process's resident set size now, from /proc/self/statm.
+func residentBytes() -> Int {
+    guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return 0 }
+    let fields = text.split(separator: " ")
+    guard fields.count > 1, let pages = Int(fields[1]) else { return 0 }
+    return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
+}

@@ -1,0 +1,108 @@
+import Foundation
+import HTTPTypes
+import Logging
+import Synchronization
+import Testing
+import Transport
+import TransportCurl
+
+/// Creates a transport for one test and shuts it down afterwards.
+func withTransport<T>(
+    _ configure: (inout CurlTransport.Configuration) -> Void = { _ in },
+    _ body: (CurlTransport) async throws -> T
+) async throws -> T {
+    var configuration = CurlTransport.Configuration()
+    configure(&configuration)
+    let transport = try CurlTransport(configuration: configuration)
+    do {
+        let result = try await body(transport)
+        await transport.shutdown()
+        return result
+    } catch {
+        await transport.shutdown()
+        throw error
+    }
+}
+
+/// The servers `make test` starts beside the in-process mock server.
+///
+/// Under `make test` (`PARLEY_REQUIRE_SERVERS=1`) a missing server is a failure, not a skip.
+enum ExternalServers {
+    static let environment = ProcessInfo.processInfo.environment
+
+    static var nginxURL: String? { environment["PARLEY_NGINX_URL"] }
+    static var nginxTLSURL: String? { environment["PARLEY_NGINX_TLS_URL"] }
+    static var testCA: String? { environment["PARLEY_TEST_CA"] }
+    static var nginxRoot: String? { environment["PARLEY_NGINX_ROOT"] }
+    static var httpbinURL: String? { environment["PARLEY_HTTPBIN_URL"] }
+
+    /// Whether a missing server must fail the run.
+    static var required: Bool { environment["PARLEY_REQUIRE_SERVERS"] == "1" }
+
+    /// Whether nginx tests can run (or must, and will fail with a clear message).
+    static var nginxAvailable: Bool { required || (nginxURL != nil && nginxTLSURL != nil && testCA != nil) }
+    /// Whether httpbin tests can run (or must).
+    static var httpbinAvailable: Bool { required || httpbinURL != nil }
+
+    /// The value of a server variable, or a test failure naming it.
+    static func require(_ value: String?, _ name: String) throws -> String {
+        try #require(value, "\(name) is not set: run the tests with `make test`, which starts nginx and httpbin")
+    }
+}
+
+/// A swift-log handler that keeps every message, for asserting on what was logged.
+final class RecordingLogHandlerStore: Sendable {
+    private let lines = Mutex<[String]>([])
+    func append(_ line: String) { lines.withLock { $0.append(line) } }
+    var all: [String] { lines.withLock { $0 } }
+
+    func logger(level: Logger.Level) -> Logger {
+        var logger = Logger(label: "test") { _ in RecordingLogHandler(store: self) }
+        logger.logLevel = level
+        return logger
+    }
+}
+
+struct RecordingLogHandler: LogHandler {
+    let store: RecordingLogHandlerStore
+    var metadata: Logger.Metadata = [:]
+    var logLevel: Logger.Level = .trace
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    func log(event: LogEvent) {
+        store.append("\(event.level): \(event.message)")
+    }
+}
+
+/// Decodes the mock server's `/echo` JSON.
+struct Echo: Decodable {
+    let method: String
+    let path: String
+    let query: [String: [String]]
+    let headers: [String: [String]]
+    let body: String?
+    let bodyLength: Int
+    let bodySHA256: String
+
+    init(_ data: Data) throws {
+        self = try JSONDecoder().decode(Echo.self, from: data)
+    }
+
+    func header(_ name: String) -> String? { headers[name.lowercased()]?.first }
+}
+
+/// The mock server's deterministic body pattern: byte `i` is `i % 251`.
+func patternBytes(_ range: Range<Int>) -> Data {
+    Data(range.map { UInt8($0 % 251) })
+}
+
+/// A collector of transfer events for assertions.
+final class EventLog: Sendable {
+    private let events = Mutex<[TransferEvent]>([])
+    var handler: @Sendable (TransferEvent) -> Void { { [self] event in events.withLock { $0.append(event) } } }
+    var all: [TransferEvent] { events.withLock { $0 } }
+}
