@@ -1,0 +1,145 @@
+import Foundation
+import HTTPTypes
+import Logging
+import MockServer
+import Testing
+import Transport
+import TransportCurl
+
+@Suite struct CancellationTests {
+    @Test func cancellingTheTaskStopsACollectedRequestAtOnce() async throws {
+        try await MockServer.withRunning { server in
+            try await withTransport { transport in
+                // Given a request the server answers only after ten seconds
+                let request = try TransportRequest(method: .get, url: server.url("/delay/10000"))
+                let task = Task { try await transport.data(for: request) }
+                try await Task.sleep(for: .milliseconds(200))
+
+                // When its task is cancelled
+                let start = ContinuousClock.now
+                task.cancel()
+                let result = await task.result
+
+                // Then it fails as cancelled long before the server would have answered
+                let error = try #require(result.failure as? TransportError)
+                #expect(error.category == .cancelled)
+                #expect(ContinuousClock.now - start < .seconds(2))
+                // And the transport goes on working
+                let next = try await transport.data(for: TransportRequest(method: .get, url: server.url("/bytes/5")))
+                #expect(next.body.count == 5)
+            }
+        }
+    }
+
+    @Test func aTaskCancelledBeforeSendingNeverConnects() async throws {
+        try await ScriptedSocketServer.withRunning(.holdOpen) { server in
+            try await withTransport { transport in
+                let request = try TransportRequest(method: .get, url: server.baseURL + "/")
+                let task = Task {
+                    withUnsafeCurrentTask { $0?.cancel() }
+                    return try await transport.data(for: request)
+                }
+                let error = try #require(await task.result.failure as? TransportError)
+                #expect(error.category == .cancelled)
+                #expect(error.mayHaveReachedServer == false)
+                try await Task.sleep(for: .milliseconds(100))
+                #expect(server.acceptedConnections == 0)
+            }
+        }
+    }
+
+    @Test func cancellingAStreamedBodyStopsTheTransfer() async throws {
+        try await MockServer.withRunning { server in
+            try await withTransport({ $0.maximumConnectionsPerHost = 1 }) { transport in
+                let response = try await transport.send(TransportRequest(method: .get, url: server.url("/bytes/\(64 << 20)")))
+                var iterator = response.body.makeAsyncIterator()
+                _ = try await iterator.next()
+
+                response.body.cancel()
+
+                let error = await #expect(throws: TransportError.self) { _ = try await iterator.next() }
+                #expect(error?.category == .cancelled)
+                // The single connection slot is free again.
+                let next = try await transport.data(for: TransportRequest(method: .get, url: server.url("/bytes/5")))
+                #expect(next.body.count == 5)
+            }
+        }
+    }
+
+    @Test func cancellingTheConsumingTaskStopsAStreamedBody() async throws {
+        try await MockServer.withRunning { server in
+            try await withTransport { transport in
+                let response = try await transport.send(TransportRequest(method: .get, url: server.url("/stall?after=10")))
+                let consumer = Task {
+                    var total = 0
+                    for try await chunk in response.body { total += chunk.count }
+                    return total
+                }
+                try await Task.sleep(for: .milliseconds(200))
+                consumer.cancel()
+                let error = try #require(await consumer.result.failure as? TransportError)
+                #expect(error.category == .cancelled)
+            }
+        }
+    }
+
+    @Test func shuttingDownFailsRunningAndLaterRequests() async throws {
+        try await MockServer.withRunning { server in
+            let transport = try CurlTransport()
+            let running = Task { try await transport.data(for: TransportRequest(method: .get, url: server.url("/delay/5000"))) }
+            try await Task.sleep(for: .milliseconds(200))
+
+            await transport.shutdown()
+
+            let error = try #require(await running.result.failure as? TransportError)
+            #expect(error.category == .shutDown)
+            let later = await #expect(throws: TransportError.self) {
+                try await transport.data(for: TransportRequest(method: .get, url: server.url("/bytes/1")))
+            }
+            #expect(later?.category == .shutDown)
+        }
+    }
+}
+
+@Suite struct ResolutionAndLoggingTests {
+    @Test func reportsAHostThatCannotBeResolved() async throws {
+        // A 64-character label is invalid DNS, so the resolver fails without sending a query.
+        let host = String(repeating: "a", count: 64) + ".invalid"
+        try await withTransport { transport in
+            let error = await #expect(throws: TransportError.self) {
+                try await transport.data(for: TransportRequest(method: .post, url: "http://\(host)/", body: .string("x")))
+            }
+            #expect(error?.category == .dnsFailure)
+            #expect(error?.mayHaveReachedServer == false)
+        }
+    }
+
+    @Test func logsRequestsWithCredentialsRedacted() async throws {
+        try await MockServer.withRunning { server in
+            let store = RecordingLogHandlerStore()
+            try await withTransport({ $0.logger = store.logger(level: .trace) }) { transport in
+                let request = try TransportRequest(
+                    method: .get, url: server.url("/cookies/set?session=abc123"),
+                    headers: ["Authorization": "Bearer top-secret", "Cookie": "id=cookie-secret", "X-Plain": "visible"])
+                _ = try await transport.data(for: request)
+            }
+            let log = store.all.joined(separator: "\n")
+            #expect(log.contains("→ GET"))
+            #expect(log.contains("← 200"))
+            #expect(log.contains("visible"))
+            #expect(log.contains("<redacted>"))
+            #expect(!log.contains("top-secret"))
+            #expect(!log.contains("cookie-secret"))
+            let setCookieLines = log.split(separator: "\n").filter { $0.lowercased().hasPrefix("set-cookie") }
+            #expect(!setCookieLines.isEmpty)
+            #expect(setCookieLines.allSatisfy { $0.hasSuffix("<redacted>") })
+        }
+    }
+}
+
+extension Result {
+    var failure: Failure? {
+        if case .failure(let error) = self { return error }
+        return nil
+    }
+}
