@@ -1,0 +1,172 @@
+import Foundation
+import HTTPTypes
+import Logging
+import Testing
+import Transport
+import TransportCurl
+
+/// TLS, HTTP/2, large files: against a private nginx on loopback that `make test` starts with
+/// a test CA made by openssl.
+@Suite(.enabled(if: ExternalServers.nginxAvailable, "nginx is not running: use `make test`"))
+struct NginxTests {
+    let plainURL: String
+    let tlsURL: String
+    let caFile: String
+
+    init() throws {
+        plainURL = try ExternalServers.require(ExternalServers.nginxURL, "PARLEY_NGINX_URL")
+        tlsURL = try ExternalServers.require(ExternalServers.nginxTLSURL, "PARLEY_NGINX_TLS_URL")
+        caFile = try ExternalServers.require(ExternalServers.testCA, "PARLEY_TEST_CA")
+    }
+
+    @Test func fetchesOverHTTP11WithKeepAlive() async throws {
+        try await withTransport { transport in
+            let first = try await transport.data(for: TransportRequest(method: .get, url: plainURL + "/small.bin"))
+            let second = try await transport.data(for: TransportRequest(method: .get, url: plainURL + "/small.bin"))
+            #expect(first.body.count == 200)
+            #expect(second.metrics?.httpVersion == "1.1")
+            #expect(second.metrics?.reusedConnection == true)
+        }
+    }
+
+    @Test func verifiesTheServerWithTheGivenCAAndSpeaksHTTP2() async throws {
+        try await withTransport({ $0.tls.caFile = caFile }) { transport in
+            let response = try await transport.data(for: TransportRequest(method: .get, url: tlsURL + "/small.bin"))
+            #expect(response.status == .ok)
+            #expect(response.body.count == 200)
+            let metrics = try #require(response.metrics)
+            #expect(metrics.httpVersion == "2")
+            #expect(metrics.tlsHandshake > .zero)
+        }
+    }
+
+    @Test func multiplexesConcurrentRequestsOverOneConnection() async throws {
+        try await withTransport({
+            $0.tls.caFile = caFile
+            $0.maximumConnectionsPerHost = 1
+        }) { transport in
+            let metrics = try await withThrowingTaskGroup(of: TransferMetrics?.self) { group in
+                for _ in 0..<50 {
+                    group.addTask {
+                        try await transport.data(for: TransportRequest(method: .get, url: tlsURL + "/small.bin")).metrics
+                    }
+                }
+                return try await group.reduce(into: [TransferMetrics]()) { if let m = $1 { $0.append(m) } }
+            }
+            #expect(metrics.count == 50)
+            #expect(metrics.allSatisfy { $0.httpVersion == "2" })
+            #expect(metrics.filter { !$0.reusedConnection }.count == 1)
+        }
+    }
+
+    @Test func refusesAnUntrustedCertificateWithAHint() async throws {
+        try await withTransport { transport in
+            let error = await #expect(throws: TransportError.self) {
+                try await transport.data(for: TransportRequest(method: .get, url: tlsURL + "/small.bin"))
+            }
+            #expect(error?.category == .tlsFailure)
+            #expect(error?.message.contains("TLSConfiguration.caFile") == true)
+            #expect(error?.mayHaveReachedServer == false)
+        }
+    }
+
+    @Test func connectsWithoutVerificationOnlyWhenAskedAndWarnsEachTime() async throws {
+        let store = RecordingLogHandlerStore()
+        try await withTransport({
+            $0.tls.disablesVerification = true
+            $0.securityLogger = store.logger(level: .warning)
+        }) { transport in
+            for _ in 0..<2 {
+                let response = try await transport.data(for: TransportRequest(method: .get, url: tlsURL + "/small.bin"))
+                #expect(response.status == .ok)
+            }
+        }
+        let warnings = store.all.filter { $0.hasPrefix("warning:") && $0.contains("TLS verification is disabled") }
+        #expect(warnings.count == 2)
+    }
+
+    @Test func acceptsAMatchingPinAndRefusesAnotherKey() async throws {
+        let pin = try serverPublicKeyPin()
+        try await withTransport({
+            $0.tls.caFile = caFile
+            $0.tls.pinnedPublicKey = pin
+        }) { transport in
+            let response = try await transport.data(for: TransportRequest(method: .get, url: tlsURL + "/small.bin"))
+            #expect(response.status == .ok)
+        }
+        try await withTransport({
+            $0.tls.caFile = caFile
+            $0.tls.pinnedPublicKey = "sha256//AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="
+        }) { transport in
+            let error = await #expect(throws: TransportError.self) {
+                try await transport.data(for: TransportRequest(method: .get, url: tlsURL + "/small.bin"))
+            }
+            #expect(error?.category == .tlsFailure)
+            #expect(error?.message.contains("pinnedPublicKey") == true)
+        }
+    }
+
+    @Test func streamsALargeFileInBoundedMemory() async throws {
+        let root = try ExternalServers.require(ExternalServers.nginxRoot, "PARLEY_NGINX_ROOT")
+        let name = "large-\(UUID().uuidString).bin"
+        let block = patternBytes(0..<(251 * 4096))
+        let blocks = 128
+        let path = root + "/" + name
+        try #require(FileManager.default.createFile(atPath: path, contents: nil))
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+        for _ in 0..<blocks { try handle.write(contentsOf: block) }
+        try handle.close()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+
+        try await withTransport({ $0.streamBufferSize = 256 * 1024 }) { transport in
+            let response = try await transport.send(TransportRequest(method: .get, url: plainURL + "/" + name))
+            let baseline = residentBytes()
+            var peak = baseline
+            var offset = 0
+            var matches = true
+            for try await chunk in response.body {
+                // Compare against the pattern block, which repeats every `block.count` bytes.
+                var position = 0
+                while position < chunk.count {
+                    let inBlock = (offset + position) % block.count
+                    let run = min(chunk.count - position, block.count - inBlock)
+                    if chunk[chunk.startIndex + position..<chunk.startIndex + position + run]
+                        != block[inBlock..<inBlock + run]
+                    {
+                        matches = false
+                    }
+                    position += run
+                }
+                offset += chunk.count
+                if offset % (8 << 20) < chunk.count {
+                    peak = max(peak, residentBytes())
+                    try await Task.sleep(for: .milliseconds(5))  // a slow consumer: the engine must pause
+                }
+            }
+            #expect(offset == block.count * blocks)
+            #expect(matches)
+            #expect(peak - baseline < 24 << 20, "resident memory grew by \(peak - baseline) bytes")
+        }
+    }
+
+    /// The server's public-key pin in libcurl's `sha256//BASE64` form, computed with openssl.
+    private func serverPublicKeyPin() throws -> String {
+        let authority = tlsURL.replacingOccurrences(of: "https://", with: "")
+        let script = """
+            echo | openssl s_client -connect \(authority) -servername localhost 2>/dev/null \
+              | openssl x509 -pubkey -noout | openssl pkey -pubin -outform der \
+              | openssl dgst -sha256 -binary | openssl enc -base64
+            """
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", script]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        process.waitUntilExit()
+        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        try #require(output.count == 44, "openssl did not print a SHA-256 pin: \(output)")
+        return "sha256//" + output
+    }
+}
