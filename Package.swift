@@ -18,7 +18,7 @@ let package = Package(
         .library(name: "TransportCurl", targets: ["TransportCurl"]),
         .library(name: "TransportTesting", targets: ["TransportTesting"]),
         // MARK: - Layer 5: Apps and tools
-        .library(name: "MockServer", targets: ["MockServer"]),
+        .library(name: "MockBackend", targets: ["MockBackend"]),
         .executable(name: "parley-mock-server", targets: ["parley-mock-server"]),
         .executable(name: "parley-bench", targets: ["parley-bench"]),
         .executable(name: "parley-bench-curl", targets: ["parley-bench-curl"]),
@@ -81,7 +81,7 @@ let package = Package(
 
         // MARK: - Layer 5: Apps and tools
         .target(
-            name: "MockServer",
+            name: "MockBackend",
             dependencies: [
                 "CZlib",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -89,12 +89,12 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
             ],
-            path: "Tools/MockServer/MockServer"
+            path: "Tools/MockServer/MockBackend"
         ),
         .executableTarget(
             name: "parley-mock-server",
             dependencies: [
-                "MockServer",
+                "MockBackend",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Tools/MockServer/parley-mock-server"
@@ -157,7 +157,7 @@ let package = Package(
         .testTarget(
             name: "TransportCurlTests",
             dependencies: [
-                "MockServer",
+                "MockBackend",
                 "Transport",
                 "TransportCurl",
                 .product(name: "HTTPTypes", package: "swift-http-types"),

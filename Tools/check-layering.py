@@ -50,7 +50,7 @@ LAYERS: dict[str, int] = {
     "SystemAPI": 4,
     "WeatherAPI": 4,
     # 5 Apps and tools.
-    "MockServer": 5,
+    "MockBackend": 5,
     "parley-mock-server": 5,
     "BenchmarkSupport": 5,
     "parley-bench": 5,

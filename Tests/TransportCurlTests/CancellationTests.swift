@@ -1,7 +1,7 @@
 import Foundation
 import HTTPTypes
 import Logging
-import MockServer
+import MockBackend
 import Testing
 import Transport
 import TransportCurl

@@ -1,7 +1,7 @@
 import Foundation
 import Glibc
 import HTTPTypes
-import MockServer
+import MockBackend
 import Testing
 import Transport
 import TransportCurl

@@ -1,6 +1,6 @@
 import Foundation
 import HTTPTypes
-import MockServer
+import MockBackend
 import Testing
 import Transport
 import TransportCurl

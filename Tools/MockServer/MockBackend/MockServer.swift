@@ -1,0 +1,172 @@
+import Hummingbird
+public import Logging
+import NIOCore
+
+/// An in-process HTTP/1.1 server on a loopback port, for testing HTTP clients end to end.
+///
+/// Run one per test with ``withRunning(isolation:_:)``: it binds `127.0.0.1` on a port the
+/// kernel picks, waits until it is listening, runs your closure, and shuts down — also when the
+/// closure throws. Servers are independent, so parallel tests in one process each get their own.
+///
+/// ```swift
+/// @Test func followsRedirectsToTheEcho() async throws {
+///     try await MockServer.withRunning { server in
+///         let response = try await transport.data(for: .get("\(server.baseURL)/redirect/3"))
+///         #expect(response.status == .ok)
+///         #expect(server.receivedRequests().count == 4)
+///     }
+/// }
+/// ```
+///
+/// Every request is recorded before it is routed; read them with ``receivedRequests()``.
+///
+/// ## Routes
+///
+/// Every route accepts every method (HEAD gets the GET head without a body) unless noted.
+/// Numbers out of range, or malformed, are answered with 400 and a sentence saying why;
+/// unknown paths with 404. "Pattern bytes" are ``BytePattern``: byte `i` is `UInt8(i % 251)`.
+///
+/// | Route | Answer |
+/// |---|---|
+/// | `/echo` | 200 JSON: `method`, `path`, `target` (path and query as sent), `query` (`{name: [values]}`), `headers` (`{lowercased-name: [values]}`, `host` included), `body` (UTF-8 text or `null`), `bodyBase64`, `bodyLength`, `bodySHA256` (hex). Body fields are `null` past 16 MiB. |
+/// | `/status/{code}` | That status (200–599) with `"status {code}\n"`; 204 and 304 have no body and no `Content-Length`. `?retry-after=V` adds `Retry-After`. |
+/// | `/redirect-to?url=URL&status=CODE` | `CODE` (302 by default, 300–399) with `Location: URL`. |
+/// | `/redirect/{n}` | 302 to `http://{Host}/redirect/{n-1}`; `/redirect/1` goes to `/echo`: `n` redirects, then the echo. `/redirect/0` is the echo. |
+/// | `/relative-redirect/{n}` | As `/redirect/{n}` with a path-only `Location`. |
+/// | `/bytes/{n}` | `n` pattern bytes, `Content-Length`, `application/octet-stream`, streamed (1 GiB is fine). One `Range: bytes=` is honoured (206/416). |
+/// | `/stream-bytes/{n}?chunk=K` | `n` pattern bytes, chunked, `K` bytes per chunk (16384 by default). |
+/// | `/stall?after=N` | 200, `Content-Length: N+1000`, `N` pattern bytes, then nothing until the client leaves or the server stops. |
+/// | `/delay/{ms}` | Waits `ms` (at most 600000), then 200 `ok`. |
+/// | `/gzip`, `/deflate` | JSON `{"gzipped": true, …}` / `{"deflated": true, …}` (with `method` and `headers`), compressed, with `Content-Encoding: gzip` / `deflate` (zlib format). |
+/// | `/bad-encoding` | 200, `Content-Encoding: gzip`, a body that is not gzip. |
+/// | `/large-headers?size=N` | 200 with `X-Large:` `N` × `a` (at most 16 MiB). |
+/// | `/headers?name=value…` | Each query item as a response header (also `/response-headers`); framing headers refused. Body: the items as JSON. |
+/// | `/cookies/set?name=value…` | `Set-Cookie: name=value; Path=/` per item; body `{"cookies": {…}}`. |
+/// | `/cookies` | The request's cookies as `{"cookies": {name: value}}`. |
+/// | `/upload` | POST or PUT only (else 405): reads the body streaming, never holding it, and answers `{"bodyLength", "bodySHA256", "contentEncoding", "contentLength", "transferEncoding", "contentType", "method"}` (headers `null` when absent). |
+/// | `/drop?bytes=N` | 200, `Content-Length: 2N`, `N` pattern bytes (1000 by default), then the connection closes. |
+/// | `/flaky/{n}?status=CODE&key=K` | The first `n` requests per key fail with `CODE` (503), then 200 `{"attempt", "failures"}`. |
+///
+/// Query values are percent-decoded; `+` stays `+`. The server sends no `100 Continue`, so
+/// a client that sends `Expect: 100-continue` waits out its own expect timeout (curl: 1 s).
+///
+/// For peers that misbehave below HTTP — a reset, an empty reply, a connection held open —
+/// use ``ScriptedSocketServer``.
+public struct MockServer: Sendable {
+    /// The address the server listens on, `127.0.0.1` unless given to ``run(host:port:logger:onListening:)``.
+    public let host: String
+    /// The port the server is listening on, as bound (never 0).
+    public let port: Int
+    private let recorder: RequestRecorder
+
+    /// `http://HOST:PORT`, without a trailing slash: append a path such as `/echo`.
+    public var baseURL: String {
+        host.contains(":") ? "http://[\(host)]:\(port)" : "http://\(host):\(port)"
+    }
+
+    /// The absolute URL of `path` on this server: `url("/echo")` is `baseURL + "/echo"`.
+    ///
+    /// - Parameter path: A path starting with `/`, with a query if wanted.
+    /// - Returns: The URL as a string.
+    public func url(_ path: String) -> String {
+        baseURL + path
+    }
+
+    /// Every request received so far, oldest first.
+    ///
+    /// A request appears as soon as its head has arrived, before its route runs; its
+    /// ``RecordedRequest/bodyLength`` is final once its response has started.
+    ///
+    /// - Returns: A snapshot; later requests do not change it.
+    public func receivedRequests() -> [RecordedRequest] {
+        recorder.snapshot()
+    }
+
+    private init(host: String, port: Int, recorder: RequestRecorder) {
+        self.host = host
+        self.port = port
+        self.recorder = recorder
+    }
+
+    // MARK: - Running
+
+    /// Starts a server on `127.0.0.1` and an ephemeral port, runs `body`, then stops the server.
+    ///
+    /// `body` starts only once the server is listening, so its first request cannot be refused.
+    /// When `body` returns or throws, the server stops accepting, cancels requests in flight
+    /// (a `/stall` or `/delay` does not hold up shutdown) and closes every connection before
+    /// this method returns.
+    ///
+    /// - Parameters:
+    ///   - isolation: The actor `body` runs on; the caller's by default.
+    ///   - body: The test, given the running server.
+    /// - Returns: What `body` returns.
+    /// - Throws: What `body` throws, or ``MockServerError/Code/serverDidNotStart`` (or the
+    ///   bind error) when the server could not start.
+    public static func withRunning<T: Sendable>(
+        isolation: isolated (any Actor)? = #isolation,
+        _ body: (MockServer) async throws -> T
+    ) async throws -> T {
+        let (started, startedContinuation) = AsyncStream.makeStream(of: MockServer.self)
+        return try await withThrowingTaskGroup(of: Void.self, returning: T.self) { group in
+            group.addTask {
+                defer { startedContinuation.finish() }
+                try await serve(host: "127.0.0.1", port: 0, logger: nil) { server in
+                    startedContinuation.yield(server)
+                }
+            }
+            guard let server = await started.first(where: { _ in true }) else {
+                // The server stopped before listening: surface its error.
+                try await group.next()
+                throw MockServerError(.serverDidNotStart, "the mock server stopped before it was listening")
+            }
+            let result = try await body(server)
+            group.cancelAll()
+            return result
+        }
+    }
+
+    /// Runs a server until the calling task is cancelled: the entry point for a standalone server.
+    ///
+    /// `parley-mock-server` calls this with a fixed port and cancels the task on SIGINT or
+    /// SIGTERM. On cancellation the server stops accepting, cancels requests in flight and closes
+    /// every connection, then this method returns.
+    ///
+    /// - Parameters:
+    ///   - host: The address to bind; `127.0.0.1` by default.
+    ///   - port: The port to bind; 0 (the default) lets the kernel pick one.
+    ///   - logger: Where Hummingbird logs; `nil` (the default) discards its logs.
+    ///   - onListening: Called once, when the server is listening, with the bound port. Return
+    ///     promptly: connections are not accepted until it returns.
+    /// - Throws: The bind error when the address cannot be bound, such as a port in use.
+    public static func run(
+        host: String = "127.0.0.1",
+        port: Int = 0,
+        logger: Logger? = nil,
+        onListening: @escaping @Sendable (MockServer) async -> Void
+    ) async throws {
+        try await serve(host: host, port: port, logger: logger, onListening: onListening)
+    }
+
+    /// Builds the Hummingbird application and runs it until cancelled.
+    private static func serve(
+        host: String,
+        port: Int,
+        logger: Logger?,
+        onListening: @escaping @Sendable (MockServer) async -> Void
+    ) async throws {
+        let recorder = RequestRecorder()
+        let application = Application(
+            responder: MockResponder(recorder: recorder),
+            configuration: ApplicationConfiguration(address: .hostname(host, port: port)),
+            onServerRunning: { channel in
+                let boundPort = channel.localAddress?.port ?? port
+                await onListening(MockServer(host: host, port: boundPort, recorder: recorder))
+            },
+            logger: logger ?? Logger(label: "parley.mock-server", factory: { _ in SwiftLogNoOpLogHandler() })
+        )
+        // `Application.run()` runs its own ServiceGroup without signal handlers; cancelling
+        // this task cancels the group, which closes the listener and every connection.
+        try await application.run()
+    }
+}

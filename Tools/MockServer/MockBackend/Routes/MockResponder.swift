@@ -1,0 +1,115 @@
+import HTTPTypes
+import Hummingbird
+import NIOCore
+
+/// Records each request, then answers it from the route its path names.
+///
+/// A hand-written dispatcher rather than Hummingbird's `Router`: every route accepts every
+/// method (HEAD and OPTIONS included), and the responder must see each request before routing
+/// to record it, including requests for paths that do not exist.
+struct MockResponder: HTTPResponder {
+    typealias Context = MockRequestContext
+
+    /// Where requests are logged for ``MockServer/receivedRequests()``.
+    let recorder: RequestRecorder
+    /// How many times each `/flaky` key has been requested.
+    let flakyAttempts = AttemptCounter()
+
+    init(recorder: RequestRecorder) {
+        self.recorder = recorder
+    }
+
+    func respond(to request: Request, context: MockRequestContext) async throws -> Response {
+        let target = RequestTarget(request.head.path ?? "/")
+        let entry = recorder.record(
+            RecordedRequest(
+                method: request.method,
+                path: target.raw,
+                headerFields: MockResponder.wireHeaderFields(of: request.head)
+            )
+        )
+
+        var response: Response
+        do {
+            let route = try MockRoute(segments: target.segments)
+            if route?.readsBody != true {
+                try await drainBody(of: request, into: entry)
+            }
+            guard let route else {
+                throw RouteError(.notFound, "No route for \(target.path). See the MockServer documentation.")
+            }
+            response = try await answer(route, request: request, target: target, context: context, entry: entry)
+        } catch let error as RouteError {
+            response = .text(error.message + "\n", status: error.status, headerFields: error.headerFields)
+        }
+
+        if request.method == .head {
+            // The GET's head without its body. A streamed body has no Content-Length, and the
+            // empty body must not add one (`Content-Length: 0` would be a lie).
+            let streamed = response.headers[.contentLength] == nil
+            response = response.createHeadResponse()
+            if streamed {
+                response.headers[.contentLength] = nil
+            }
+        }
+        return response
+    }
+
+    /// Dispatches to the route's handler.
+    private func answer(
+        _ route: MockRoute,
+        request: Request,
+        target: RequestTarget,
+        context: MockRequestContext,
+        entry: RequestRecorder.Entry
+    ) async throws -> Response {
+        switch route {
+        case .echo: try await echo(request, target: target, entry: entry)
+        case .status(let code): status(code, target: target)
+        case .redirectTo: try redirectTo(target: target)
+        case .redirect(let remaining, let relative):
+            redirect(remaining: remaining, relative: relative, request: request, context: context)
+        case .bytes(let count): try bytes(count, request: request)
+        case .streamBytes(let count): try streamBytes(count, target: target)
+        case .stall: try stall(target: target, context: context)
+        case .delay(let milliseconds): try await delay(milliseconds: milliseconds)
+        case .gzip: try compressedJSON(request, format: .gzip)
+        case .deflate: try compressedJSON(request, format: .zlib)
+        case .badEncoding: badEncoding()
+        case .largeHeaders: try largeHeaders(target: target)
+        case .responseHeaders: try responseHeaders(target: target)
+        case .cookies: try cookies(request)
+        case .setCookies: try setCookies(target: target)
+        case .upload: try await upload(request, entry: entry)
+        case .drop: try drop(target: target, context: context)
+        case .flaky(let failures): try flaky(failures: failures, target: target)
+        }
+    }
+
+    /// Reads and discards the request body, recording its length.
+    ///
+    /// Routes that ignore the body still read all of it before answering, so the recorded
+    /// length is final by the time the client sees a response.
+    func drainBody(of request: Request, into entry: RequestRecorder.Entry) async throws {
+        var length = 0
+        for try await buffer in request.body {
+            length += buffer.readableBytes
+            entry.setBodyLength(length)
+        }
+        entry.setBodyLength(length)
+    }
+
+    /// The request's header fields as they were on the wire: `Host` first, then the rest.
+    ///
+    /// The HTTP/1 to HTTP-types conversion moves the first `Host` header into the request's
+    /// authority; tests asserting on headers want to see it where the client put it.
+    static func wireHeaderFields(of head: HTTPRequest) -> HTTPFields {
+        guard let authority = head.authority, let host = HTTPField.Name("Host") else {
+            return head.headerFields
+        }
+        var fields = HTTPFields()
+        fields.append(HTTPField(name: host, value: authority))
+        fields.append(contentsOf: head.headerFields)
+        return fields
+    }
+}

@@ -1,0 +1,98 @@
+/// The routes of the ``MockServer``, parsed from a request path.
+///
+/// Each case documents what the route does; ``MockServer`` has the full table.
+enum MockRoute: Sendable {
+    /// `/echo`: the request as JSON (method, target, query, headers, body and its digest).
+    case echo
+    /// `/status/{code}`: that status with a short text body (none for 204 and 304).
+    case status(Int)
+    /// `/redirect-to?url=URL&status=CODE`: a redirect to `URL` (302 by default).
+    case redirectTo
+    /// `/redirect/{n}` (absolute `Location`) and `/relative-redirect/{n}` (relative): `n`
+    /// redirects, the last to `/echo`. `n` is at least 1; `/redirect/0` is ``echo``.
+    case redirect(remaining: Int, relative: Bool)
+    /// `/bytes/{n}`: `n` pattern bytes with `Content-Length`, honouring a single `Range`.
+    case bytes(Int)
+    /// `/stream-bytes/{n}?chunk=K`: `n` pattern bytes, chunked, `K` bytes per chunk.
+    case streamBytes(Int)
+    /// `/stall?after=N`: promises `N + 1000` bytes, sends `N`, then waits for the client to leave.
+    case stall
+    /// `/delay/{ms}`: waits, then answers `ok`.
+    case delay(milliseconds: Int)
+    /// `/gzip`: JSON compressed with `Content-Encoding: gzip`.
+    case gzip
+    /// `/deflate`: JSON compressed with `Content-Encoding: deflate` (the zlib format).
+    case deflate
+    /// `/bad-encoding`: claims `Content-Encoding: gzip` but sends plain text.
+    case badEncoding
+    /// `/large-headers?size=N`: one `X-Large` header of `N` bytes.
+    case largeHeaders
+    /// `/headers?name=value…` (also `/response-headers`): each query item as a response header.
+    case responseHeaders
+    /// `/cookies`: the cookies the request carried, as JSON.
+    case cookies
+    /// `/cookies/set?name=value…`: a `Set-Cookie` per query item.
+    case setCookies
+    /// `/upload` (POST or PUT): streams the body and reports its length and digest.
+    case upload
+    /// `/drop?bytes=N`: promises `2N` bytes, sends `N`, then closes the connection.
+    case drop
+    /// `/flaky/{n}?status=CODE&key=K`: fails with `CODE` (503) `n` times per key, then succeeds.
+    case flaky(failures: Int)
+
+    /// Whether the route reads the request body itself; the responder drains it for the others.
+    var readsBody: Bool {
+        switch self {
+        case .echo, .upload: true
+        default: false
+        }
+    }
+
+    /// Matches `segments` (the path split on `/`) to a route.
+    ///
+    /// - Returns: The route, or `nil` when no route has that path.
+    /// - Throws: ``RouteError`` (400) when the path matches but a number in it is invalid.
+    init?(segments: [Substring]) throws {
+        let maximumLength = 1 << 40  // 1 TiB: large enough for any test, small enough not to overflow.
+        switch segments.count {
+        case 1:
+            switch segments[0] {
+            case "echo": self = .echo
+            case "redirect-to": self = .redirectTo
+            case "stall": self = .stall
+            case "gzip": self = .gzip
+            case "deflate": self = .deflate
+            case "bad-encoding": self = .badEncoding
+            case "large-headers": self = .largeHeaders
+            case "headers", "response-headers": self = .responseHeaders
+            case "cookies": self = .cookies
+            case "upload": self = .upload
+            case "drop": self = .drop
+            default: return nil
+            }
+        case 2:
+            let argument = segments[1]
+            switch segments[0] {
+            case "status":
+                self = .status(try RequestTarget.integer(argument, named: "status code", in: 200...599))
+            case "redirect", "relative-redirect":
+                let count = try RequestTarget.integer(argument, named: "redirect count", in: 0...1000)
+                self = count == 0 ? .echo : .redirect(remaining: count, relative: segments[0] == "relative-redirect")
+            case "bytes":
+                self = .bytes(try RequestTarget.integer(argument, named: "byte count", in: 0...maximumLength))
+            case "stream-bytes":
+                self = .streamBytes(try RequestTarget.integer(argument, named: "byte count", in: 0...maximumLength))
+            case "delay":
+                self = .delay(milliseconds: try RequestTarget.integer(argument, named: "delay", in: 0...600_000))
+            case "cookies" where argument == "set":
+                self = .setCookies
+            case "flaky":
+                self = .flaky(failures: try RequestTarget.integer(argument, named: "failure count", in: 0...1000))
+            default:
+                return nil
+            }
+        default:
+            return nil
+        }
+    }
+}

@@ -1,0 +1,124 @@
+import ArgumentParser
+import Foundation
+import MockBackend
+
+/// `parley-mock-server`: the test server of the Parley test suite, as a standalone process.
+///
+/// Runs ``MockServer``'s routes until SIGINT or SIGTERM, for scripts, benchmarks and manual
+/// checks with `curl`. Once the port is bound it prints exactly one line to standard output,
+/// `listening on http://HOST:PORT`, so a script can read the port:
+///
+/// ```sh
+/// parley-mock-server > server.out &
+/// until grep -q '^listening on ' server.out; do sleep 0.1; done
+/// base_url=$(sed -n 's/^listening on //p' server.out)
+/// curl "$base_url/echo"
+/// ```
+///
+/// For debugging a client against a misbehaving peer by hand, the hidden option
+/// `--scripted close|reset|hold|respond:PATH` runs a ``ScriptedSocketServer`` on `127.0.0.1`
+/// instead (ignoring `--port` and `--host`) and prints the same line:
+///
+/// ```sh
+/// printf 'HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nshort' > truncated.http
+/// parley-mock-server --scripted respond:truncated.http
+/// ```
+@main
+struct ParleyMockServer: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "parley-mock-server",
+        abstract: "Run the Parley mock HTTP server until SIGINT or SIGTERM.",
+        discussion: """
+            Prints one line, "listening on http://HOST:PORT", once the port is bound, and nothing \
+            else to standard output. Routes: /echo, /status/{code}, /redirect-to?url=&status=, \
+            /redirect/{n}, /relative-redirect/{n}, /bytes/{n}, /stream-bytes/{n}?chunk=, \
+            /stall?after=, /delay/{ms}, /gzip, /deflate, /bad-encoding, /large-headers?size=, \
+            /headers?name=value, /cookies, /cookies/set?name=value, /upload, /drop?bytes=, \
+            /flaky/{n}?status=&key=. See the MockServer documentation for each one.
+            """
+    )
+
+    /// The port to bind; 0 lets the kernel pick one.
+    @Option(help: "The port to listen on; 0 picks a free one.")
+    var port: Int = 0
+
+    /// The address to bind.
+    @Option(help: "The address to listen on.")
+    var host: String = "127.0.0.1"
+
+    /// A debugging aid: run a ``ScriptedSocketServer`` instead of the HTTP server.
+    @Option(
+        help: ArgumentHelp(
+            "Run a raw scripted socket server instead: close, reset, hold, or respond:PATH (send PATH's bytes, then close).",
+            visibility: .hidden
+        )
+    )
+    var scripted: String?
+
+    func validate() throws {
+        guard (0...65535).contains(port) else {
+            throw ValidationError("--port must be in 0...65535, got \(port).")
+        }
+        if let scripted {
+            _ = try Self.behaviour(named: scripted)
+        }
+    }
+
+    func run() async throws {
+        let termination = TerminationSignals()
+        if let scripted {
+            try await runScripted(try Self.behaviour(named: scripted), until: termination)
+            return
+        }
+        let host = host
+        let port = port
+        let signals = termination.received
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                try await MockServer.run(host: host, port: port) { server in
+                    Self.announce(server.baseURL)
+                }
+            }
+            group.addTask {
+                await signals.waitForFirst()
+            }
+            // Whichever ends first — a signal, or the server failing to bind — ends both.
+            defer { group.cancelAll() }
+            try await group.next()
+        }
+        withExtendedLifetime(termination) {}
+    }
+
+    /// Serves `behaviour` on a raw socket until a termination signal.
+    private func runScripted(_ behaviour: ScriptedSocketServer.Behaviour, until termination: TerminationSignals)
+        async throws
+    {
+        let server = try ScriptedSocketServer(behaviour: behaviour)
+        defer { server.stop() }
+        Self.announce(server.baseURL)
+        await termination.received.waitForFirst()
+    }
+
+    /// Writes the one line scripts wait for, unbuffered.
+    private static func announce(_ baseURL: String) {
+        FileHandle.standardOutput.write(Data("listening on \(baseURL)\n".utf8))
+    }
+
+    /// Parses the hidden `--scripted` value.
+    private static func behaviour(named name: String) throws -> ScriptedSocketServer.Behaviour {
+        switch name {
+        case "close": return .closeImmediately
+        case "reset": return .reset
+        case "hold": return .holdOpen
+        default:
+            guard name.hasPrefix("respond:") else {
+                throw ValidationError("--scripted must be close, reset, hold or respond:PATH, got '\(name)'.")
+            }
+            let path = String(name.dropFirst("respond:".count))
+            guard let data = FileManager.default.contents(atPath: path) else {
+                throw ValidationError("--scripted respond: cannot read '\(path)'.")
+            }
+            return .respond([UInt8](data), thenClose: true)
+        }
+    }
+}
