@@ -174,15 +174,16 @@ for target in package.targets where target.type != .system {
     if target.type == .executable && target.name == "parley-bench-curl" {
         continue  // A C target: Swift settings do not apply.
     }
-    target.swiftSettings = (target.swiftSettings ?? []) + [
-        // `any P` spelled out: the cost of an existential is visible where it is paid.
-        .enableUpcomingFeature("ExistentialAny"),
-        // A file sees only the modules it imports itself, so the layering check cannot be
-        // defeated by a transitive import.
-        .enableUpcomingFeature("MemberImportVisibility"),
-        // `public import` marks every module that leaks into a public API.
-        .enableUpcomingFeature("InternalImportsByDefault"),
-        // Warnings are errors here and in CI alike: a warning today is a bug report tomorrow.
-        .treatAllWarnings(as: .error),
-    ]
+    target.swiftSettings =
+        (target.swiftSettings ?? []) + [
+            // `any P` spelled out: the cost of an existential is visible where it is paid.
+            .enableUpcomingFeature("ExistentialAny"),
+            // A file sees only the modules it imports itself, so the layering check cannot be
+            // defeated by a transitive import.
+            .enableUpcomingFeature("MemberImportVisibility"),
+            // `public import` marks every module that leaks into a public API.
+            .enableUpcomingFeature("InternalImportsByDefault"),
+            // Warnings are errors here and in CI alike: a warning today is a bug report tomorrow.
+            .treatAllWarnings(as: .error),
+        ]
 }

@@ -98,8 +98,9 @@ public final class CurlTransport: HTTPTransport {
 
     private func makeTransfer(_ request: TransportRequest) throws -> CurlTransfer {
         if Task.isCancelled {
-            throw TransportError(.cancelled, message: "The request was cancelled before it started.",
-                                 url: request.url, mayHaveReachedServer: false)
+            throw TransportError(
+                .cancelled, message: "The request was cancelled before it started.",
+                url: request.url, mayHaveReachedServer: false)
         }
         _ = try RequestValidation.validate(request.head)
         let transfer = CurlTransfer(request: request, configuration: configuration)
@@ -109,9 +110,11 @@ public final class CurlTransport: HTTPTransport {
 
     private func start(_ transfer: CurlTransfer) {
         if !loop.enqueue(.start(transfer)) {
-            transfer.complete(.failure(TransportError(
-                .shutDown, message: "The transport was shut down; create a new CurlTransport to send requests.",
-                url: transfer.initialURL, mayHaveReachedServer: false)))
+            transfer.complete(
+                .failure(
+                    TransportError(
+                        .shutDown, message: "The transport was shut down; create a new CurlTransport to send requests.",
+                        url: transfer.initialURL, mayHaveReachedServer: false)))
         }
     }
 }

@@ -50,8 +50,9 @@ import TransportCurl
 
     @Test func cancellingAStreamedBodyStopsTheTransfer() async throws {
         try await MockServer.withRunning { server in
-            try await withTransport({ $0.maximumConnectionsPerHost = 1 }) { transport in
-                let response = try await transport.send(TransportRequest(method: .get, url: server.url("/bytes/\(64 << 20)")))
+            try await withTransport(.with { $0.maximumConnectionsPerHost = 1 }) { transport in
+                let response = try await transport.send(
+                    TransportRequest(method: .get, url: server.url("/bytes/\(64 << 20)")))
                 var iterator = response.body.makeAsyncIterator()
                 _ = try await iterator.next()
 
@@ -69,7 +70,8 @@ import TransportCurl
     @Test func cancellingTheConsumingTaskStopsAStreamedBody() async throws {
         try await MockServer.withRunning { server in
             try await withTransport { transport in
-                let response = try await transport.send(TransportRequest(method: .get, url: server.url("/stall?after=10")))
+                let response = try await transport.send(
+                    TransportRequest(method: .get, url: server.url("/stall?after=10")))
                 let consumer = Task {
                     var total = 0
                     for try await chunk in response.body { total += chunk.count }
@@ -86,7 +88,9 @@ import TransportCurl
     @Test func shuttingDownFailsRunningAndLaterRequests() async throws {
         try await MockServer.withRunning { server in
             let transport = try CurlTransport()
-            let running = Task { try await transport.data(for: TransportRequest(method: .get, url: server.url("/delay/5000"))) }
+            let running = Task {
+                try await transport.data(for: TransportRequest(method: .get, url: server.url("/delay/5000")))
+            }
             try await Task.sleep(for: .milliseconds(200))
 
             await transport.shutdown()
@@ -107,7 +111,8 @@ import TransportCurl
         let host = String(repeating: "a", count: 64) + ".invalid"
         try await withTransport { transport in
             let error = await #expect(throws: TransportError.self) {
-                try await transport.data(for: TransportRequest(method: .post, url: "http://\(host)/", body: .string("x")))
+                try await transport.data(
+                    for: TransportRequest(method: .post, url: "http://\(host)/", body: .string("x")))
             }
             #expect(error?.category == .dnsFailure)
             #expect(error?.mayHaveReachedServer == false)
@@ -117,7 +122,7 @@ import TransportCurl
     @Test func logsRequestsWithCredentialsRedacted() async throws {
         try await MockServer.withRunning { server in
             let store = RecordingLogHandlerStore()
-            try await withTransport({ $0.logger = store.logger(level: .trace) }) { transport in
+            try await withTransport(.with { $0.logger = store.logger(level: .trace) }) { transport in
                 let request = try TransportRequest(
                     method: .get, url: server.url("/cookies/set?session=abc123"),
                     headers: ["Authorization": "Bearer top-secret", "Cookie": "id=cookie-secret", "X-Plain": "visible"])

@@ -50,7 +50,8 @@ import TransportCurl
                 var probe = try TransportRequest(method: .get, url: server.url("/gzip"))
                 probe.options.decodesContent = false
                 let compressed = try await transport.data(for: probe).body.count
-                let decoded = try await transport.data(for: TransportRequest(method: .get, url: server.url("/gzip"))).body.count
+                let decoded = try await transport.data(for: TransportRequest(method: .get, url: server.url("/gzip")))
+                    .body.count
                 try #require(decoded > compressed)
 
                 var request = try TransportRequest(method: .get, url: server.url("/gzip"))
@@ -112,7 +113,7 @@ import TransportCurl
 
     @Test func pausesReadingWhileTheConsumerWaitsWithoutStalling() async throws {
         try await MockServer.withRunning { server in
-            try await withTransport({ $0.streamBufferSize = 64 * 1024 }) { transport in
+            try await withTransport(.with { $0.streamBufferSize = 64 * 1024 }) { transport in
                 // A consumer slower than the stall timeout must not be mistaken for a stalled server.
                 var request = try TransportRequest(method: .get, url: server.url("/bytes/\(4 << 20)"))
                 request.options.stallTimeout = .seconds(1)
@@ -140,7 +141,9 @@ import TransportCurl
                 _ = try await transport.data(for: download)
 
                 let uploads = uploadEvents.all.compactMap { if case .uploadProgress(let p) = $0 { p } else { nil } }
-                let downloads = downloadEvents.all.compactMap { if case .downloadProgress(let p) = $0 { p } else { nil } }
+                let downloads = downloadEvents.all.compactMap {
+                    if case .downloadProgress(let p) = $0 { p } else { nil }
+                }
                 for series in [uploads, downloads] {
                     #expect(!series.isEmpty)
                     #expect(zip(series, series.dropFirst()).allSatisfy { $0.completed <= $1.completed })

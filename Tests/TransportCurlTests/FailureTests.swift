@@ -13,7 +13,8 @@ import TransportCurl
         let port = try await ScriptedSocketServer.withRunning(.holdOpen) { server in server.port }
         try await withTransport { transport in
             let error = await #expect(throws: TransportError.self) {
-                try await transport.data(for: TransportRequest(method: .post, url: "http://127.0.0.1:\(port)/", body: .string("x")))
+                try await transport.data(
+                    for: TransportRequest(method: .post, url: "http://127.0.0.1:\(port)/", body: .string("x")))
             }
             #expect(error?.category == .connectionRefused)
             #expect(error?.mayHaveReachedServer == false)
@@ -161,7 +162,8 @@ import TransportCurl
             try await withTransport { transport in
                 // Values built directly as HTTPFields are legalised by swift-http-types; the
                 // injected line must not appear as a header of its own.
-                var head = HTTPRequest(method: .get, scheme: "http", authority: "127.0.0.1:\(server.port)", path: "/echo")
+                var head = HTTPRequest(
+                    method: .get, scheme: "http", authority: "127.0.0.1:\(server.port)", path: "/echo")
                 head.headerFields[HTTPField.Name("X-Note")!] = "a\r\nX-Injected: yes"
                 let echo = try Echo(try await transport.data(for: TransportRequest(head: head)).body)
                 #expect(echo.header("X-Injected") == nil)

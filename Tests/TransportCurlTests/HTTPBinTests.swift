@@ -19,8 +19,9 @@ struct HTTPBinTests {
 
     @Test func echoesQueryAndHeaders() async throws {
         try await withTransport { transport in
-            let response = try await transport.data(for: TransportRequest(
-                method: .get, url: base + "/get?city=Toronto&unit=c", headers: ["X-Trace": "abc"]))
+            let response = try await transport.data(
+                for: TransportRequest(
+                    method: .get, url: base + "/get?city=Toronto&unit=c", headers: ["X-Trace": "abc"]))
             let body = try json(response)
             #expect(body["args"] as? [String: String] == ["city": "Toronto", "unit": "c"])
             #expect((body["headers"] as? [String: String])?["X-Trace"] == "abc")
@@ -30,9 +31,10 @@ struct HTTPBinTests {
     @Test(arguments: ["POST", "PUT", "PATCH", "DELETE"])
     func echoesBodiesOfEachMethod(method: String) async throws {
         try await withTransport { transport in
-            let response = try await transport.data(for: TransportRequest(
-                method: try #require(HTTPRequest.Method(method)), url: base + "/" + method.lowercased(),
-                headers: ["Content-Type": "application/json"], body: .string(#"{"city":"Paris"}"#)))
+            let response = try await transport.data(
+                for: TransportRequest(
+                    method: try #require(HTTPRequest.Method(method)), url: base + "/" + method.lowercased(),
+                    headers: ["Content-Type": "application/json"], body: .string(#"{"city":"Paris"}"#)))
             #expect(response.status == .ok)
             let body = try json(response)
             #expect((body["json"] as? [String: String]) == ["city": "Paris"])
@@ -54,7 +56,8 @@ struct HTTPBinTests {
             let relative = try await transport.data(for: TransportRequest(method: .get, url: base + "/redirect/4"))
             #expect(relative.status == .ok)
             #expect(relative.metrics?.redirectCount == 4)
-            let absolute = try await transport.data(for: TransportRequest(method: .get, url: base + "/absolute-redirect/3"))
+            let absolute = try await transport.data(
+                for: TransportRequest(method: .get, url: base + "/absolute-redirect/3"))
             #expect(absolute.metrics?.redirectCount == 3)
         }
     }
@@ -77,15 +80,19 @@ struct HTTPBinTests {
 
     @Test func sendsCookiesOnlyWhereTheCallerPutsThem() async throws {
         try await withTransport { transport in
-            let response = try await transport.data(for: TransportRequest(
-                method: .get, url: base + "/cookies", headers: ["Cookie": "a=1; b=2"]))
+            let response = try await transport.data(
+                for: TransportRequest(
+                    method: .get, url: base + "/cookies", headers: ["Cookie": "a=1; b=2"]))
             #expect(try json(response)["cookies"] as? [String: String] == ["a": "1", "b": "2"])
             // The engine keeps no cookie jar: a Set-Cookie is not replayed on the next request.
-            _ = try await transport.data(for: TransportRequest(method: .get, url: base + "/cookies/set?c=3", options: {
-                var options = TransferOptions()
-                options.redirects = .none
-                return options
-            }()))
+            _ = try await transport.data(
+                for: TransportRequest(
+                    method: .get, url: base + "/cookies/set?c=3",
+                    options: {
+                        var options = TransferOptions()
+                        options.redirects = .none
+                        return options
+                    }()))
             let after = try await transport.data(for: TransportRequest(method: .get, url: base + "/cookies"))
             #expect(try json(after)["cookies"] as? [String: String] == [:])
         }

@@ -30,7 +30,7 @@ struct NginxTests {
     }
 
     @Test func verifiesTheServerWithTheGivenCAAndSpeaksHTTP2() async throws {
-        try await withTransport({ $0.tls.caFile = caFile }) { transport in
+        try await withTransport(.with { $0.tls.caFile = caFile }) { transport in
             let response = try await transport.data(for: TransportRequest(method: .get, url: tlsURL + "/small.bin"))
             #expect(response.status == .ok)
             #expect(response.body.count == 200)
@@ -41,14 +41,17 @@ struct NginxTests {
     }
 
     @Test func multiplexesConcurrentRequestsOverOneConnection() async throws {
-        try await withTransport({
-            $0.tls.caFile = caFile
-            $0.maximumConnectionsPerHost = 1
-        }) { transport in
+        try await withTransport(
+            .with {
+                $0.tls.caFile = caFile
+                $0.maximumConnectionsPerHost = 1
+            }
+        ) { transport in
             let metrics = try await withThrowingTaskGroup(of: TransferMetrics?.self) { group in
                 for _ in 0..<50 {
                     group.addTask {
-                        try await transport.data(for: TransportRequest(method: .get, url: tlsURL + "/small.bin")).metrics
+                        try await transport.data(for: TransportRequest(method: .get, url: tlsURL + "/small.bin"))
+                            .metrics
                     }
                 }
                 return try await group.reduce(into: [TransferMetrics]()) { if let m = $1 { $0.append(m) } }
@@ -72,10 +75,12 @@ struct NginxTests {
 
     @Test func connectsWithoutVerificationOnlyWhenAskedAndWarnsEachTime() async throws {
         let store = RecordingLogHandlerStore()
-        try await withTransport({
-            $0.tls.disablesVerification = true
-            $0.securityLogger = store.logger(level: .warning)
-        }) { transport in
+        try await withTransport(
+            .with {
+                $0.tls.disablesVerification = true
+                $0.securityLogger = store.logger(level: .warning)
+            }
+        ) { transport in
             for _ in 0..<2 {
                 let response = try await transport.data(for: TransportRequest(method: .get, url: tlsURL + "/small.bin"))
                 #expect(response.status == .ok)
@@ -87,17 +92,21 @@ struct NginxTests {
 
     @Test func acceptsAMatchingPinAndRefusesAnotherKey() async throws {
         let pin = try serverPublicKeyPin()
-        try await withTransport({
-            $0.tls.caFile = caFile
-            $0.tls.pinnedPublicKey = pin
-        }) { transport in
+        try await withTransport(
+            .with {
+                $0.tls.caFile = caFile
+                $0.tls.pinnedPublicKey = pin
+            }
+        ) { transport in
             let response = try await transport.data(for: TransportRequest(method: .get, url: tlsURL + "/small.bin"))
             #expect(response.status == .ok)
         }
-        try await withTransport({
-            $0.tls.caFile = caFile
-            $0.tls.pinnedPublicKey = "sha256//AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="
-        }) { transport in
+        try await withTransport(
+            .with {
+                $0.tls.caFile = caFile
+                $0.tls.pinnedPublicKey = "sha256//AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="
+            }
+        ) { transport in
             let error = await #expect(throws: TransportError.self) {
                 try await transport.data(for: TransportRequest(method: .get, url: tlsURL + "/small.bin"))
             }
@@ -118,7 +127,7 @@ struct NginxTests {
         try handle.close()
         defer { try? FileManager.default.removeItem(atPath: path) }
 
-        try await withTransport({ $0.streamBufferSize = 256 * 1024 }) { transport in
+        try await withTransport(.with { $0.streamBufferSize = 256 * 1024 }) { transport in
             let response = try await transport.send(TransportRequest(method: .get, url: plainURL + "/" + name))
             let baseline = residentBytes()
             var peak = baseline

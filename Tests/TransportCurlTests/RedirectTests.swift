@@ -37,7 +37,8 @@ import TransportCurl
     @Test func followsRelativeLocations() async throws {
         try await MockServer.withRunning { server in
             try await withTransport { transport in
-                let response = try await transport.data(for: TransportRequest(method: .get, url: server.url("/relative-redirect/3")))
+                let response = try await transport.data(
+                    for: TransportRequest(method: .get, url: server.url("/relative-redirect/3")))
                 #expect(response.status == .ok)
                 #expect(try Echo(response.body).path == "/echo")
             }
@@ -92,7 +93,8 @@ import TransportCurl
                 try await withTransport { transport in
                     // Given a chain origin → other → origin
                     let back = origin.url("/echo").addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
-                    let hop = other.url("/redirect-to?url=\(back)")
+                    let hop =
+                        other.url("/redirect-to?url=\(back)")
                         .addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
                     let events = EventLog()
                     var request = try TransportRequest(
@@ -144,7 +146,8 @@ import TransportCurl
             try await withTransport { transport in
                 let target = location.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
                 let error = await #expect(throws: TransportError.self) {
-                    try await transport.data(for: TransportRequest(method: .get, url: server.url("/redirect-to?url=\(target)")))
+                    try await transport.data(
+                        for: TransportRequest(method: .get, url: server.url("/redirect-to?url=\(target)")))
                 }
                 #expect(error?.category == .redirectToRefusedScheme)
             }

@@ -11,7 +11,8 @@ import TransportCurl
         try await MockServer.withRunning { server in
             try await withTransport { transport in
                 // Given a request with a query, a header and (for some methods) a body
-                let body: RequestBody? = ["POST", "PUT", "PATCH"].contains(method) ? .string("payload of \(method)") : nil
+                let body: RequestBody? =
+                    ["POST", "PUT", "PATCH"].contains(method) ? .string("payload of \(method)") : nil
                 let request = try TransportRequest(
                     method: try #require(HTTPRequest.Method(method)),
                     url: server.url("/echo?city=Toronto&tag=a&tag=b"),
@@ -43,7 +44,8 @@ import TransportCurl
     @Test func sendsHEADWithoutReadingABody() async throws {
         try await MockServer.withRunning { server in
             try await withTransport { transport in
-                let response = try await transport.data(for: TransportRequest(method: .head, url: server.url("/bytes/1000")))
+                let response = try await transport.data(
+                    for: TransportRequest(method: .head, url: server.url("/bytes/1000")))
                 #expect(response.status == .ok)
                 #expect(response.head.headerFields[.contentLength] == "1000")
                 #expect(response.body.isEmpty)
@@ -65,7 +67,7 @@ import TransportCurl
     @Test(arguments: [200, 201, 204, 301, 400, 404, 418, 500, 503])
     func returnsEveryStatusAsAResponseNotAnError(code: Int) async throws {
         try await MockServer.withRunning { server in
-            try await withTransport({ $0.maximumConnectionsPerHost = 2 }) { transport in
+            try await withTransport(.with { $0.maximumConnectionsPerHost = 2 }) { transport in
                 var request = try TransportRequest(method: .get, url: server.url("/status/\(code)"))
                 request.options.redirects = .none
                 let response = try await transport.data(for: request)
@@ -132,8 +134,10 @@ import TransportCurl
     @Test func reusesTheConnectionAndReportsMetrics() async throws {
         try await MockServer.withRunning { server in
             try await withTransport { transport in
-                let first = try await transport.data(for: TransportRequest(method: .get, url: server.url("/bytes/2000")))
-                let second = try await transport.data(for: TransportRequest(method: .get, url: server.url("/bytes/2000")))
+                let first = try await transport.data(
+                    for: TransportRequest(method: .get, url: server.url("/bytes/2000")))
+                let second = try await transport.data(
+                    for: TransportRequest(method: .get, url: server.url("/bytes/2000")))
                 let metrics = try #require(second.metrics)
                 #expect(first.metrics?.reusedConnection == false)
                 #expect(metrics.reusedConnection)
@@ -148,7 +152,7 @@ import TransportCurl
 
     @Test func completesTwoHundredConcurrentRequests() async throws {
         try await MockServer.withRunning { server in
-            try await withTransport({ $0.maximumConnectionsPerHost = 32 }) { transport in
+            try await withTransport(.with { $0.maximumConnectionsPerHost = 32 }) { transport in
                 let results = try await withThrowingTaskGroup(of: (Int, Data).self) { group in
                     for index in 0..<200 {
                         group.addTask {

@@ -12,7 +12,10 @@ import Transport
                 continuation.finish()
             }
         }
-        guard case .stream(let stream) = body.content else { Issue.record("not a stream"); return }
+        guard case .stream(let stream) = body.content else {
+            Issue.record("not a stream")
+            return
+        }
         #expect(body.isReplayable)
         for _ in 0..<2 {
             let collected = Mutex(Data())
@@ -27,7 +30,10 @@ import Transport
             continuation.finish()
         }
         let body = RequestBody.stream(oneShot: sequence)
-        guard case .stream(let stream) = body.content else { Issue.record("not a stream"); return }
+        guard case .stream(let stream) = body.content else {
+            Issue.record("not a stream")
+            return
+        }
         #expect(!body.isReplayable)
         try await stream.pump { _ in }
         let error = await #expect(throws: TransportError.self) { try await stream.pump { _ in } }

@@ -57,8 +57,9 @@ import TransportTesting
 
 @Suite struct TransportErrorTests {
     @Test func describesCategoryMessageURLAndCurlCode() {
-        let error = TransportError(.dnsFailure, message: "No such host.", url: "http://nowhere.invalid/", curlCode: 6,
-                                   mayHaveReachedServer: false)
+        let error = TransportError(
+            .dnsFailure, message: "No such host.", url: "http://nowhere.invalid/", curlCode: 6,
+            mayHaveReachedServer: false)
         #expect(error.description == "dnsFailure: No such host. [url: http://nowhere.invalid/] [curl code 6]")
         #expect(error.category == .dnsFailure)
         #expect(error.category != .connectionRefused)

@@ -20,7 +20,9 @@ import Transport
         #expect(error.message.contains("forbidden byte"))
     }
 
-    @Test(arguments: ["ftp://example.com/file", "file:///etc/passwd", "example.com/path", "http://", "http://user:pw@host/"])
+    @Test(arguments: [
+        "ftp://example.com/file", "file:///etc/passwd", "example.com/path", "http://", "http://user:pw@host/",
+    ])
     func rejectsNonHTTPOrIncompleteURLs(url: String) throws {
         let error = try #require(throws: TransportError.self) {
             try TransportRequest(method: .get, url: url)
@@ -33,12 +35,15 @@ import Transport
         ("HTTPS://Example.com:8443/a/b?c=d#frag", "https", "Example.com:8443", "/a/b?c=d"),
         ("http://[::1]:8080?q=1", "http", "[::1]:8080", "/?q=1"),
     ])
-    func splitsValidURLsIntoSchemeAuthorityAndPath(url: String, scheme: String, authority: String, path: String) throws {
+    func splitsValidURLsIntoSchemeAuthorityAndPath(url: String, scheme: String, authority: String, path: String) throws
+    {
         let parts = try RequestValidation.parseURL(url)
         #expect(parts == RequestValidation.URLParts(scheme: scheme, authority: authority, path: path))
     }
 
-    @Test(arguments: [("X-Evil", "a\r\nInjected: yes"), ("X-Evil", "a\nb"), ("X-Evil", "nul\u{0}"), ("Bad Name", "v"), ("", "v")])
+    @Test(arguments: [
+        ("X-Evil", "a\r\nInjected: yes"), ("X-Evil", "a\nb"), ("X-Evil", "nul\u{0}"), ("Bad Name", "v"), ("", "v"),
+    ])
     func rejectsHeaderInjection(name: String, value: String) throws {
         let error = try #require(throws: TransportError.self) {
             try TransportRequest(method: .get, url: "http://example.com/", headers: [name: value])

@@ -33,7 +33,8 @@ public enum RequestValidation {
     /// - Throws: ``TransportError`` with category ``TransportError/Category-swift.struct/invalidURL``.
     public static func parseURL(_ url: String) throws -> URLParts {
         if let bad = url.utf8.first(where: isForbiddenInURL) {
-            throw invalidURL(url, "contains the forbidden byte 0x\(hex(bad)); percent-encode spaces and control characters")
+            throw invalidURL(
+                url, "contains the forbidden byte 0x\(hex(bad)); percent-encode spaces and control characters")
         }
         guard let schemeEnd = url.range(of: "://") else {
             throw invalidURL(url, "is not absolute; write it as http://host/path or https://host/path")
@@ -96,7 +97,8 @@ public enum RequestValidation {
         let path = head.path ?? "/"
         let url = "\(scheme)://\(authority)\(path)"
         if let bad = url.utf8.first(where: isForbiddenInURL) {
-            throw invalidURL(url, "contains the forbidden byte 0x\(hex(bad)); percent-encode spaces and control characters")
+            throw invalidURL(
+                url, "contains the forbidden byte 0x\(hex(bad)); percent-encode spaces and control characters")
         }
         guard path.hasPrefix("/") else {
             throw invalidURL(url, "has a path that does not start with \"/\"")
@@ -126,7 +128,9 @@ public enum RequestValidation {
     }
 
     private static func invalidURL(_ url: String, _ problem: String) -> TransportError {
-        let shown = String(decoding: url.utf8.prefix(200).map { isForbiddenInURL($0) && $0 < 0x80 ? UInt8(ascii: "?") : $0 }, as: UTF8.self)
+        let shown = String(
+            decoding: url.utf8.prefix(200).map { isForbiddenInURL($0) && $0 < 0x80 ? UInt8(ascii: "?") : $0 },
+            as: UTF8.self)
         return TransportError(
             .invalidURL,
             message: "The URL \"\(shown)\" \(problem).",

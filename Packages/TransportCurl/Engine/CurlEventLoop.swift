@@ -70,8 +70,10 @@ final class CurlEventLoop: @unchecked Sendable {
         self.multi = multi
         self.configuration = configuration
         _ = parley_multi_setopt_long(multi, CURLMOPT_PIPELINING, parley_pipe_multiplex)
-        _ = parley_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, max(1, configuration.maximumConnectionsPerHost))
-        _ = parley_multi_setopt_long(multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, max(0, configuration.maximumTotalConnections))
+        _ = parley_multi_setopt_long(
+            multi, CURLMOPT_MAX_HOST_CONNECTIONS, max(1, configuration.maximumConnectionsPerHost))
+        _ = parley_multi_setopt_long(
+            multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, max(0, configuration.maximumTotalConnections))
         // Keep enough idle connections cached for every host's limit to be reused.
         let cacheSize = max(configuration.maximumTotalConnections, configuration.maximumConnectionsPerHost * 4, 32)
         _ = parley_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, cacheSize)
@@ -169,8 +171,11 @@ final class CurlEventLoop: @unchecked Sendable {
     private func start(_ transfer: CurlTransfer) {
         let handle = idleHandles.popLast() ?? CurlEasyHandle()
         guard let handle else {
-            transfer.complete(.failure(TransportError(
-                .other, message: "libcurl could not create a transfer handle (out of memory?).", mayHaveReachedServer: false)))
+            transfer.complete(
+                .failure(
+                    TransportError(
+                        .other, message: "libcurl could not create a transfer handle (out of memory?).",
+                        mayHaveReachedServer: false)))
             return
         }
         do {
@@ -185,9 +190,13 @@ final class CurlEventLoop: @unchecked Sendable {
         if code != CURLM_OK {
             active[ObjectIdentifier(transfer)] = nil
             if let handle = transfer.detach() { recycle(handle) }
-            transfer.complete(.failure(TransportError(
-                .other, message: "libcurl refused the transfer (curl_multi_add_handle: \(String(cString: curl_multi_strerror(code)))).",
-                url: transfer.currentURL, mayHaveReachedServer: false)))
+            transfer.complete(
+                .failure(
+                    TransportError(
+                        .other,
+                        message:
+                            "libcurl refused the transfer (curl_multi_add_handle: \(String(cString: curl_multi_strerror(code)))).",
+                        url: transfer.currentURL, mayHaveReachedServer: false)))
         }
     }
 
@@ -202,8 +211,11 @@ final class CurlEventLoop: @unchecked Sendable {
             return
         }
         if curl_multi_add_handle(multi, handle.pointer) != CURLM_OK {
-            finish(transfer, with: .failure(TransportError(
-                .other, message: "libcurl refused the redirected transfer.", url: transfer.currentURL)))
+            finish(
+                transfer,
+                with: .failure(
+                    TransportError(
+                        .other, message: "libcurl refused the redirected transfer.", url: transfer.currentURL)))
         }
     }
 
@@ -274,7 +286,10 @@ final class CurlEventLoop: @unchecked Sendable {
         for transfer in active.values { finish(transfer, with: .failure(shutDown)) }
         let (leftover, waiters) = pendingCommands.withLock { queue in
             queue.hasExited = true
-            defer { queue.commands = []; queue.shutdownWaiters = [] }
+            defer {
+                queue.commands = []
+                queue.shutdownWaiters = []
+            }
             return (queue.commands, queue.shutdownWaiters)
         }
         for command in leftover {

@@ -27,41 +27,58 @@ enum CurlErrorMapping {
 
         switch code {
         case CURLE_COULDNT_RESOLVE_HOST:
-            return make(.dnsFailure, "The host name in \(host) could not be resolved (\(detail)). Check the spelling of "
-                + "the host and the machine's DNS settings.", reached: false)
+            return make(
+                .dnsFailure,
+                "The host name in \(host) could not be resolved (\(detail)). Check the spelling of "
+                    + "the host and the machine's DNS settings.", reached: false)
         case CURLE_COULDNT_RESOLVE_PROXY:
-            return make(.dnsFailure, "The proxy's host name could not be resolved (\(detail)). Check the proxy settings "
-                + "(http_proxy, https_proxy).", reached: false)
+            return make(
+                .dnsFailure,
+                "The proxy's host name could not be resolved (\(detail)). Check the proxy settings "
+                    + "(http_proxy, https_proxy).", reached: false)
         case CURLE_COULDNT_CONNECT:
-            return make(.connectionRefused, "Could not connect to \(host) (\(detail)). Check that the server is running "
-                + "and listening on that port, and that no firewall blocks it.", reached: false)
+            return make(
+                .connectionRefused,
+                "Could not connect to \(host) (\(detail)). Check that the server is running "
+                    + "and listening on that port, and that no firewall blocks it.", reached: false)
         case CURLE_OPERATION_TIMEDOUT:
             return timeout(handle: handle, host: host, url: url, options: options, elapsed: elapsed, curlCode: curlCode)
         case CURLE_SSL_CONNECT_ERROR, CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CERTPROBLEM, CURLE_SSL_CIPHER,
             CURLE_SSL_CACERT_BADFILE, CURLE_SSL_PINNEDPUBKEYNOTMATCH, CURLE_SSL_ISSUER_ERROR, CURLE_SSL_CRL_BADFILE,
             CURLE_SSL_ENGINE_NOTFOUND, CURLE_SSL_ENGINE_SETFAILED, CURLE_SSL_INVALIDCERTSTATUS, CURLE_USE_SSL_FAILED:
-            return make(.tlsFailure, "The TLS connection to \(host) failed: \(detail). Hint: \(tlsHint(code))",
-                        reached: false)
+            return make(
+                .tlsFailure, "The TLS connection to \(host) failed: \(detail). Hint: \(tlsHint(code))",
+                reached: false)
         case CURLE_SEND_ERROR, CURLE_RECV_ERROR:
-            return make(.connectionReset, "The connection to \(host) broke during the transfer (\(detail)). The server "
-                + "or a proxy closed or reset it; retrying an idempotent request is usually safe.")
+            return make(
+                .connectionReset,
+                "The connection to \(host) broke during the transfer (\(detail)). The server "
+                    + "or a proxy closed or reset it; retrying an idempotent request is usually safe.")
         case CURLE_PARTIAL_FILE:
-            return make(.incompleteBody, "The server at \(host) closed the connection before sending the whole body "
-                + "(\(detail)). The response is incomplete; retry, or resume a download with a Range request.")
+            return make(
+                .incompleteBody,
+                "The server at \(host) closed the connection before sending the whole body "
+                    + "(\(detail)). The response is incomplete; retry, or resume a download with a Range request.")
         case CURLE_GOT_NOTHING:
-            return make(.emptyReply, "The server at \(host) closed the connection without sending a response. It may "
-                + "have crashed or rejected the request; check its logs.")
+            return make(
+                .emptyReply,
+                "The server at \(host) closed the connection without sending a response. It may "
+                    + "have crashed or rejected the request; check its logs.")
         case CURLE_BAD_CONTENT_ENCODING:
-            return make(.badContentEncoding, "The body from \(url) could not be decoded (\(detail)). The server's "
-                + "Content-Encoding does not match its body; set TransferOptions.decodesContent to false to receive the "
-                + "raw bytes.")
+            return make(
+                .badContentEncoding,
+                "The body from \(url) could not be decoded (\(detail)). The server's "
+                    + "Content-Encoding does not match its body; set TransferOptions.decodesContent to false to receive the "
+                    + "raw bytes.")
         case CURLE_TOO_MANY_REDIRECTS:
             return make(.tooManyRedirects, "\(url) redirected too many times (\(detail)).")
         case CURLE_UNSUPPORTED_PROTOCOL:
             // Schemes are validated before a transfer starts, so libcurl reports this for a
             // reply it will not speak, such as an HTTP/0.9 response with no status line.
-            return make(.invalidResponse, "The server at \(host) did not answer in HTTP/1.x or HTTP/2 (\(detail)). "
-                + "Check that the URL points at an HTTP server and the port is right.")
+            return make(
+                .invalidResponse,
+                "The server at \(host) did not answer in HTTP/1.x or HTTP/2 (\(detail)). "
+                    + "Check that the URL points at an HTTP server and the port is right.")
         case CURLE_URL_MALFORMAT:
             return make(.invalidURL, "The URL \(url) is malformed (\(detail)).", reached: false)
         case CURLE_FILESIZE_EXCEEDED:
@@ -69,11 +86,15 @@ enum CurlErrorMapping {
         case CURLE_ABORTED_BY_CALLBACK:
             return make(.cancelled, "The request to \(url) was cancelled before it completed.")
         case CURLE_WEIRD_SERVER_REPLY, CURLE_HTTP2, CURLE_HTTP2_STREAM:
-            return make(.invalidResponse, "The server at \(host) sent a response that breaks the HTTP protocol "
-                + "(\(detail)).")
+            return make(
+                .invalidResponse,
+                "The server at \(host) sent a response that breaks the HTTP protocol "
+                    + "(\(detail)).")
         case CURLE_OUT_OF_MEMORY:
-            return make(.other, "libcurl ran out of memory for \(url) (\(detail)); the response headers may be "
-                + "abnormally large.")
+            return make(
+                .other,
+                "libcurl ran out of memory for \(url) (\(detail)); the response headers may be "
+                    + "abnormally large.")
         default:
             return make(.other, "The request to \(url) failed: \(detail).")
         }

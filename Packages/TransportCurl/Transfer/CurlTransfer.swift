@@ -86,7 +86,8 @@ final class CurlTransfer: @unchecked Sendable {
     /// Stops the transfer within milliseconds; its continuation fails with `.cancelled`.
     func cancel() {
         cancelRequested.store(true, ordering: .releasing)
-        let error = TransportError(.cancelled, message: "The request was cancelled before it completed.", url: initialURL)
+        let error = TransportError(
+            .cancelled, message: "The request was cancelled before it completed.", url: initialURL)
         loopReference.withLock { $0 }?.enqueue(.cancel(self, error))
     }
 
@@ -100,8 +101,9 @@ final class CurlTransfer: @unchecked Sendable {
     /// Takes the handle, retains the context for libcurl and configures the first hop.
     func attach(to handle: CurlEasyHandle, loop: CurlEventLoop) throws {
         if cancelRequested.load(ordering: .acquiring) {
-            throw TransportError(.cancelled, message: "The request was cancelled before it started.",
-                                 url: currentURL, mayHaveReachedServer: false)
+            throw TransportError(
+                .cancelled, message: "The request was cancelled before it started.",
+                url: currentURL, mayHaveReachedServer: false)
         }
         self.loop = loop
         self.firstStart = .now
@@ -182,7 +184,8 @@ final class CurlTransfer: @unchecked Sendable {
         } else {
             _ = parley_easy_setopt_long(easy, CURLOPT_HTTP_VERSION, parley_http_version_1_1)
         }
-        _ = parley_easy_setopt_long(easy, CURLOPT_BUFFERSIZE, min(max(1024, configuration.receiveBufferSize), 10 * 1024 * 1024))
+        _ = parley_easy_setopt_long(
+            easy, CURLOPT_BUFFERSIZE, min(max(1024, configuration.receiveBufferSize), 10 * 1024 * 1024))
         _ = parley_easy_setopt_long(easy, CURLOPT_TCP_NODELAY, 1)
         if options.decodesContent {
             _ = parley_easy_setopt_string(easy, CURLOPT_ACCEPT_ENCODING, "")
@@ -216,7 +219,8 @@ final class CurlTransfer: @unchecked Sendable {
             _ = parley_easy_setopt_long(easy, CURLOPT_SSL_VERIFYPEER, 0)
             _ = parley_easy_setopt_long(easy, CURLOPT_SSL_VERIFYHOST, 0)
             if request.head.scheme?.lowercased() == "https" {
-                let warning = "TLS verification is disabled for \(currentURL): anyone on the network path can read "
+                let warning =
+                    "TLS verification is disabled for \(currentURL): anyone on the network path can read "
                     + "and alter this traffic. Turn off TLSConfiguration.disablesVerification outside tests."
                 configuration.securityLogger.warning("\(warning)")
             }
@@ -299,7 +303,8 @@ final class CurlTransfer: @unchecked Sendable {
             return 0
         case .invalid(let problem):
             abortReason = TransportError(
-                .invalidResponse, message: "The response from \(currentURL) has a malformed head: \(problem).", url: currentURL)
+                .invalidResponse, message: "The response from \(currentURL) has a malformed head: \(problem).",
+                url: currentURL)
             return 0
         case .headComplete:
             return headComplete() ? line.count : 0
@@ -388,8 +393,11 @@ final class CurlTransfer: @unchecked Sendable {
     func checkStall(now: ContinuousClock.Instant) -> TransportError? {
         guard let handle else { return nil }
         let waitingOnCaller = isReceivePaused || isSendPaused
-        guard stallWatch.isStalled(bytesMoved: bytesMoved, excused: waitingOnCaller, now: now,
-                                   timeout: request.options.stallTimeout) else { return nil }
+        guard
+            stallWatch.isStalled(
+                bytesMoved: bytesMoved, excused: waitingOnCaller, now: now,
+                timeout: request.options.stallTimeout)
+        else { return nil }
         var preTransfer: curl_off_t = 0
         _ = parley_easy_getinfo_off_t(handle.pointer, CURLINFO_PRETRANSFER_TIME_T, &preTransfer)
         guard preTransfer > 0 else { return nil }  // Still connecting: the connect timeout governs.
@@ -413,7 +421,9 @@ final class CurlTransfer: @unchecked Sendable {
 
     /// Turns libcurl's result into the next step.
     func outcome(of code: CURLcode) -> Step {
-        guard let handle else { return .finished(.failure(TransportError(.other, message: "Transfer finished twice."))) }
+        guard let handle else {
+            return .finished(.failure(TransportError(.other, message: "Transfer finished twice.")))
+        }
         if code == CURLE_OK && isRedirectHop {
             do {
                 try followRedirect(handle)
@@ -427,8 +437,10 @@ final class CurlTransfer: @unchecked Sendable {
         metrics = CurlMetrics.read(from: handle.pointer, redirectCount: redirectCount)
         if code == CURLE_OK { return .finished(.success(())) }
         if let abortReason { return .finished(.failure(abortReason)) }
-        return .finished(.failure(CurlErrorMapping.error(
-            for: code, handle: handle, url: currentURL, options: request.options, elapsed: elapsed)))
+        return .finished(
+            .failure(
+                CurlErrorMapping.error(
+                    for: code, handle: handle, url: currentURL, options: request.options, elapsed: elapsed)))
     }
 
     private var elapsed: Duration { firstStart.map { ContinuousClock.now - $0 } ?? .zero }
@@ -439,7 +451,8 @@ final class CurlTransfer: @unchecked Sendable {
         guard redirectCount < request.options.redirects.limit else {
             throw TransportError(
                 .tooManyRedirects,
-                message: "\(currentURL) redirected more than \(request.options.redirects.limit) times; the server may be "
+                message:
+                    "\(currentURL) redirected more than \(request.options.redirects.limit) times; the server may be "
                     + "in a redirect loop. Raise RedirectPolicy.follow(limit:) only if the chain is expected.",
                 url: currentURL)
         }
@@ -450,7 +463,8 @@ final class CurlTransfer: @unchecked Sendable {
             let scheme = location.split(separator: ":", maxSplits: 1).first.map(String.init) ?? location
             throw TransportError(
                 .redirectToRefusedScheme,
-                message: "\(currentURL) redirected to \"\(location.prefix(200))\", whose scheme \"\(scheme.prefix(20))\" "
+                message:
+                    "\(currentURL) redirected to \"\(location.prefix(200))\", whose scheme \"\(scheme.prefix(20))\" "
                     + "is not http or https; the engine follows only http and https redirects.",
                 url: currentURL)
         }
@@ -477,7 +491,8 @@ final class CurlTransfer: @unchecked Sendable {
         let from = currentURL
         // 303 turns everything but HEAD into GET; 301 and 302 turn POST into GET (as every
         // browser does); 307 and 308 keep the method and the body.
-        let becomesGET = (status == 303 && head.method != .head) || ((status == 301 || status == 302) && head.method == .post)
+        let becomesGET =
+            (status == 303 && head.method != .head) || ((status == 301 || status == 302) && head.method == .post)
         if becomesGET {
             head.method = .get
             body = nil
@@ -511,8 +526,10 @@ final class CurlTransfer: @unchecked Sendable {
         redirectCount += 1
         let nextURL = "\(parts.scheme)://\(parts.authority)\(parts.path)"
         configuration.logger.debug("↪ \(status) \(from) → \(nextURL)")
-        request.options.eventHandler?(.redirect(RedirectEvent(
-            from: from, to: nextURL, status: status, method: head.method, strippedHeaders: stripped)))
+        request.options.eventHandler?(
+            .redirect(
+                RedirectEvent(
+                    from: from, to: nextURL, status: status, method: head.method, strippedHeaders: stripped)))
     }
 
     /// Hands the result to the waiting task.
@@ -528,8 +545,9 @@ final class CurlTransfer: @unchecked Sendable {
             dataContinuation = nil
             switch outcome {
             case .success:
-                continuation.resume(returning: DataResponse(
-                    head: response.head, body: body, url: currentURL, metrics: metrics))
+                continuation.resume(
+                    returning: DataResponse(
+                        head: response.head, body: body, url: currentURL, metrics: metrics))
             case .failure(let error):
                 continuation.resume(throwing: error)
             }
@@ -552,8 +570,9 @@ final class CurlTransfer: @unchecked Sendable {
     func deliverHead() {
         guard !headDelivered, case .stream(let buffer) = mode else { return }
         headDelivered = true
-        headContinuation?.resume(returning: TransportResponse(
-            head: response.head, body: ResponseBody(stream: buffer), url: currentURL))
+        headContinuation?.resume(
+            returning: TransportResponse(
+                head: response.head, body: ResponseBody(stream: buffer), url: currentURL))
         headContinuation = nil
     }
 

@@ -56,7 +56,10 @@ final class ResponseStreamBuffer: ResponseBodyStream {
 
     /// Offers received bytes; called from the write callback.
     func offer(_ bytes: UnsafeRawBufferPointer) -> Offer {
-        enum Action { case deliver(CheckedContinuation<Data?, any Error>), done(Offer) }
+        enum Action {
+            case deliver(CheckedContinuation<Data?, any Error>)
+            case done(Offer)
+        }
         let chunk = Data(bytes)
         let action: Action = state.withLock { state in
             if state.isCancelled { return .done(.abort) }
@@ -100,7 +103,11 @@ final class ResponseStreamBuffer: ResponseBodyStream {
     func next() async throws -> Data? {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Data?, any Error>) in
-                enum Action { case chunk(Data, resume: Bool), end(Result<Void, TransportError>), wait }
+                enum Action {
+                    case chunk(Data, resume: Bool)
+                    case end(Result<Void, TransportError>)
+                    case wait
+                }
                 let action: Action = state.withLock { state in
                     if state.head < state.chunks.count {
                         let chunk = state.chunks[state.head]

@@ -44,7 +44,8 @@ final class UploadSource {
             let size = requestedLength ?? available
             guard size <= available else {
                 Glibc.close(descriptor)
-                throw Self.fileError(path, "holds \(available) bytes after offset \(offset), fewer than the \(size) requested")
+                throw Self.fileError(
+                    path, "holds \(available) bytes after offset \(offset), fewer than the \(size) requested")
             }
             storage = .file(descriptor: descriptor, remaining: size, path: path)
             length = size
@@ -57,10 +58,12 @@ final class UploadSource {
                 } catch let error as TransportError {
                     buffer.finish(failure: error)
                 } catch is CancellationError {
-                    buffer.finish(failure: TransportError(.cancelled, message: "The request body stream was cancelled."))
+                    buffer.finish(
+                        failure: TransportError(.cancelled, message: "The request body stream was cancelled."))
                 } catch {
-                    buffer.finish(failure: TransportError(
-                        .invalidBody, message: "The request body stream failed: \(error)."))
+                    buffer.finish(
+                        failure: TransportError(
+                            .invalidBody, message: "The request body stream failed: \(error)."))
                 }
             }
             storage = .stream(buffer, task)

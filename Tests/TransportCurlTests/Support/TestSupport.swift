@@ -8,11 +8,9 @@ import TransportCurl
 
 /// Creates a transport for one test and shuts it down afterwards.
 func withTransport<T>(
-    _ configure: (inout CurlTransport.Configuration) -> Void = { _ in },
+    _ configuration: CurlTransport.Configuration = CurlTransport.Configuration(),
     _ body: (CurlTransport) async throws -> T
 ) async throws -> T {
-    var configuration = CurlTransport.Configuration()
-    configure(&configuration)
     let transport = try CurlTransport(configuration: configuration)
     do {
         let result = try await body(transport)
@@ -21,6 +19,15 @@ func withTransport<T>(
     } catch {
         await transport.shutdown()
         throw error
+    }
+}
+
+extension CurlTransport.Configuration {
+    /// The default configuration with `change` applied.
+    static func with(_ change: (inout Self) -> Void) -> Self {
+        var configuration = Self()
+        change(&configuration)
+        return configuration
     }
 }
 
