@@ -1,0 +1,49 @@
+import Foundation
+import Glibc
+import Testing
+
+/// Runs an executable built beside the tests and reports its exit status, its output and
+/// its peak resident memory (from `wait4`'s resource usage).
+struct ChildProcess {
+    let status: Int32
+    let output: String
+    let peakResidentBytes: Int
+
+    /// The path of an executable product in the same build folder as the test bundle.
+    static func siblingExecutable(_ name: String) throws -> String {
+        let testBinary = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+        var folder = testBinary.deletingLastPathComponent()
+        // The test binary may sit inside a `.xctest` bundle folder.
+        while folder.path != "/" {
+            let candidate = folder.appendingPathComponent(name).path
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+            folder = folder.deletingLastPathComponent()
+        }
+        try #require(Bool(false), "\(name) is not built beside the tests: run `swift build` (make test does) first")
+        return name
+    }
+
+    /// Runs `path` with `arguments`, waiting for it to exit.
+    static func run(_ path: String, arguments: [String]) throws -> ChildProcess {
+        let outputFile = FileManager.default.temporaryDirectory.appendingPathComponent("parley-child-\(UUID()).out")
+        defer { try? FileManager.default.removeItem(at: outputFile) }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 1, outputFile.path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+
+        let argv = ([path] + arguments).map { strdup($0) } + [nil]
+        defer { for pointer in argv { free(pointer) } }
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, path, &actions, nil, argv, environ)
+        try #require(spawned == 0, "could not start \(path): \(String(cString: strerror(spawned)))")
+
+        var status: Int32 = 0
+        var usage = rusage()
+        while wait4(pid, &status, 0, &usage) < 0 && errno == EINTR {}
+        let output = (try? String(contentsOf: outputFile, encoding: .utf8)) ?? ""
+        let exitStatus = (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
+        return ChildProcess(status: exitStatus, output: output, peakResidentBytes: Int(usage.ru_maxrss) * 1024)
+    }
+}
