@@ -33,7 +33,7 @@ fi
 
 # In Debian 12 `nginx-light` is the `nginx` binary (built with the SSL and HTTP/2 modules)
 # plus the echo module, which the test servers' /upload uses to read a whole body.
-apt_packages=(libcurl4-openssl-dev pkg-config zlib1g-dev nginx-light openssl curl ca-certificates)
+apt_packages=(libcurl4-openssl-dev pkg-config zlib1g-dev nginx-light openssl curl ca-certificates time)
 
 is_installed() {
     [[ $(dpkg-query -W -f='${Status}' "$1" 2>/dev/null || true) == "install ok installed" ]]

@@ -32,27 +32,52 @@ public enum RequestValidation {
     /// - Returns: Its scheme, authority and path.
     /// - Throws: ``TransportError`` with category ``TransportError/Category-swift.struct/invalidURL``.
     public static func parseURL(_ url: String) throws -> URLParts {
-        if let bad = url.utf8.first(where: isForbiddenInURL) {
+        let bytes = url.utf8
+        if let bad = bytes.first(where: isForbiddenInURL) {
             throw invalidURL(
                 url, "contains the forbidden byte 0x\(hex(bad)); percent-encode spaces and control characters")
         }
-        guard let schemeEnd = url.range(of: "://") else {
+        guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")),
+            bytes[colon...].starts(with: "://".utf8)
+        else {
             throw invalidURL(url, "is not absolute; write it as http://host/path or https://host/path")
         }
-        let scheme = url[..<schemeEnd.lowerBound].lowercased()
-        guard scheme == "http" || scheme == "https" else {
-            throw invalidURL(url, "uses the scheme \"\(scheme)\"; only http and https are supported")
+        let schemeText = Substring(url.utf8[..<colon])
+        guard let scheme = canonicalScheme(schemeText) else {
+            throw invalidURL(url, "uses the scheme \"\(schemeText)\"; only http and https are supported")
         }
-        var rest = url[schemeEnd.upperBound...]
-        if let hash = rest.firstIndex(of: "#") { rest = rest[..<hash] }
-        let authorityEnd = rest.firstIndex(where: { $0 == "/" || $0 == "?" }) ?? rest.endIndex
-        let authority = String(rest[..<authorityEnd])
-        guard !authority.isEmpty, !authority.hasPrefix(":"), !authority.contains("@") else {
+        var rest = bytes[bytes.index(colon, offsetBy: 3)...]
+        if let hash = rest.firstIndex(of: UInt8(ascii: "#")) { rest = rest[..<hash] }
+        let authorityEnd =
+            rest.firstIndex(where: { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") }) ?? rest.endIndex
+        let authority = rest[..<authorityEnd]
+        guard !authority.isEmpty, authority.first != UInt8(ascii: ":"), !authority.contains(UInt8(ascii: "@")) else {
             throw invalidURL(url, "has no host, or carries credentials in the URL; send credentials as a header")
         }
-        var path = String(rest[authorityEnd...])
-        if path.isEmpty || path.hasPrefix("?") { path = "/" + path }
-        return URLParts(scheme: scheme, authority: authority, path: path)
+        let pathBytes = rest[authorityEnd...]
+        var path = String(Substring(pathBytes))
+        if pathBytes.first != UInt8(ascii: "/") { path = "/" + path }
+        return URLParts(scheme: scheme, authority: String(Substring(authority)), path: path)
+    }
+
+    /// `"http"` or `"https"` for those schemes in any letter case, `nil` for any other.
+    static func canonicalScheme(_ scheme: some StringProtocol) -> String? {
+        var bytes = scheme.utf8.makeIterator()
+        var lowered: [UInt8] = []
+        while let byte = bytes.next(), lowered.count < 6 { lowered.append(byte | 0x20) }
+        switch lowered {
+        case Array("http".utf8) where scheme.utf8.count == 4: return "http"
+        case Array("https".utf8) where scheme.utf8.count == 5: return "https"
+        default: return nil
+        }
+    }
+
+    /// Whether `scheme` is `https`, in any letter case.
+    ///
+    /// - Parameter scheme: A request's scheme.
+    /// - Returns: `true` for `https`.
+    public static func isHTTPS(_ scheme: String?) -> Bool {
+        scheme.flatMap { canonicalScheme($0) } == "https"
     }
 
     /// Builds a header field, rejecting what `HTTPField` would otherwise silently rewrite.
@@ -88,7 +113,7 @@ public enum RequestValidation {
     /// - Returns: The absolute URL to request.
     /// - Throws: ``TransportError`` for a bad URL part or header field.
     public static func validate(_ head: HTTPRequest) throws -> String {
-        guard let scheme = head.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
+        guard let scheme = head.scheme.flatMap({ canonicalScheme($0) }) else {
             throw invalidURL(head.scheme ?? "(none)", "is not an http or https scheme")
         }
         guard let authority = head.authority, !authority.isEmpty else {

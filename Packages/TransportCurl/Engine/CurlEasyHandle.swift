@@ -6,6 +6,8 @@ import CCurl
 final class CurlEasyHandle {
     /// The `CURL *`.
     let pointer: OpaquePointer
+    /// Whether the options that are the same for every request of the transport are set.
+    var isPrepared = false
     /// libcurl writes a detailed message here when a transfer fails (`CURLOPT_ERRORBUFFER`).
     let errorBuffer: UnsafeMutablePointer<CChar>
 
@@ -20,12 +22,6 @@ final class CurlEasyHandle {
     /// The message libcurl left in the error buffer, or `nil` when empty.
     var errorMessage: String? {
         errorBuffer.pointee == 0 ? nil : String(cString: errorBuffer)
-    }
-
-    /// Clears every option (connections stay cached in the multi handle) and the error text.
-    func reset() {
-        curl_easy_reset(pointer)
-        errorBuffer.pointee = 0
     }
 
     /// Frees the handle; it must not be used afterwards.

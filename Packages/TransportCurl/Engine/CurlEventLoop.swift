@@ -39,6 +39,10 @@ final class CurlEventLoop: @unchecked Sendable {
 
     private struct Queue {
         var commands: [Command] = []
+        /// The loop is in (or about to enter) `curl_multi_poll` and needs a wakeup.
+        var isPolling = false
+        /// A wakeup was sent since the loop last entered `curl_multi_poll`.
+        var isWakeupPending = false
         var isShutDown = false
         var shutdownWaiters: [CheckedContinuation<Void, Never>] = []
         var hasExited = false
@@ -94,10 +98,13 @@ final class CurlEventLoop: @unchecked Sendable {
         pendingCommands.withLock { queue in
             guard !queue.isShutDown else { return false }
             queue.commands.append(command)
-            // One wakeup per batch: if commands were already waiting, the loop has been woken
-            // and will take this one with them. Waking under the lock keeps `multi` alive:
-            // the loop frees it only after marking the queue shut down under this same lock.
-            if queue.commands.count == 1 { curl_multi_wakeup(multi) }
+            // Wake only a loop that is polling, and only once per poll: a busy loop takes the
+            // command on its next pass without a syscall. Waking under the lock keeps `multi`
+            // alive: the loop frees it only after marking the queue shut down under this lock.
+            if queue.isPolling && !queue.isWakeupPending {
+                queue.isWakeupPending = true
+                curl_multi_wakeup(multi)
+            }
             return true
         }
     }
@@ -147,7 +154,17 @@ final class CurlEventLoop: @unchecked Sendable {
             checkStalls()
 
             // Wake at least every 250 ms while transfers run, for the stall check.
-            curl_multi_poll(multi, nil, 0, active.isEmpty ? 1000 : 250, nil)
+            let mayPoll = pendingCommands.withLock { queue in
+                // Announce the poll, unless commands arrived during this pass: then loop at once.
+                guard queue.commands.isEmpty && !queue.isShutDown else { return false }
+                queue.isPolling = true
+                queue.isWakeupPending = false
+                return true
+            }
+            if mayPoll {
+                curl_multi_poll(multi, nil, 0, active.isEmpty ? 1000 : 250, nil)
+                pendingCommands.withLock { $0.isPolling = false }
+            }
         }
         tearDown()
     }
@@ -203,7 +220,6 @@ final class CurlEventLoop: @unchecked Sendable {
     /// Restarts a transfer on the same handle for its next redirect hop.
     func restart(_ transfer: CurlTransfer, handle: CurlEasyHandle) {
         curl_multi_remove_handle(multi, handle.pointer)
-        handle.reset()
         do {
             try transfer.configure(handle)
         } catch {
@@ -249,7 +265,6 @@ final class CurlEventLoop: @unchecked Sendable {
 
     private func recycle(_ handle: CurlEasyHandle) {
         if idleHandles.count < 64 {
-            handle.reset()
             idleHandles.append(handle)
         } else {
             handle.cleanup()

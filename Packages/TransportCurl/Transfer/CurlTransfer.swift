@@ -123,6 +123,8 @@ final class CurlTransfer: @unchecked Sendable {
         self.handle = nil
         retainedSelf?.release()
         retainedSelf = nil
+        // The handle is kept for reuse: it must not point at the list freed here.
+        _ = parley_easy_setopt_slist(handle.pointer, CURLOPT_HTTPHEADER, nil)
         freeHeaderList()
         upload?.close()
         upload = nil
@@ -154,80 +156,94 @@ final class CurlTransfer: @unchecked Sendable {
         abortReason = nil
         isReceivePaused = false
         isSendPaused = false
-        progress = ProgressThrottle()
         stallWatch = StallWatch()
 
+        if !handle.isPrepared {
+            prepareConstantOptions(handle)
+            handle.isPrepared = true
+        }
+        handle.errorBuffer.pointee = 0
+
+        // Every option below varies per request and is set on every use: handles are reused
+        // without `curl_easy_reset`, so nothing of a previous request may linger.
         _ = parley_easy_setopt_string(easy, CURLOPT_URL, url)
+
+        // Timeouts.
+        _ = parley_easy_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(options.connectTimeout))
+        // The stall timeout is enforced by the loop (`checkStall`), not CURLOPT_LOW_SPEED_*:
+        // libcurl 7.88.1 counts a transfer paused for backpressure as slow and kills it.
+        var timeout = 0
+        if let deadline = options.deadline {
+            let remaining = deadline - (firstStart.map { ContinuousClock.now - $0 } ?? .zero)
+            guard remaining > .zero else { throw deadlineError(deadline) }
+            timeout = max(1, Self.milliseconds(remaining))
+        }
+        _ = parley_easy_setopt_long(easy, CURLOPT_TIMEOUT_MS, timeout)
+
+        // Wait for a connection that can multiplex rather than open another (HTTPS, HTTP/2).
+        let isHTTPS = RequestValidation.isHTTPS(request.head.scheme)
+        _ = parley_easy_setopt_long(easy, CURLOPT_PIPEWAIT, configuration.allowsHTTP2 && isHTTPS ? 1 : 0)
+        if options.decodesContent {
+            _ = parley_easy_setopt_string(easy, CURLOPT_ACCEPT_ENCODING, "")
+        } else {
+            _ = parley_easy_setopt_pointer(easy, CURLOPT_ACCEPT_ENCODING, nil)
+        }
+        if configuration.tls.disablesVerification && isHTTPS {
+            let warning =
+                "TLS verification is disabled for \(currentURL): anyone on the network path can read "
+                + "and alter this traffic. Turn off TLSConfiguration.disablesVerification outside tests."
+            configuration.securityLogger.warning("\(warning)")
+        }
+
+        try configureMethodAndBody(easy)
+        configureHeaders(easy)
+
+        if options.eventHandler != nil {
+            progress = ProgressThrottle()
+            _ = parley_easy_setopt_xferinfo_callback(easy, CURLOPT_XFERINFOFUNCTION, curlProgressCallback)
+            _ = parley_easy_setopt_long(easy, CURLOPT_NOPROGRESS, 0)
+        } else {
+            _ = parley_easy_setopt_long(easy, CURLOPT_NOPROGRESS, 1)
+        }
+        if retainedSelf != nil { setContext(on: handle) }
+    }
+
+    /// Sets the options that are the same for every request of this transport, once per handle.
+    private func prepareConstantOptions(_ handle: CurlEasyHandle) {
+        let easy = handle.pointer
         _ = parley_easy_setopt_pointer(easy, CURLOPT_ERRORBUFFER, handle.errorBuffer)
         _ = parley_easy_setopt_long(easy, CURLOPT_NOSIGNAL, 1)
         _ = parley_easy_setopt_string(easy, CURLOPT_PROTOCOLS_STR, "http,https")
         // Redirects are followed by the engine itself (see `followRedirect`), so that the
         // limit, the scheme rule and credential stripping are ours and never restored.
         _ = parley_easy_setopt_long(easy, CURLOPT_FOLLOWLOCATION, 0)
-
-        // Timeouts.
-        _ = parley_easy_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(options.connectTimeout))
-        // The stall timeout is enforced by the loop (`checkStall`), not CURLOPT_LOW_SPEED_*:
-        // libcurl 7.88.1 counts a transfer paused for backpressure as slow and kills it.
-        if let deadline = options.deadline {
-            let remaining = deadline - (firstStart.map { ContinuousClock.now - $0 } ?? .zero)
-            guard remaining > .zero else { throw deadlineError(deadline) }
-            _ = parley_easy_setopt_long(easy, CURLOPT_TIMEOUT_MS, max(1, Self.milliseconds(remaining)))
-        }
-
-        // Protocol and connection.
-        if configuration.allowsHTTP2 {
-            _ = parley_easy_setopt_long(easy, CURLOPT_HTTP_VERSION, parley_http_version_2tls)
-            if request.head.scheme?.lowercased() == "https" {
-                _ = parley_easy_setopt_long(easy, CURLOPT_PIPEWAIT, 1)
-            }
-        } else {
-            _ = parley_easy_setopt_long(easy, CURLOPT_HTTP_VERSION, parley_http_version_1_1)
-        }
+        _ = parley_easy_setopt_long(
+            easy, CURLOPT_HTTP_VERSION,
+            configuration.allowsHTTP2 ? parley_http_version_2tls : parley_http_version_1_1)
         _ = parley_easy_setopt_long(
             easy, CURLOPT_BUFFERSIZE, min(max(1024, configuration.receiveBufferSize), 10 * 1024 * 1024))
         _ = parley_easy_setopt_long(easy, CURLOPT_TCP_NODELAY, 1)
-        if options.decodesContent {
-            _ = parley_easy_setopt_string(easy, CURLOPT_ACCEPT_ENCODING, "")
-        }
-
-        try configureTLS(easy)
-        try configureMethodAndBody(easy)
-        try configureHeaders(easy)
-
-        // Callbacks.
+        configureTLS(easy)
         _ = parley_easy_setopt_write_callback(easy, CURLOPT_WRITEFUNCTION, curlWriteCallback)
         _ = parley_easy_setopt_write_callback(easy, CURLOPT_HEADERFUNCTION, curlHeaderCallback)
-        if options.eventHandler != nil {
-            _ = parley_easy_setopt_xferinfo_callback(easy, CURLOPT_XFERINFOFUNCTION, curlProgressCallback)
-            _ = parley_easy_setopt_long(easy, CURLOPT_NOPROGRESS, 0)
-        }
-        if retainedSelf != nil { setContext(on: handle) }
+        _ = parley_easy_setopt_read_callback(easy, CURLOPT_READFUNCTION, curlReadCallback)
     }
 
-    private func configureTLS(_ easy: OpaquePointer) throws {
+    private func configureTLS(_ easy: OpaquePointer) {
         let tls = configuration.tls
         if let caFile = tls.caFile { _ = parley_easy_setopt_string(easy, CURLOPT_CAINFO, caFile) }
         if let caDirectory = tls.caDirectory { _ = parley_easy_setopt_string(easy, CURLOPT_CAPATH, caDirectory) }
         if let certificate = tls.clientCertificateFile {
             _ = parley_easy_setopt_string(easy, CURLOPT_SSLCERT, certificate)
             if let key = tls.clientKeyFile { _ = parley_easy_setopt_string(easy, CURLOPT_SSLKEY, key) }
-            if let password = tls.clientKeyPassword { _ = parley_easy_setopt_string(easy, CURLOPT_KEYPASSWD, password) }
+            if let password = tls.clientKeyPassword {
+                _ = parley_easy_setopt_string(easy, CURLOPT_KEYPASSWD, password)
+            }
         }
         if let pin = tls.pinnedPublicKey { _ = parley_easy_setopt_string(easy, CURLOPT_PINNEDPUBLICKEY, pin) }
-        if tls.disablesVerification {
-            _ = parley_easy_setopt_long(easy, CURLOPT_SSL_VERIFYPEER, 0)
-            _ = parley_easy_setopt_long(easy, CURLOPT_SSL_VERIFYHOST, 0)
-            if request.head.scheme?.lowercased() == "https" {
-                let warning =
-                    "TLS verification is disabled for \(currentURL): anyone on the network path can read "
-                    + "and alter this traffic. Turn off TLSConfiguration.disablesVerification outside tests."
-                configuration.securityLogger.warning("\(warning)")
-            }
-        } else {
-            _ = parley_easy_setopt_long(easy, CURLOPT_SSL_VERIFYPEER, 1)
-            _ = parley_easy_setopt_long(easy, CURLOPT_SSL_VERIFYHOST, 2)
-        }
+        let verifies = !tls.disablesVerification
+        _ = parley_easy_setopt_long(easy, CURLOPT_SSL_VERIFYPEER, verifies ? 1 : 0)
+        _ = parley_easy_setopt_long(easy, CURLOPT_SSL_VERIFYHOST, verifies ? 2 : 0)
     }
 
     private func configureMethodAndBody(_ easy: OpaquePointer) throws {
@@ -235,13 +251,19 @@ final class CurlTransfer: @unchecked Sendable {
         upload?.close()
         upload = nil
         if method == .head {
+            _ = parley_easy_setopt_pointer(easy, CURLOPT_CUSTOMREQUEST, nil)
             _ = parley_easy_setopt_long(easy, CURLOPT_NOBODY, 1)
             return
         }
         let sendsBody = request.body != nil || method == .post || method == .put || method == .patch
         guard sendsBody else {
+            // CURLOPT_HTTPGET also turns CURLOPT_NOBODY and CURLOPT_UPLOAD off.
             _ = parley_easy_setopt_long(easy, CURLOPT_HTTPGET, 1)
-            if method != .get { _ = parley_easy_setopt_string(easy, CURLOPT_CUSTOMREQUEST, method.rawValue) }
+            if method == .get {
+                _ = parley_easy_setopt_pointer(easy, CURLOPT_CUSTOMREQUEST, nil)
+            } else {
+                _ = parley_easy_setopt_string(easy, CURLOPT_CUSTOMREQUEST, method.rawValue)
+            }
             return
         }
         let source = try UploadSource(
@@ -255,13 +277,13 @@ final class CurlTransfer: @unchecked Sendable {
         upload = source
         // CURLOPT_UPLOAD streams the body through the read callback for any method;
         // CURLOPT_CUSTOMREQUEST puts the real method on the request line.
+        _ = parley_easy_setopt_long(easy, CURLOPT_NOBODY, 0)
         _ = parley_easy_setopt_long(easy, CURLOPT_UPLOAD, 1)
         _ = parley_easy_setopt_string(easy, CURLOPT_CUSTOMREQUEST, method.rawValue)
         _ = parley_easy_setopt_off_t(easy, CURLOPT_INFILESIZE_LARGE, curl_off_t(source.length ?? -1))
-        _ = parley_easy_setopt_read_callback(easy, CURLOPT_READFUNCTION, curlReadCallback)
     }
 
-    private func configureHeaders(_ easy: OpaquePointer) throws {
+    private func configureHeaders(_ easy: OpaquePointer) {
         freeHeaderList()
         var list: UnsafeMutablePointer<curl_slist>?
         func add(_ line: String) {
@@ -320,8 +342,8 @@ final class CurlTransfer: @unchecked Sendable {
             isRedirectHop = true
             return true
         }
-        if case .collect = mode, response.fields[.contentEncoding] == nil,
-            let length = response.fields[.contentLength].flatMap(Int64.init), length > request.options.maximumBodySize
+        if case .collect = mode, !response.hasContentEncoding, let length = response.contentLength,
+            length > request.options.maximumBodySize
         {
             abortReason = tooLargeError()
             return false

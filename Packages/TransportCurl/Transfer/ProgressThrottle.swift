@@ -6,7 +6,7 @@ struct ProgressThrottle {
     /// The shortest gap between two events of one direction: 50 ms, so at most 20 a second.
     static let interval: Duration = .milliseconds(50)
 
-    private var started = ContinuousClock.now
+    private let started = ContinuousClock.now
     private var lastDownloadEvent: ContinuousClock.Instant?
     private var lastUploadEvent: ContinuousClock.Instant?
     private var download: (done: Int64, total: Int64) = (0, 0)

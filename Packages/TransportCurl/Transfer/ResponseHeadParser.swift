@@ -22,7 +22,17 @@ struct ResponseHeadParser {
     private(set) var reason = ""
     private(set) var fields = HTTPFields()
     private(set) var isComplete = false
+    /// The `Content-Length` of the head, when it has a valid one.
+    private(set) var contentLength: Int64?
+    /// Whether the head has a `Content-Encoding` field.
+    private(set) var hasContentEncoding = false
     private var bytes = 0
+
+    /// A parser at the start of a head.
+    init() {}
+
+    /// A parser for a new head after `bytes` bytes of earlier heads.
+    private init(bytes: Int) { self.bytes = bytes }
 
     /// The parsed head.
     var head: HTTPResponse {
@@ -41,8 +51,7 @@ struct ResponseHeadParser {
             guard status != 0 else { return .invalid("a blank line before any status line") }
             if (100..<200).contains(status) {
                 // An interim response (100 Continue, 103 Early Hints): the real head follows.
-                status = 0
-                fields = HTTPFields()
+                self = ResponseHeadParser(bytes: bytes)
                 return .continue
             }
             isComplete = true
@@ -67,6 +76,11 @@ struct ResponseHeadParser {
             return .invalid("the header name \"\(nameText.prefix(64))\" is not a valid token")
         }
         let value = String(decoding: text[(colon + 1)...], as: UTF8.self).trimmingSpaces
+        if name == .contentLength {
+            contentLength = Int64(value)
+        } else if name == .contentEncoding {
+            hasContentEncoding = true
+        }
         fields.append(HTTPField(name: name, value: value))
         return .continue
     }
@@ -79,9 +93,9 @@ struct ResponseHeadParser {
         else {
             return .invalid("the status line \"\(String(decoding: text.prefix(64), as: UTF8.self))\" is malformed")
         }
+        self = ResponseHeadParser(bytes: bytes)
         status = code
         reason = parts.count > 2 ? String(decoding: parts[2], as: UTF8.self) : ""
-        fields = HTTPFields()
         return .continue
     }
 

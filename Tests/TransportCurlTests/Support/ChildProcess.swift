@@ -3,7 +3,11 @@ import Glibc
 import Testing
 
 /// Runs an executable built beside the tests and reports its exit status, its output and
-/// its peak resident memory (from `wait4`'s resource usage).
+/// its peak resident memory.
+///
+/// The peak is measured by GNU time (`/usr/bin/time -f %M`), which starts the program with
+/// `fork`: a program started from this process with `posix_spawn` (a `vfork`) would have
+/// this whole test process's peak folded into its own by the kernel at `exec`.
 struct ChildProcess {
     let status: Int32
     let output: String
@@ -33,17 +37,23 @@ struct ChildProcess {
         posix_spawn_file_actions_addopen(&actions, 1, outputFile.path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
 
-        let argv = ([path] + arguments).map { strdup($0) } + [nil]
+        let timeFile = FileManager.default.temporaryDirectory.appendingPathComponent("parley-child-\(UUID()).rss")
+        defer { try? FileManager.default.removeItem(at: timeFile) }
+        let timed = ["/usr/bin/time", "-o", timeFile.path, "-f", "%M", path] + arguments
+        let argv = timed.map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
         var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, path, &actions, nil, argv, environ)
-        try #require(spawned == 0, "could not start \(path): \(String(cString: strerror(spawned)))")
+        let spawned = posix_spawn(&pid, "/usr/bin/time", &actions, nil, argv, environ)
+        try #require(spawned == 0, "could not start /usr/bin/time \(path): \(String(cString: strerror(spawned)))")
 
         var status: Int32 = 0
-        var usage = rusage()
-        while wait4(pid, &status, 0, &usage) < 0 && errno == EINTR {}
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
         let output = (try? String(contentsOf: outputFile, encoding: .utf8)) ?? ""
         let exitStatus = (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
-        return ChildProcess(status: exitStatus, output: output, peakResidentBytes: Int(usage.ru_maxrss) * 1024)
+        let report = (try? String(contentsOf: timeFile, encoding: .utf8)) ?? ""
+        let kilobytes = try #require(
+            report.split(separator: "\n").last.flatMap { Int($0.trimmingCharacters(in: .whitespaces)) },
+            "/usr/bin/time printed no peak RSS: \(report)")
+        return ChildProcess(status: exitStatus, output: output, peakResidentBytes: kilobytes * 1024)
     }
 }
