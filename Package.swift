@@ -146,6 +146,14 @@ let package = Package(
 
         // MARK: - Tests
         .testTarget(
+            name: "BenchmarkSupportTests",
+            dependencies: [
+                "BenchmarkSupport",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Tools/Benchmarks/BenchmarkSupportTests"
+        ),
+        .testTarget(
             name: "TransportTests",
             dependencies: [
                 "Transport",

@@ -1,0 +1,95 @@
+// parley-bench: Parley's own peer in the benchmarks, `CurlTransport` used as an application uses it.
+//
+// Each request is built from the URL string, validated, and handed to the transport: `data(for:)` for `get` and
+// `upload`, `send(_:)` and the streamed body for `download`. The engine is configured for the scenario and for
+// nothing else: up to `--concurrency` connections per host, `--cacert` as the CA file, and a 512 KiB receive
+// buffer for downloads (the baseline's CURLOPT_BUFFERSIZE).
+
+import ArgumentParser
+import BenchmarkSupport
+import Foundation
+import HTTPTypes
+import Transport
+import TransportCurl
+
+/// Runs the benchmark contract of docs/BENCHMARKS.md on ``CurlTransport``.
+@main
+struct ParleyBench: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "parley-bench",
+        abstract: "Benchmarks Parley's CurlTransport with the Parley benchmark contract."
+    )
+
+    @OptionGroup var options: BenchmarkOptions
+
+    func run() async throws {
+        let options = self.options
+        var configuration = CurlTransport.Configuration()
+        configuration.maximumConnectionsPerHost = options.concurrency
+        configuration.tls.caFile = options.cacert
+        if options.mode == .download {
+            configuration.receiveBufferSize = downloadReceiveBufferSize
+        }
+        let transport = try CurlTransport(configuration: configuration)
+        let uploadSize = try options.input.map { try InputFile.size(atPath: $0) }
+
+        let report = await runClosedLoop(options: options) { _ in
+            try await perform(on: transport, options: options, uploadSize: uploadSize)
+        }
+        await transport.shutdown()
+        print(report.resultLine(peer: options.label ?? "parley"))
+        if !report.succeeded {
+            throw ExitCode.failure
+        }
+    }
+}
+
+/// The receive buffer of a download, as large as the baseline's: 512 KiB.
+private let downloadReceiveBufferSize = 512 * 1024
+
+/// Performs one request in `options.mode` and returns its body byte count.
+private func perform(on transport: CurlTransport, options: BenchmarkOptions, uploadSize: Int?) async throws -> Int {
+    // Bodies are collected whatever their size, as every peer collects them.
+    var transfer = TransferOptions()
+    transfer.maximumBodySize = .max
+
+    switch options.mode {
+    case .get:
+        let request = try TransportRequest(method: .get, url: options.url, options: transfer)
+        let response = try await transport.data(for: request)
+        try requireSuccess(response.head)
+        return response.body.count
+
+    case .download:
+        let request = try TransportRequest(method: .get, url: options.url, options: transfer)
+        let response = try await transport.send(request)
+        try requireSuccess(response.head)
+        let file = try OutputFile(path: options.out)
+        var bytes = 0
+        for try await chunk in response.body {
+            try chunk.withUnsafeBytes { try file.write($0) }
+            bytes += chunk.count
+        }
+        return bytes
+
+    case .upload:
+        guard let input = options.input, let uploadSize else {
+            throw ValidationError("--mode upload needs --in FILE.")
+        }
+        let request = try TransportRequest(
+            method: .post,
+            url: options.url,
+            body: .file(path: input),
+            options: transfer
+        )
+        let response = try await transport.data(for: request)
+        try requireSuccess(response.head)
+        return uploadSize
+    }
+}
+
+private func requireSuccess(_ head: HTTPResponse) throws {
+    guard head.status.kind == .successful else {
+        throw UnexpectedStatus(code: head.status.code)
+    }
+}
