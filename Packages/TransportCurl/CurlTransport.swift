@@ -59,7 +59,7 @@ public final class CurlTransport: HTTPTransport {
             cancelTransfer: { [weak transfer] in transfer?.cancel() }
         )
         transfer.mode = .stream(buffer)
-        return try await withTaskCancellationHandler {
+        let streamed = try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 transfer.headContinuation = continuation
                 start(transfer)
@@ -67,6 +67,7 @@ public final class CurlTransport: HTTPTransport {
         } onCancel: {
             transfer.cancel()
         }
+        return try streamed.makeResponse()
     }
 
     /// Sends a request and returns when the whole body is in memory.
@@ -80,7 +81,7 @@ public final class CurlTransport: HTTPTransport {
     ///   fails with `.responseTooLarge` as soon as the limit is passed.
     public func data(for request: TransportRequest) async throws -> DataResponse {
         let transfer = try makeTransfer(request)
-        return try await withTaskCancellationHandler {
+        let collected = try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 transfer.dataContinuation = continuation
                 start(transfer)
@@ -88,6 +89,8 @@ public final class CurlTransport: HTTPTransport {
         } onCancel: {
             transfer.cancel()
         }
+        // The head is validated here, on the caller's thread, to keep the loop's work small.
+        return try collected.makeResponse()
     }
 
     /// Stops the engine: running transfers fail with `.shutDown`, connections close, and the

@@ -36,8 +36,8 @@ final class CurlTransfer: @unchecked Sendable {
     }
 
     // Set before start, read on the loop.
-    var dataContinuation: CheckedContinuation<DataResponse, any Error>?
-    var headContinuation: CheckedContinuation<TransportResponse, any Error>?
+    var dataContinuation: CheckedContinuation<CollectedTransfer, any Error>?
+    var headContinuation: CheckedContinuation<StreamedTransfer, any Error>?
     let cancelRequested = Atomic(false)
     private let loopReference = Mutex<CurlEventLoop?>(nil)
 
@@ -337,7 +337,7 @@ final class CurlTransfer: @unchecked Sendable {
     private func headComplete() -> Bool {
         let status = response.status
         if Self.redirectStatuses.contains(status), request.options.redirects.limit > 0,
-            response.fields[.location] != nil
+            response.location != nil
         {
             isRedirectHop = true
             return true
@@ -481,7 +481,7 @@ final class CurlTransfer: @unchecked Sendable {
         var target: UnsafeMutablePointer<CChar>?
         _ = parley_easy_getinfo_string(handle.pointer, CURLINFO_REDIRECT_URL, &target)
         guard let target else {
-            let location = response.fields[.location] ?? ""
+            let location = response.location ?? ""
             let scheme = location.split(separator: ":", maxSplits: 1).first.map(String.init) ?? location
             throw TransportError(
                 .redirectToRefusedScheme,
@@ -568,8 +568,7 @@ final class CurlTransfer: @unchecked Sendable {
             switch outcome {
             case .success:
                 continuation.resume(
-                    returning: DataResponse(
-                        head: response.head, body: body, url: currentURL, metrics: metrics))
+                    returning: CollectedTransfer(head: response, body: body, url: currentURL, metrics: metrics))
             case .failure(let error):
                 continuation.resume(throwing: error)
             }
@@ -592,9 +591,7 @@ final class CurlTransfer: @unchecked Sendable {
     func deliverHead() {
         guard !headDelivered, case .stream(let buffer) = mode else { return }
         headDelivered = true
-        headContinuation?.resume(
-            returning: TransportResponse(
-                head: response.head, body: ResponseBody(stream: buffer), url: currentURL))
+        headContinuation?.resume(returning: StreamedTransfer(head: response, body: buffer, url: currentURL))
         headContinuation = nil
     }
 
@@ -603,7 +600,9 @@ final class CurlTransfer: @unchecked Sendable {
         switch outcome {
         case .success:
             configuration.logger.debug("← \(response.status) \(currentURL) (\(bodyBytes) bytes)")
-            configuration.logger.trace("response headers:\n\(response.fields.redactedForLogging)")
+            if configuration.logger.logLevel == .trace, let head = try? response.makeHead(url: currentURL) {
+                configuration.logger.trace("response headers:\n\(head.headerFields.redactedForLogging)")
+            }
         case .failure(let error):
             configuration.logger.debug("✕ \(currentURL): \(error)")
         }
@@ -654,5 +653,36 @@ final class CurlTransfer: @unchecked Sendable {
     static func seconds(_ duration: Duration) -> Int {
         let (seconds, attoseconds) = duration.components
         return Int(seconds) + (attoseconds > 0 ? 1 : 0)
+    }
+}
+
+/// What a collected transfer hands back to the awaiting task, which builds the response
+/// head there rather than on the loop thread.
+struct CollectedTransfer: Sendable {
+    let head: ResponseHeadParser
+    let body: Data
+    let url: String
+    let metrics: TransferMetrics?
+
+    /// The response, with its head validated.
+    func makeResponse() throws -> DataResponse {
+        DataResponse(head: try head.makeHead(url: url), body: body, url: url, metrics: metrics)
+    }
+}
+
+/// What a streamed transfer hands back when its head has arrived.
+struct StreamedTransfer: Sendable {
+    let head: ResponseHeadParser
+    let body: ResponseStreamBuffer
+    let url: String
+
+    /// The response, with its head validated; a malformed head cancels the transfer.
+    func makeResponse() throws -> TransportResponse {
+        do {
+            return TransportResponse(head: try head.makeHead(url: url), body: ResponseBody(stream: body), url: url)
+        } catch {
+            body.cancel()
+            throw error
+        }
     }
 }

@@ -1,11 +1,18 @@
 import HTTPTypes
+import Transport
 
-/// Builds an `HTTPResponse` from the header lines libcurl hands to the header callback.
+/// Collects a response head from the header lines libcurl hands to the header callback.
 ///
 /// libcurl reports every head it sees: interim `1xx` heads, the heads of redirect hops it
 /// does not follow, and finally trailers after a chunked body. The parser keeps only the
 /// last non-interim head and ignores trailers.
-struct ResponseHeadParser {
+///
+/// The loop thread does the least it can: it checks the status line, notes the three fields
+/// the engine acts on (`Content-Length`, `Content-Encoding`, `Location`) with byte
+/// comparisons, and appends each field line to one byte buffer. Building the validated
+/// `HTTPFields` (``makeHead()``) is left to the thread that receives the response, so the
+/// loop's time per request stays close to libcurl's own.
+struct ResponseHeadParser: Sendable {
     /// What the last line meant.
     enum Event: Equatable {
         /// Keep going.
@@ -20,12 +27,15 @@ struct ResponseHeadParser {
 
     private(set) var status = 0
     private(set) var reason = ""
-    private(set) var fields = HTTPFields()
     private(set) var isComplete = false
     /// The `Content-Length` of the head, when it has a valid one.
     private(set) var contentLength: Int64?
     /// Whether the head has a `Content-Encoding` field.
     private(set) var hasContentEncoding = false
+    /// The `Location` field's value, if any.
+    private(set) var location: String?
+    /// The field lines, each without its CRLF and followed by a `\n`.
+    private var lines: [UInt8] = []
     private var bytes = 0
 
     /// A parser at the start of a head.
@@ -33,11 +43,6 @@ struct ResponseHeadParser {
 
     /// A parser for a new head after `bytes` bytes of earlier heads.
     private init(bytes: Int) { self.bytes = bytes }
-
-    /// The parsed head.
-    var head: HTTPResponse {
-        HTTPResponse(status: .init(code: status, reasonPhrase: reason), headerFields: fields)
-    }
 
     /// Consumes one line, including its CRLF.
     mutating func consume(_ line: UnsafeRawBufferPointer, limit: Int) -> Event {
@@ -60,29 +65,64 @@ struct ResponseHeadParser {
         if text.starts(with: Self.httpPrefix) {
             return parseStatusLine(text)
         }
-        if text[0] == UInt8(ascii: " ") || text[0] == UInt8(ascii: "\t") {
-            // An obsolete folded continuation line: join it to the previous field's value.
-            guard let last = fields.last else { return .invalid("a continuation line before any header field") }
-            let continuation = String(decoding: text, as: UTF8.self).trimmingSpaces
-            fields.removeLast()
-            fields.append(HTTPField(name: last.name, value: last.value + " " + continuation))
-            return .continue
+        let isContinuation = text[0] == UInt8(ascii: " ") || text[0] == UInt8(ascii: "\t")
+        if isContinuation {
+            guard !lines.isEmpty else { return .invalid("a continuation line before any header field") }
+        } else {
+            guard let colon = text.firstIndex(of: UInt8(ascii: ":")), colon > 0 else {
+                return .invalid("a header line without a field name and colon")
+            }
+            noteField(text, colon: colon)
         }
-        guard let colon = text.firstIndex(of: UInt8(ascii: ":")) else {
-            return .invalid("a header line without a colon")
-        }
-        let nameText = String(decoding: text[0..<colon], as: UTF8.self)
-        guard let name = HTTPField.Name(nameText) else {
-            return .invalid("the header name \"\(nameText.prefix(64))\" is not a valid token")
-        }
-        let value = String(decoding: text[(colon + 1)...], as: UTF8.self).trimmingSpaces
-        if name == .contentLength {
-            contentLength = Int64(value)
-        } else if name == .contentEncoding {
-            hasContentEncoding = true
-        }
-        fields.append(HTTPField(name: name, value: value))
+        lines.append(contentsOf: text)
+        lines.append(UInt8(ascii: "\n"))
         return .continue
+    }
+
+    /// Records the fields the engine acts on before the head is built.
+    private mutating func noteField(_ text: UnsafeRawBufferPointer, colon: Int) {
+        let name = UnsafeRawBufferPointer(rebasing: text[0..<colon])
+        if Self.equalsIgnoringCase(name, Self.contentLengthName) {
+            contentLength = Int64(Self.trimmed(String(decoding: text[(colon + 1)...], as: UTF8.self)))
+        } else if Self.equalsIgnoringCase(name, Self.contentEncodingName) {
+            hasContentEncoding = true
+        } else if Self.equalsIgnoringCase(name, Self.locationName) {
+            location = Self.trimmed(String(decoding: text[(colon + 1)...], as: UTF8.self))
+        }
+    }
+
+    /// Builds the validated head: each field name must be an HTTP token.
+    ///
+    /// - Parameter url: The response's URL, for the error message.
+    /// - Throws: ``TransportError`` with category `.invalidResponse` for a malformed field.
+    func makeHead(url: String) throws -> HTTPResponse {
+        var fields = HTTPFields()
+        fields.reserveCapacity(16)
+        var start = 0
+        while start < lines.count {
+            let end = lines[start...].firstIndex(of: UInt8(ascii: "\n")) ?? lines.count
+            let line = lines[start..<end]
+            start = end + 1
+            if line.first == UInt8(ascii: " ") || line.first == UInt8(ascii: "\t") {
+                // An obsolete folded continuation line: join it to the previous field's value.
+                guard let last = fields.last else { continue }
+                fields.removeLast()
+                let joined = last.value + " " + Self.trimmed(String(decoding: line, as: UTF8.self))
+                fields.append(HTTPField(name: last.name, value: joined))
+                continue
+            }
+            guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { continue }
+            let nameText = String(decoding: line[..<colon], as: UTF8.self)
+            guard let name = HTTPField.Name(nameText) else {
+                throw TransportError(
+                    .invalidResponse,
+                    message: "The response from \(url) has a malformed head: the header name "
+                        + "\"\(nameText.prefix(64))\" is not a valid token.",
+                    url: url)
+            }
+            fields.append(HTTPField(name: name, value: Self.trimmed(String(decoding: line[(colon + 1)...], as: UTF8.self))))
+        }
+        return HTTPResponse(status: .init(code: status, reasonPhrase: reason), headerFields: fields)
     }
 
     private mutating func parseStatusLine(_ text: UnsafeRawBufferPointer) -> Event {
@@ -100,12 +140,24 @@ struct ResponseHeadParser {
     }
 
     private static let httpPrefix = Array("HTTP/".utf8)
-}
+    private static let contentLengthName = Array("content-length".utf8)
+    private static let contentEncodingName = Array("content-encoding".utf8)
+    private static let locationName = Array("location".utf8)
 
-extension String {
+    /// Whether `bytes` spells `lowercase` in any letter case (`lowercase` is ASCII lowercase).
+    private static func equalsIgnoringCase(_ bytes: UnsafeRawBufferPointer, _ lowercase: [UInt8]) -> Bool {
+        guard bytes.count == lowercase.count else { return false }
+        for index in 0..<bytes.count {
+            let byte = bytes[index]
+            let folded = byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
+            if folded != lowercase[index] { return false }
+        }
+        return true
+    }
+
     /// The string without leading and trailing spaces and tabs.
-    fileprivate var trimmingSpaces: String {
-        let scalars = unicodeScalars
+    private static func trimmed(_ text: String) -> String {
+        let scalars = text.unicodeScalars
         guard let first = scalars.firstIndex(where: { $0 != " " && $0 != "\t" }),
             let last = scalars.lastIndex(where: { $0 != " " && $0 != "\t" })
         else { return "" }
