@@ -14,12 +14,15 @@ let package = Package(
     products: [
         // MARK: - Layer 1: Abstractions
         .library(name: "Transport", targets: ["Transport"]),
+        // MARK: - Layer 2: Capabilities
+        .library(name: "Mapping", targets: ["Mapping"]),
         // MARK: - Layer 3: Implementations
         .library(name: "TransportCurl", targets: ["TransportCurl"]),
         .library(name: "TransportTesting", targets: ["TransportTesting"]),
         // MARK: - Layer 5: Apps and tools
         .library(name: "MockBackend", targets: ["MockBackend"]),
         .executable(name: "parley-mock-server", targets: ["parley-mock-server"]),
+        .executable(name: "parley-fetch", targets: ["parley-fetch"]),
         .executable(name: "parley-bench", targets: ["parley-bench"]),
         .executable(name: "parley-bench-curl", targets: ["parley-bench-curl"]),
         .executable(name: "parley-bench-ahc", targets: ["parley-bench-ahc"]),
@@ -33,6 +36,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/vapor/multipart-kit", from: "4.7.1"),
     ],
     targets: [
         // MARK: - Layer 0: System
@@ -59,11 +63,19 @@ let package = Package(
             path: "Packages/Transport"
         ),
 
+        // MARK: - Layer 2: Capabilities
+        .target(
+            name: "Mapping",
+            dependencies: ["Transport"],
+            path: "Packages/Mapping"
+        ),
+
         // MARK: - Layer 3: Implementations
         .target(
             name: "TransportCurl",
             dependencies: [
                 "CCurl",
+                "CZlib",
                 "Transport",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
@@ -84,9 +96,11 @@ let package = Package(
             name: "MockBackend",
             dependencies: [
                 "CZlib",
+                "Transport",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "MultipartKit", package: "multipart-kit"),
                 .product(name: "NIOCore", package: "swift-nio"),
             ],
             path: "Tools/MockServer/MockBackend"
@@ -98,6 +112,15 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Tools/MockServer/parley-mock-server"
+        ),
+        .executableTarget(
+            name: "parley-fetch",
+            dependencies: [
+                "Transport",
+                "TransportCurl",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Tools/Fetch"
         ),
         .target(
             name: "BenchmarkSupport",
@@ -152,6 +175,17 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Tools/Benchmarks/BenchmarkSupportTests"
+        ),
+        .testTarget(
+            name: "MappingTests",
+            dependencies: [
+                "Mapping",
+                "Transport",
+                "TransportTesting",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            path: "Tests/MappingTests",
+            resources: [.copy("Fixtures")]
         ),
         .testTarget(
             name: "TransportTests",
