@@ -1,0 +1,33 @@
+/// An error whose ``message`` tells a person what happened and what to do.
+///
+/// ``TransportError`` conforms, and so do the errors of the layers above (mapping, business
+/// errors), so a failure handler can show ``RequestFailure/message`` whichever layer failed.
+public protocol ActionableError: Error {
+    /// A sentence a person can act on.
+    var message: String { get }
+}
+
+extension TransportError: ActionableError {}
+
+/// The error a request handle's failure handlers receive: the underlying error, and a
+/// message for a person.
+public struct RequestFailure: Error, Sendable, CustomStringConvertible {
+    /// The error the request failed with.
+    public let underlying: any Error
+
+    /// Wraps an error.
+    public init(_ underlying: any Error) {
+        self.underlying = underlying
+    }
+
+    /// The underlying error's ``ActionableError/message``, or its description.
+    public var message: String {
+        (underlying as? any ActionableError)?.message ?? String(describing: underlying)
+    }
+
+    /// The underlying error when it is a ``TransportError``.
+    public var transportError: TransportError? { underlying as? TransportError }
+
+    /// The ``message``.
+    public var description: String { message }
+}

@@ -1,0 +1,129 @@
+import Foundation
+import HTTPTypes
+import Synchronization
+import Testing
+import Transport
+
+@Suite struct RequestHandleTests {
+    final class Log: Sendable {
+        private let entries = Mutex<[String]>([])
+        func append(_ entry: String) { entries.withLock { $0.append(entry) } }
+        var all: [String] { entries.withLock { $0 } }
+    }
+
+    static func handle(
+        _ value: Int, after delay: Duration = .milliseconds(20), startImmediately: Bool = true
+    ) -> DataRequest<Int> {
+        DataRequest(startImmediately: startImmediately) { _ in
+            try await Task.sleep(for: delay)
+            return .init(value: value, response: nil)
+        }
+    }
+
+    @Test func runsEveryHandlerOnceInTheOrderAdded() async throws {
+        let log = Log()
+        let request = Self.handle(7)
+            .success { log.append("success1 \($0)") }
+            .failure { log.append("failure \($0.message)") }
+            .completion { _ in log.append("completion") }
+            .success { log.append("success2 \($0)") }
+        #expect(try await request.value == 7)
+        request.success { log.append("late \($0)") }
+        #expect(log.all == ["success1 7", "completion", "success2 7", "late 7"])
+    }
+
+    @Test func deliversFailuresWithAMessage() async throws {
+        let log = Log()
+        let request = DataRequest<Int> { _ in
+            throw TransportError(.connectionRefused, message: "Nothing listens on 127.0.0.1:1.")
+        }
+        request.failure { log.append($0.message) }.success { _ in log.append("success") }
+        let result = await request.result
+        #expect(throws: TransportError.self) { try result.get() }
+        #expect(log.all == ["Nothing listens on 127.0.0.1:1."])
+    }
+
+    @Test func waitsForStartWhenDeferred() async throws {
+        let started = Log()
+        let request = DataRequest<Int>(startImmediately: false) { _ in
+            started.append("started")
+            return .init(value: 1, response: nil)
+        }
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(started.all.isEmpty)
+        request.start()
+        #expect(try await request.value == 1)
+        #expect(started.all == ["started"])
+    }
+
+    @Test func cancellingBeforeStartFailsAtOnce() async throws {
+        let request = Self.handle(1, startImmediately: false)
+        request.cancel()
+        let error = try #require(await request.result.failure as? TransportError)
+        #expect(error.category == .cancelled)
+    }
+
+    @Test func cancellingWhileRunningStopsTheOperation() async throws {
+        let request = Self.handle(1, after: .seconds(10))
+        try await Task.sleep(for: .milliseconds(20))
+        let start = ContinuousClock.now
+        request.cancel()
+        let error = try #require(await request.result.failure as? TransportError)
+        #expect(error.category == .cancelled)
+        #expect(ContinuousClock.now - start < .seconds(2))
+    }
+
+    @Test func cancellingTheAwaitingTaskCancelsTheRequest() async throws {
+        let request = Self.handle(1, after: .seconds(10))
+        let waiter = Task { try await request.value }
+        try await Task.sleep(for: .milliseconds(20))
+        waiter.cancel()
+        _ = await waiter.result
+        #expect(await request.result.failure != nil)
+    }
+
+    @Test func mapsValuesAndForwardsCancellation() async throws {
+        let source = Self.handle(20)
+        let doubled = source.map { value, _ in value * 2 }
+        #expect(try await doubled.value == 40)
+
+        let slow = Self.handle(1, after: .seconds(10))
+        let mapped = slow.map { value, _ in value + 1 }
+        mapped.cancel()
+        #expect(await slow.result.failure != nil)
+    }
+
+    @Test func publishesEventsAndEndsWithCompletion() async throws {
+        let request = DataRequest<Int> { events in
+            try await Task.sleep(for: .milliseconds(50))
+            events.send(.retry(attempt: 2, reason: "503"))
+            return .init(value: 1, response: nil)
+        }
+        var seen: [String] = []
+        for await event in request.events {
+            switch event {
+            case .retry(let attempt, _): seen.append("retry \(attempt)")
+            case .completed(let succeeded): seen.append("completed \(succeeded)")
+            case .transfer: seen.append("transfer")
+            }
+        }
+        #expect(seen == ["retry 2", "completed true"])
+        var late: [String] = []
+        for await event in request.events { if case .completed = event { late.append("completed") } }
+        #expect(late == ["completed"])
+    }
+
+    @Test func reportsTheResponseBehindTheValue() async throws {
+        let request = DataRequest<String> { _ in
+            .init(value: "ok", response: .init(head: HTTPResponse(status: .created), url: "http://x/", metrics: nil))
+        }
+        #expect(await request.response?.head.status == .created)
+    }
+}
+
+extension Result {
+    fileprivate var failure: Failure? {
+        if case .failure(let error) = self { return error }
+        return nil
+    }
+}
