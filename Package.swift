@@ -15,6 +15,7 @@ let package = Package(
         // MARK: - Layer 1: Abstractions
         .library(name: "Transport", targets: ["Transport"]),
         // MARK: - Layer 2: Capabilities
+        .library(name: "Forms", targets: ["Forms"]),
         .library(name: "Mapping", targets: ["Mapping"]),
         // MARK: - Layer 3: Implementations
         .library(name: "TransportCurl", targets: ["TransportCurl"]),
@@ -65,8 +66,20 @@ let package = Package(
 
         // MARK: - Layer 2: Capabilities
         .target(
+            name: "Forms",
+            dependencies: [
+                "Transport",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Packages/Forms"
+        ),
+        .target(
             name: "Mapping",
-            dependencies: ["Transport"],
+            dependencies: [
+                "Transport",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
             path: "Packages/Mapping"
         ),
 
@@ -103,7 +116,8 @@ let package = Package(
                 .product(name: "MultipartKit", package: "multipart-kit"),
                 .product(name: "NIOCore", package: "swift-nio"),
             ],
-            path: "Tools/MockServer/MockBackend"
+            path: "Tools/MockServer/MockBackend",
+            resources: [.copy("Resources")]
         ),
         .executableTarget(
             name: "parley-mock-server",
@@ -175,6 +189,20 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Tools/Benchmarks/BenchmarkSupportTests"
+        ),
+        .testTarget(
+            name: "FormsTests",
+            dependencies: [
+                "Forms",
+                "Mapping",
+                "MockBackend",
+                "Transport",
+                "TransportCurl",
+                "TransportTesting",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Tests/FormsTests"
         ),
         .testTarget(
             name: "MappingTests",

@@ -29,6 +29,17 @@ public struct TransferOptions: Sendable {
     /// `true` by default. When `false`, bodies arrive exactly as the server sent them.
     public var decodesContent: Bool = true
 
+    /// Whether the engine sends the request body gzip-compressed, `false` by default.
+    ///
+    /// When `true` and the request has a body, the engine compresses it while sending
+    /// (streaming, never the whole body in memory; a file is still read in chunks) and adds
+    /// `Content-Encoding: gzip`. The compressed length is not known in advance, so the body is
+    /// sent without `Content-Length`: chunked over HTTP/1.1. Turn it on only for servers that
+    /// accept gzip-encoded request bodies; others answer `415` or misread the body. A request
+    /// that already has a `Content-Encoding` header fails with
+    /// ``TransportError/Category-swift.struct/invalidHeader`` rather than being encoded twice.
+    public var compressesRequestBody: Bool = false
+
     /// Receives progress, redirect and metrics events while the transfer runs; `nil` by default.
     ///
     /// The handler runs on the engine's thread: it must return quickly and must not block.

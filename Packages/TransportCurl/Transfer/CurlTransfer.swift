@@ -266,8 +266,18 @@ final class CurlTransfer: @unchecked Sendable {
             }
             return
         }
+        let gzip = request.options.compressesRequestBody && request.body != nil
+        if gzip, let encoding = request.head.headerFields[.contentEncoding] {
+            throw TransportError(
+                .invalidHeader,
+                message: "The request to \(currentURL) has Content-Encoding: \(encoding) and "
+                    + "TransferOptions.compressesRequestBody asks the engine to gzip the body, which would encode it "
+                    + "twice. Remove the header, or turn the option off and send a body you encoded yourself.",
+                url: currentURL, mayHaveReachedServer: false)
+        }
         let source = try UploadSource(
             body: request.body ?? .bytes(Data()),
+            gzip: gzip,
             highWaterMark: configuration.streamBufferSize,
             resumeSending: { [weak self] in
                 guard let self else { return }
@@ -298,6 +308,7 @@ final class CurlTransfer: @unchecked Sendable {
         if !hasUserAgent { add("User-Agent: \(configuration.userAgent)") }
         // An empty `Expect:` stops libcurl from waiting up to a second for `100 Continue`.
         if upload != nil && request.head.headerFields[.expect] == nil { add("Expect:") }
+        if upload?.isGzipped == true { add("Content-Encoding: gzip") }
         headerList = list
         _ = parley_easy_setopt_slist(easy, CURLOPT_HTTPHEADER, list)
     }

@@ -6,7 +6,8 @@ import Transport
 ///
 /// In-memory and file bodies are read directly on the loop thread (a file read is a short
 /// `read(2)` of at most libcurl's upload buffer); a streamed body is pumped by its own task
-/// into an ``UploadStreamBuffer``.
+/// into an ``UploadStreamBuffer``. A body sent gzip-compressed is always streamed that way,
+/// whatever its kind, so deflate runs on that task (see `UploadSource+Gzip.swift`).
 final class UploadSource {
     private enum Storage {
         case bytes(Data, offset: Int)
@@ -17,57 +18,99 @@ final class UploadSource {
     private var storage: Storage
     /// The body's length when known (sent as `Content-Length`), `nil` for chunked.
     let length: Int64?
+    /// Whether the bytes read are the body gzip-compressed (sent with `Content-Encoding: gzip`).
+    let isGzipped: Bool
+
+    /// A body's producer: pushes every chunk into `sink`, in order.
+    typealias Producer = @Sendable (_ sink: @Sendable (Data) async throws -> Void) async throws -> Void
 
     /// Opens the body for sending.
     ///
+    /// - Parameters:
+    ///   - body: The body.
+    ///   - gzip: Whether to send the body gzip-compressed (``TransferOptions/compressesRequestBody``).
+    ///     Any body then becomes a stream of unknown length, compressed by its producer task, never
+    ///     on the loop thread; a file is still opened here.
+    ///   - highWaterMark: Bytes a streamed body may buffer before its producer is held back.
+    ///   - resumeSending: Asks the loop to unpause sending.
     /// - Throws: ``TransportError`` with category `.invalidBody` when a file cannot be opened.
-    init(body: RequestBody, highWaterMark: Int, resumeSending: @escaping @Sendable () -> Void) throws {
+    init(
+        body: RequestBody,
+        gzip: Bool = false,
+        highWaterMark: Int,
+        resumeSending: @escaping @Sendable () -> Void
+    ) throws {
+        isGzipped = gzip
+        if gzip {
+            let buffer = UploadStreamBuffer(highWaterMark: highWaterMark, resumeSending: resumeSending)
+            storage = .stream(buffer, Self.startPumping(try Self.gzipProducer(for: body), into: buffer))
+            length = nil
+            return
+        }
         switch body.content {
         case .bytes(let data):
             storage = .bytes(data, offset: 0)
             length = Int64(data.count)
         case .file(let path, let offset, let requestedLength):
-            let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-            guard descriptor >= 0 else {
-                throw Self.fileError(path, "cannot be opened (\(String(cString: strerror(errno))))")
-            }
-            var info = stat()
-            guard fstat(descriptor, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
-                Glibc.close(descriptor)
-                throw Self.fileError(path, "is not a regular file")
-            }
-            let available = Int64(info.st_size) - offset
-            guard offset >= 0, available >= 0, lseek(descriptor, off_t(offset), SEEK_SET) >= 0 else {
-                Glibc.close(descriptor)
-                throw Self.fileError(path, "is shorter than the offset \(offset)")
-            }
-            let size = requestedLength ?? available
-            guard size <= available else {
-                Glibc.close(descriptor)
-                throw Self.fileError(
-                    path, "holds \(available) bytes after offset \(offset), fewer than the \(size) requested")
-            }
-            storage = .file(descriptor: descriptor, remaining: size, path: path)
-            length = size
+            let file = try Self.openFile(path, offset: offset, length: requestedLength)
+            storage = .file(descriptor: file.descriptor, remaining: file.size, path: path)
+            length = file.size
         case .stream(let stream):
             let buffer = UploadStreamBuffer(highWaterMark: highWaterMark, resumeSending: resumeSending)
-            let task = Task {
-                do {
-                    try await stream.pump { chunk in try await buffer.push(chunk) }
-                    buffer.finish(failure: nil)
-                } catch let error as TransportError {
-                    buffer.finish(failure: error)
-                } catch is CancellationError {
-                    buffer.finish(
-                        failure: TransportError(.cancelled, message: "The request body stream was cancelled."))
-                } catch {
-                    buffer.finish(
-                        failure: TransportError(
-                            .invalidBody, message: "The request body stream failed: \(error)."))
-                }
-            }
-            storage = .stream(buffer, task)
+            storage = .stream(buffer, Self.startPumping({ sink in try await stream.pump(into: sink) }, into: buffer))
             length = body.length
+        }
+    }
+
+    /// Opens a file body and positions it at `offset`.
+    ///
+    /// - Returns: The open descriptor (the caller closes it) and the number of bytes to send.
+    /// - Throws: ``TransportError`` with category `.invalidBody` naming the path.
+    static func openFile(
+        _ path: String,
+        offset: Int64,
+        length requestedLength: Int64?
+    ) throws -> (descriptor: Int32, size: Int64) {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            throw fileError(path, "cannot be opened (\(String(cString: strerror(errno))))")
+        }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
+            Glibc.close(descriptor)
+            throw fileError(path, "is not a regular file")
+        }
+        let available = Int64(info.st_size) - offset
+        guard offset >= 0, available >= 0, lseek(descriptor, off_t(offset), SEEK_SET) >= 0 else {
+            Glibc.close(descriptor)
+            throw fileError(path, "is shorter than the offset \(offset)")
+        }
+        let size = requestedLength ?? available
+        guard size <= available else {
+            Glibc.close(descriptor)
+            throw fileError(
+                path, "holds \(available) bytes after offset \(offset), fewer than the \(size) requested")
+        }
+        return (descriptor, size)
+    }
+
+    /// Runs `producer` on a task of its own, pushing into `buffer` and recording how it ended.
+    private static func startPumping(
+        _ producer: @escaping Producer,
+        into buffer: UploadStreamBuffer
+    ) -> Task<Void, Never> {
+        Task {
+            do {
+                try await producer { chunk in try await buffer.push(chunk) }
+                buffer.finish(failure: nil)
+            } catch let error as TransportError {
+                buffer.finish(failure: error)
+            } catch is CancellationError {
+                buffer.finish(failure: TransportError(.cancelled, message: "The request body stream was cancelled."))
+            } catch {
+                buffer.finish(
+                    failure: TransportError(.invalidBody, message: "The request body stream failed: \(error)."))
+            }
         }
     }
 
@@ -117,7 +160,7 @@ final class UploadSource {
 
     deinit { close() }
 
-    private static func fileError(_ path: String, _ problem: String) -> TransportError {
+    static func fileError(_ path: String, _ problem: String) -> TransportError {
         TransportError(.invalidBody, message: "The request body file \(path) \(problem).", mayHaveReachedServer: false)
     }
 }

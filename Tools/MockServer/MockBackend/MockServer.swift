@@ -33,7 +33,7 @@ import NIOCore
 /// | `/redirect-to?url=URL&status=CODE` | `CODE` (302 by default, 300–399) with `Location: URL`. |
 /// | `/redirect/{n}` | 302 to `http://{Host}/redirect/{n-1}`; `/redirect/1` goes to `/echo`: `n` redirects, then the echo. `/redirect/0` is the echo. |
 /// | `/relative-redirect/{n}` | As `/redirect/{n}` with a path-only `Location`. |
-/// | `/bytes/{n}` | `n` pattern bytes, `Content-Length`, `application/octet-stream`, streamed (1 GiB is fine). One `Range: bytes=` is honoured (206/416). |
+/// | `/bytes/{n}` | `n` pattern bytes, `Content-Length`, `application/octet-stream`, streamed (1 GiB is fine), with `ETag: "pattern-{n}"` and `Last-Modified`. One `Range: bytes=` is honoured (206/416) unless `If-Range` names another version (200). Switches: `etag=V` (another version with other bytes), `weak=1`, `no-validator=1`, `ignore-range=1`, `ignore-if-range=1`, `drop-after=K&key=X&drops=D` (the first `D` requests per key close the connection after `K` body bytes; `etag-after-drop=V` for the later ones), `chunk-delay=MS` (per 64 KiB). |
 /// | `/stream-bytes/{n}?chunk=K` | `n` pattern bytes, chunked, `K` bytes per chunk (16384 by default). |
 /// | `/stall?after=N` | 200, `Content-Length: N+1000`, `N` pattern bytes, then nothing until the client leaves or the server stops. |
 /// | `/delay/{ms}` | Waits `ms` (at most 600000), then 200 `ok`. |
@@ -43,7 +43,8 @@ import NIOCore
 /// | `/headers?name=value…` | Each query item as a response header (also `/response-headers`); framing headers refused. Body: the items as JSON. |
 /// | `/cookies/set?name=value…` | `Set-Cookie: name=value; Path=/` per item; body `{"cookies": {…}}`. |
 /// | `/cookies` | The request's cookies as `{"cookies": {name: value}}`. |
-/// | `/upload` | POST or PUT only (else 405): reads the body streaming, never holding it, and answers `{"bodyLength", "bodySHA256", "contentEncoding", "contentLength", "transferEncoding", "contentType", "method"}` (headers `null` when absent). |
+/// | `/upload` | POST or PUT only (else 405): reads the body streaming, never holding it, and answers `{"bodyLength", "bodySHA256", "contentEncoding", "contentLength", "transferEncoding", "contentType", "method", "decodedLength", "decodedSHA256"}` (headers `null` when absent). A `Content-Encoding: gzip` body is inflated as it arrives: `decoded*` describe the inflated bytes (`null` without gzip); one that does not inflate gets 400. |
+/// | `/multipart` | POST or PUT only: parses a `multipart/form-data` body with MultipartKit, streaming, and answers `{"parts": [{"name", "filename", "contentType", "length", "sha256", "value"}]}`: names as sent between the quotes, `value` the text of a part without a file name (UTF-8, at most 64 KiB) or `null`. 415 for another media type, 400 for a body that does not parse or lacks its closing delimiter. |
 /// | `/drop?bytes=N` | 200, `Content-Length: 2N`, `N` pattern bytes (1000 by default), then the connection closes. |
 /// | `/flaky/{n}?status=CODE&key=K` | The first `n` requests per key fail with `CODE` (503), then 200 `{"attempt", "failures"}`. |
 ///

@@ -33,7 +33,7 @@ struct ParleyMockServer: AsyncParsableCommand {
             else to standard output. Routes: /echo, /status/{code}, /redirect-to?url=&status=, \
             /redirect/{n}, /relative-redirect/{n}, /bytes/{n}, /stream-bytes/{n}?chunk=, \
             /stall?after=, /delay/{ms}, /gzip, /deflate, /bad-encoding, /large-headers?size=, \
-            /headers?name=value, /cookies, /cookies/set?name=value, /upload, /drop?bytes=, \
+            /headers?name=value, /cookies, /cookies/set?name=value, /upload, /multipart, /drop?bytes=, \
             /flaky/{n}?status=&key=. See the MockServer documentation for each one.
             """
     )

@@ -10,30 +10,81 @@ extension MockResponder {
     /// `/bytes/{n}`: `n` bytes of ``BytePattern`` with `Content-Length`, streamed in chunks so
     /// `n` may be gigabytes.
     ///
-    /// Honours one `Range: bytes=…` (206 with `Content-Range`, or 416 past the end) for resume
-    /// tests, and says so with `Accept-Ranges: bytes`.
-    func bytes(_ count: Int, request: Request) throws -> Response {
-        var fields: HTTPFields = [.contentType: "application/octet-stream", .acceptRanges: "bytes"]
+    /// The body has validators, a strong `ETag: "pattern-{n}"` and a `Last-Modified` (see
+    /// ``ByteVersion``), and one `Range: bytes=…` is honoured (206 with `Content-Range`, or 416
+    /// past the end), unless an `If-Range` names another version: then the whole body comes
+    /// with 200. Query switches, for download and resume tests:
+    ///
+    /// - `etag=VALUE`: another version, `ETag: "VALUE"`, with different bytes;
+    /// - `weak=1`: the ETag is weak (`W/"…"`), so no `If-Range` can match it;
+    /// - `no-validator=1`: neither `ETag` nor `Last-Modified`;
+    /// - `ignore-range=1`: `Range` is ignored, always 200 with the whole body;
+    /// - `ignore-if-range=1`: `Range` is honoured whatever `If-Range` says (a broken server);
+    /// - `drop-after=K&key=X&drops=D`: the first `D` (1 by default) requests for key `X` (the
+    ///   path by default) send `K` bytes of their body and then close the connection;
+    ///   `etag-after-drop=VALUE` makes the requests after those use the version `VALUE`;
+    /// - `chunk-delay=MS`: waits `MS` milliseconds (at most 10000) after each 64 KiB.
+    func bytes(
+        _ count: Int,
+        request: Request,
+        target: RequestTarget,
+        context: MockRequestContext
+    ) throws -> Response {
+        let dropAfter = try target.value("drop-after").map {
+            try RequestTarget.integer($0, named: "drop-after", in: 0...count)
+        }
+        let limit = try target.integer("drops", in: 0...1000, default: 1)
+        let drops = dropAfter != nil && dropAttempts.nextAttempt(for: target.value("key") ?? target.path) <= limit
+        let etag =
+            dropAfter != nil && !drops ? target.value("etag-after-drop") ?? target.value("etag") : target.value("etag")
+        let version = ByteVersion(
+            count: count, etag: etag, weak: target.value("weak") == "1",
+            validators: target.value("no-validator") != "1")
+        let chunkDelay = try target.integer("chunk-delay", in: 0...10_000, default: 0)
+
+        var fields: HTTPFields = [.contentType: "application/octet-stream"]
+        fields[.acceptRanges] = target.value("ignore-range") == "1" ? "none" : "bytes"
+        fields[.eTag] = version.entityTag
+        fields[.lastModified] = version.lastModified
         var range = 0..<count
         var status = HTTPResponse.Status.ok
-        if let header = request.headers[.range], let requested = ByteRange.parse(header, length: count) {
+        var honoursRange = target.value("ignore-range") != "1"
+        if honoursRange, target.value("ignore-if-range") != "1", let ifRange = request.headers[.ifRange] {
+            honoursRange = version.matches(ifRange: ifRange)
+        }
+        if honoursRange, let header = request.headers[.range], let requested = ByteRange.parse(header, length: count) {
             switch requested {
             case .unsatisfiable:
+                fields[.contentRange] = "bytes */\(count)"
+                fields[.contentType] = nil
                 throw RouteError(
-                    .rangeNotSatisfiable,
-                    "range \(header) is past the end of \(count) bytes",
-                    headerFields: [.contentRange: "bytes */\(count)"]
-                )
+                    .rangeNotSatisfiable, "range \(header) is past the end of \(count) bytes", headerFields: fields)
             case .satisfiable(let satisfiable):
                 range = satisfiable
                 status = .partialContent
                 fields[.contentRange] = "bytes \(range.lowerBound)-\(range.upperBound - 1)/\(count)"
             }
         }
-        let sent = range
-        let source = BytePatternSource(maximumChunk: min(sent.count, MockResponder.patternChunk))
-        let body = ResponseBody(contentLength: sent.count) { writer in
-            try await source.write(from: sent.lowerBound, count: sent.count) { try await writer.write($0) }
+
+        let start = range.lowerBound + version.shift
+        let length = range.count
+        let chunk = chunkDelay > 0 ? 64 << 10 : MockResponder.patternChunk
+        let source = BytePatternSource(maximumChunk: min(length, chunk))
+        let channel = context.channel
+        let body = ResponseBody(contentLength: length) { writer in
+            if drops, let dropAfter {
+                try await source.write(from: start, count: min(dropAfter, length)) { try await writer.write($0) }
+                try await Task.sleep(for: .milliseconds(50))
+                try await channel.close()
+                throw ConnectionDropped()
+            }
+            var position = start
+            while position < start + length {
+                let slice = source.slice(from: position, count: start + length - position)
+                try await writer.write(slice)
+                position += slice.readableBytes
+                if chunkDelay > 0 { try await Task.sleep(for: .milliseconds(chunkDelay)) }
+            }
             try await writer.finish(nil)
         }
         return Response(status: status, headers: fields, body: body)

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import NIOCore
+import struct Transport.SHA256
 
 // The routes that describe the request back to the client: /echo, /upload, /cookies.
 extension MockResponder {
@@ -37,7 +38,13 @@ extension MockResponder {
 
     /// `/upload` (POST or PUT): reads the body as it streams in, keeping none of it, and answers
     /// `{"bodyLength": N, "bodySHA256": hex, "contentEncoding": …, "contentLength": …,
-    /// "transferEncoding": …, "contentType": …}`, each header `null` when absent.
+    /// "transferEncoding": …, "contentType": …, "decodedLength": …, "decodedSHA256": …}`, each
+    /// header `null` when absent.
+    ///
+    /// A body sent with `Content-Encoding: gzip` is also inflated as it arrives: `bodyLength` and
+    /// `bodySHA256` describe the bytes received, `decodedLength` and `decodedSHA256` the bytes
+    /// they inflate to (both `null` without gzip). A gzip body that does not inflate is answered
+    /// 400, once it has been read to its end.
     func upload(_ request: Request, entry: RequestRecorder.Entry) async throws -> Response {
         guard request.method == .post || request.method == .put else {
             try await drainBody(of: request, into: entry)
@@ -47,13 +54,21 @@ extension MockResponder {
                 headerFields: [.allow: "POST, PUT"]
             )
         }
-        let body = try await BodySummary.read(request.body, keepingUpTo: nil, entry: entry)
         let headers = request.headers
+        let body: BodySummary
+        var decoded: BodySummary?
+        if headers[.contentEncoding]?.trimmingCharacters(in: .whitespaces).lowercased() == "gzip" {
+            (body, decoded) = try await BodySummary.readGzip(request.body, entry: entry)
+        } else {
+            body = try await BodySummary.read(request.body, keepingUpTo: nil, entry: entry)
+        }
         return try .json(
             .object([
                 "method": .string(request.method.rawValue),
                 "bodyLength": .int(body.length),
                 "bodySHA256": .string(body.sha256),
+                "decodedLength": decoded.map { .int($0.length) } ?? .null,
+                "decodedSHA256": .string(orNull: decoded?.sha256),
                 "contentEncoding": .string(orNull: headers[.contentEncoding]),
                 "contentLength": .string(orNull: headers[.contentLength]),
                 "transferEncoding": .string(orNull: headers[.transferEncoding]),

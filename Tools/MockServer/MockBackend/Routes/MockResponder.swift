@@ -14,6 +14,8 @@ struct MockResponder: HTTPResponder {
     let recorder: RequestRecorder
     /// How many times each `/flaky` key has been requested.
     let flakyAttempts = AttemptCounter()
+    /// How many times each `/bytes?drop-after` key has been requested.
+    let dropAttempts = AttemptCounter()
 
     init(recorder: RequestRecorder) {
         self.recorder = recorder
@@ -69,7 +71,7 @@ struct MockResponder: HTTPResponder {
         case .redirectTo: try redirectTo(target: target)
         case .redirect(let remaining, let relative):
             redirect(remaining: remaining, relative: relative, request: request, context: context)
-        case .bytes(let count): try bytes(count, request: request)
+        case .bytes(let count): try bytes(count, request: request, target: target, context: context)
         case .streamBytes(let count): try streamBytes(count, target: target)
         case .stall: try stall(target: target, context: context)
         case .delay(let milliseconds): try await delay(milliseconds: milliseconds)
@@ -81,8 +83,10 @@ struct MockResponder: HTTPResponder {
         case .cookies: try cookies(request)
         case .setCookies: try setCookies(target: target)
         case .upload: try await upload(request, entry: entry)
+        case .multipart: try await multipart(request, entry: entry)
         case .drop: try drop(target: target, context: context)
         case .flaky(let failures): try flaky(failures: failures, target: target)
+        case .weather: try weather(target: target)
         }
     }
 

@@ -11,7 +11,8 @@ enum MockRoute: Sendable {
     /// `/redirect/{n}` (absolute `Location`) and `/relative-redirect/{n}` (relative): `n`
     /// redirects, the last to `/echo`. `n` is at least 1; `/redirect/0` is ``echo``.
     case redirect(remaining: Int, relative: Bool)
-    /// `/bytes/{n}`: `n` pattern bytes with `Content-Length`, honouring a single `Range`.
+    /// `/bytes/{n}`: `n` pattern bytes with `Content-Length`, validators, a single `Range` and
+    /// `If-Range`, and switches for resume tests (see `MockResponder.bytes`).
     case bytes(Int)
     /// `/stream-bytes/{n}?chunk=K`: `n` pattern bytes, chunked, `K` bytes per chunk.
     case streamBytes(Int)
@@ -35,15 +36,19 @@ enum MockRoute: Sendable {
     case setCookies
     /// `/upload` (POST or PUT): streams the body and reports its length and digest.
     case upload
+    /// `/multipart` (POST or PUT): parses a `multipart/form-data` body and describes each part.
+    case multipart
     /// `/drop?bytes=N`: promises `2N` bytes, sends `N`, then closes the connection.
     case drop
     /// `/flaky/{n}?status=CODE&key=K`: fails with `CODE` (503) `n` times per key, then succeeds.
     case flaky(failures: Int)
+    /// `/weather?city=…&shape=…`: the weather fixture, in an envelope by default.
+    case weather
 
     /// Whether the route reads the request body itself; the responder drains it for the others.
     var readsBody: Bool {
         switch self {
-        case .echo, .upload: true
+        case .echo, .upload, .multipart: true
         default: false
         }
     }
@@ -67,7 +72,9 @@ enum MockRoute: Sendable {
             case "headers", "response-headers": self = .responseHeaders
             case "cookies": self = .cookies
             case "upload": self = .upload
+            case "multipart": self = .multipart
             case "drop": self = .drop
+            case "weather": self = .weather
             default: return nil
             }
         case 2:

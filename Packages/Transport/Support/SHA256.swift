@@ -1,9 +1,10 @@
-/// An incremental SHA-256 (FIPS 180-4) hasher.
+/// An incremental SHA-256 (FIPS 180-4) hasher, in pure Swift.
 ///
-/// The mock server hashes request bodies as they stream in, so it can report a digest of a
-/// gigabyte upload without holding the upload in memory. Tests use the same type to compute the
-/// digest they expect. It is a test tool, not a cryptographic library: it is correct (checked
-/// against the FIPS 180-4 example vectors) but makes no constant-time promises.
+/// ``FileDownload`` verifies a finished download against the digest its caller expects with
+/// it; the mock server hashes request bodies as they stream in, and tests compute the digests
+/// they expect. It is correct (checked against the FIPS 180-4 example vectors) but makes no
+/// constant-time promises: use it for integrity checks of data anyone may read, not for
+/// secrets.
 ///
 /// ```swift
 /// var hasher = SHA256()
@@ -12,10 +13,14 @@
 /// // "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
 /// ```
 ///
-/// The compression function is unrolled and uses only concrete `UInt32` operators, because the
-/// test suite runs debug builds, where every generic call (an `Array` subscript, a
-/// heterogeneous shift) stays an unspecialised call: written as a loop over arrays it hashed
-/// 7 MB/s unoptimised; unrolled it hashes about 45 MB/s unoptimised and 350 MB/s optimised.
+/// Feed it large blocks (64 KiB or more) through ``update(_:)-(UnsafeRawBufferPointer)``:
+/// whole 64-byte blocks are compressed straight from the caller's memory.
+///
+/// The compression function is unrolled and uses only concrete `UInt32` operators, and its
+/// helpers are `@_transparent`, because tests and `swift build` run debug builds, where every
+/// call that is not inlined (an `Array` subscript, a helper function) stays a call: written
+/// as a loop over arrays it hashed 7 MB/s unoptimised; unrolled with inlined helpers it hashes
+/// about 120–200 MB/s unoptimised and 300 MB/s optimised on one core.
 public struct SHA256: Sendable {
     // The running hash value H0...H7, initialised to H(0): the first 32 bits of the fractional
     // parts of the square roots of the first 8 primes.
@@ -295,6 +300,7 @@ public struct SHA256: Sendable {
 
     /// One round: T1 = h + Σ1(e) + Ch(e, f, g) + K[t] + W[t]; T2 = Σ0(a) + Maj(a, b, c);
     /// then `d += T1` and `h = T1 + T2` (the caller rotates the names).
+    @_transparent
     private static func round(
         _ a: UInt32, _ b: UInt32, _ c: UInt32, _ d: inout UInt32,
         _ e: UInt32, _ f: UInt32, _ g: UInt32, _ h: inout UInt32,
@@ -311,17 +317,17 @@ public struct SHA256: Sendable {
     }
 
     /// W[t] = σ1(W[t-2]) + W[t-7] + σ0(W[t-15]) + W[t-16].
+    @_transparent
     private static func schedule(_ minus2: UInt32, _ minus7: UInt32, _ minus15: UInt32, _ minus16: UInt32) -> UInt32 {
         let s0 = (minus15 &>> 7 | minus15 &<< 25) ^ (minus15 &>> 18 | minus15 &<< 14) ^ (minus15 &>> 3)
         let s1 = (minus2 &>> 17 | minus2 &<< 15) ^ (minus2 &>> 19 | minus2 &<< 13) ^ (minus2 &>> 10)
         return s1 &+ minus7 &+ s0 &+ minus16
     }
 
-    /// The big-endian word at `index` (0...15) of a 64-byte block.
+    /// The big-endian word at `index` (0...15) of a 64-byte block: one unaligned load.
+    @_transparent
     private static func word(_ block: UnsafeRawBufferPointer, _ index: Int) -> UInt32 {
-        let base = index &* 4
-        return UInt32(block[base]) &<< 24 | UInt32(block[base &+ 1]) &<< 16
-            | UInt32(block[base &+ 2]) &<< 8 | UInt32(block[base &+ 3])
+        UInt32(bigEndian: block.loadUnaligned(fromByteOffset: index &* 4, as: UInt32.self))
     }
 }
 

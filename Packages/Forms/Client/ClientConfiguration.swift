@@ -1,0 +1,56 @@
+public import Logging
+public import Transport
+
+/// What every request of an application shares: where it goes, what it carries, and what
+/// sends it. Set once at start-up with ``ClientSystem/bootstrap(_:)``; a type can supply
+/// its own through ``Requestable/clientConfiguration``.
+///
+/// ```swift
+/// var client = ClientConfiguration(transport: try CurlTransport(), baseURL: "https://api.example.com")
+/// client.headers = ["Accept": "application/json"]
+/// client.dynamicHeaders = { ["Authorization": "Bearer \(await session.token)"] }
+/// client.commonParameters = { ["app_version": "2.1.0"] }
+/// ClientSystem.bootstrap(client)
+/// ```
+public struct ClientConfiguration: Sendable {
+    /// The engine that performs transfers.
+    public var transport: any HTTPTransport
+    /// The base URL of forms that name none, such as `https://api.example.com`.
+    public var baseURL: String
+    /// Header fields sent with every request; a form's own headers win.
+    public var headers: [String: String] = [:]
+    /// Header fields computed for each request (a token, a location); they win over
+    /// ``headers`` and lose to a form's own. None by default.
+    public var dynamicHeaders: @Sendable () async -> [String: String] = { [:] }
+    /// Parameters added to every request (a token, the app version), encoded like the form's
+    /// own, which win on a clash. None by default.
+    public var commonParameters: @Sendable () -> Parameters = { [:] }
+    /// The deadline of each request unless its form sets one; `nil` (the default) for none.
+    public var timeout: Duration?
+    /// The options every request starts from (connect and stall timeouts, size limits, redirects).
+    public var transferOptions = TransferOptions()
+    /// Hooks around every request, in order; none by default.
+    public var plugins: [any Plugin] = []
+    /// Transport middleware around every send, outermost first; none by default.
+    public var middleware: [any TransportMiddleware] = []
+    /// Where ``LoggingPlugin`` writes when ``isLoggingEnabled`` is on.
+    public var logger = Logger(label: "parley.forms")
+    /// Whether requests and responses are logged through ``logger`` (credentials redacted);
+    /// `false` by default.
+    public var isLoggingEnabled = false
+
+    /// Creates a configuration.
+    ///
+    /// - Parameters:
+    ///   - transport: The engine, such as `CurlTransport()`.
+    ///   - baseURL: The base URL of forms that name none.
+    public init(transport: any HTTPTransport, baseURL: String) {
+        self.transport = transport
+        self.baseURL = baseURL
+    }
+
+    /// Every plugin that runs: the configured ones, then the logging plugin when enabled.
+    var activePlugins: [any Plugin] {
+        isLoggingEnabled ? plugins + [LoggingPlugin(logger: logger)] : plugins
+    }
+}

@@ -1,0 +1,104 @@
+import Foundation
+import HTTPTypes
+import Transport
+
+/// Turns a form into a request, runs the plugins around sending it, and produces the
+/// handle's outcome. One pipeline serves every form kind.
+struct RequestPipeline<Form: Formable>: Sendable {
+    let configuration: ClientConfiguration
+    let form: Form
+    let uploadBody: (RequestBody, String)?
+
+    func run(events: RequestEventSink) async throws -> DataRequest<DataResponse>.Outcome {
+        let plugins = configuration.activePlugins
+        var request = try await makeRequest()
+        request.options.eventHandler = events.transferHandler
+        for plugin in plugins {
+            if case .veto(let reason) = await plugin.willSend(request, form: form) {
+                let error = FormError(
+                    .vetoed, message: "The plugin \(plugin.name) stopped the request to \(form.path): \(reason)")
+                for plugin in plugins { await plugin.afterCompletion(.failure(error), form: form) }
+                throw error
+            }
+        }
+        do {
+            for plugin in plugins { try await plugin.prepare(&request, form: form) }
+            let transport = MiddlewareTransport(configuration.transport, middleware: configuration.middleware)
+            var response = try await transport.data(for: request)
+            for plugin in plugins { response = try await plugin.process(response, form: form) }
+            for plugin in plugins { await plugin.didReceive(response, form: form) }
+            for plugin in plugins { await plugin.afterCompletion(.success(response), form: form) }
+            return .init(
+                value: response,
+                response: ResponseInfo(head: response.head, url: response.url, metrics: response.metrics))
+        } catch {
+            for plugin in plugins { await plugin.afterCompletion(.failure(error), form: form) }
+            throw error
+        }
+    }
+
+    /// The transport request the form describes.
+    func makeRequest() async throws -> TransportRequest {
+        let base = form.baseURL ?? configuration.baseURL
+        guard !base.isEmpty else {
+            throw FormError(
+                .invalidURL, message: "The form for \(form.path) has no base URL and neither has the client.")
+        }
+        var url = base.hasSuffix("/") ? String(base.dropLast()) : base
+        url += form.path.hasPrefix("/") || form.path.isEmpty ? form.path : "/" + form.path
+
+        var parameters = configuration.commonParameters()
+        parameters.merge(form.parameters) { _, formValue in formValue }
+
+        var body: RequestBody?
+        var contentType: String?
+        let method = form.method
+        if let (uploadBody, uploadType) = uploadBody {
+            body = uploadBody
+            contentType = uploadType
+            url = try Self.appendQuery(parameters, to: url)
+        } else if let encodable = form.jsonBody {
+            do {
+                body = .bytes(try JSONEncoder().encode(encodable))
+            } catch {
+                throw FormError(
+                    .invalidParameters, message: "The JSON body of \(form.path) cannot be encoded: \(error).")
+            }
+            contentType = "application/json"
+            url = try Self.appendQuery(parameters, to: url)
+        } else {
+            switch form.encoding.resolved(for: method) {
+            case .urlQuery, .automatic:
+                url = try Self.appendQuery(parameters, to: url)
+            case .formURLEncoded:
+                body = .string(try ParameterEncoding.queryString(from: parameters))
+                contentType = "application/x-www-form-urlencoded; charset=utf-8"
+            case .json:
+                if !parameters.isEmpty {
+                    body = .bytes(try ParameterEncoding.jsonData(from: parameters))
+                    contentType = "application/json"
+                }
+            }
+        }
+
+        var request: TransportRequest
+        do {
+            request = try TransportRequest(method: method, url: url, body: body, options: configuration.transferOptions)
+            if let contentType { try request.setHeader("Content-Type", contentType) }
+            for (name, value) in configuration.headers.sorted(by: { $0.key < $1.key }) {
+                try request.setHeader(name, value)
+            }
+            let dynamic = await configuration.dynamicHeaders()
+            for (name, value) in dynamic.sorted(by: { $0.key < $1.key }) { try request.setHeader(name, value) }
+            for (name, value) in form.headers.sorted(by: { $0.key < $1.key }) { try request.setHeader(name, value) }
+        }
+        if let timeout = form.timeout ?? configuration.timeout { request.options.deadline = timeout }
+        return request
+    }
+
+    private static func appendQuery(_ parameters: Parameters, to url: String) throws -> String {
+        guard !parameters.isEmpty else { return url }
+        let query = try ParameterEncoding.queryString(from: parameters)
+        return url + (url.contains("?") ? "&" : "?") + query
+    }
+}

@@ -1,0 +1,83 @@
+import Foundation
+public import Transport
+
+/// A type that can send forms: adopt it and call ``request(_:)`` or the upload methods.
+///
+/// ```swift
+/// public protocol WeatherAPI: Requestable {}
+/// extension WeatherAPI {
+///     public func forecast(city: String) -> DataRequest<DataResponse> {
+///         request(WeatherForm.forecast(city: city))
+///     }
+/// }
+/// ```
+///
+/// Requests use ``ClientSystem/configuration`` unless the type supplies its own
+/// ``clientConfiguration``. Without either, the returned handle fails at once with a
+/// ``FormError`` of category `notConfigured`.
+public protocol Requestable {
+    /// The configuration this type's requests use; ``ClientSystem/configuration`` by default.
+    var clientConfiguration: ClientConfiguration? { get }
+}
+
+extension Requestable {
+    /// ``ClientSystem/configuration``.
+    public var clientConfiguration: ClientConfiguration? { ClientSystem.configuration }
+
+    /// Sends a form; the response is collected in memory.
+    ///
+    /// - Parameters:
+    ///   - form: The endpoint.
+    ///   - startImmediately: `true` (the default) sends now; `false` waits for `start()`.
+    /// - Returns: The handle; decode it with Mapping's `decode(_:at:)`.
+    public func request(_ form: some RequestFormable, startImmediately: Bool = true) -> DataRequest<DataResponse> {
+        send(form, body: nil, startImmediately: startImmediately)
+    }
+
+    /// Uploads a form's bytes.
+    public func upload(_ form: some UploadDataFormable, startImmediately: Bool = true) -> UploadRequest<DataResponse> {
+        send(form, body: (.bytes(form.data), form.contentType), startImmediately: startImmediately)
+    }
+
+    /// Uploads a form's file, streamed from disk.
+    public func upload(_ form: some UploadFileFormable, startImmediately: Bool = true) -> UploadRequest<DataResponse> {
+        send(form, body: (.file(path: form.fileURL.path), form.contentType), startImmediately: startImmediately)
+    }
+
+    /// Uploads a form's stream.
+    public func upload(_ form: some UploadStreamFormable, startImmediately: Bool = true) -> UploadRequest<DataResponse>
+    {
+        send(form, body: (form.stream, form.contentType), startImmediately: startImmediately)
+    }
+
+    /// Uploads a form's multipart parts, streamed.
+    public func upload(_ form: some UploadMultipartFormable, startImmediately: Bool = true)
+        -> UploadRequest<DataResponse>
+    {
+        let multipart = form.multipart
+        do {
+            return send(
+                form, body: (try multipart.makeBody(), multipart.contentType), startImmediately: startImmediately)
+        } catch {
+            return UploadRequest(finished: .failure(error))
+        }
+    }
+
+    private func send(
+        _ form: some Formable, body: (RequestBody, String)?, startImmediately: Bool
+    ) -> DataRequest<DataResponse> {
+        guard let configuration = clientConfiguration else {
+            return DataRequest(
+                finished: .failure(
+                    FormError(
+                        .notConfigured,
+                        message: "No client is configured for \(type(of: self)). Call ClientSystem.bootstrap(_:) at "
+                            + "start-up with a ClientConfiguration (a transport and a base URL), or implement "
+                            + "clientConfiguration.")))
+        }
+        let pipeline = RequestPipeline(configuration: configuration, form: form, uploadBody: body)
+        return DataRequest(startImmediately: startImmediately) { events in
+            try await pipeline.run(events: events)
+        }
+    }
+}

@@ -1,0 +1,40 @@
+public import Transport
+
+/// A failure of the forms layer itself: configuration, parameters, or a plugin's veto.
+///
+/// Network failures stay ``Transport/TransportError``s; this type covers what goes wrong
+/// before a request is sent.
+public struct FormError: Error, Hashable, Sendable, CustomStringConvertible, ActionableError {
+    /// What kind of failure this is.
+    public var category: Category
+    /// What happened and what to do.
+    public var message: String
+
+    /// Creates an error.
+    public init(_ category: Category, message: String) {
+        self.category = category
+        self.message = message
+    }
+
+    /// `category: message`.
+    public var description: String { "\(category): \(message)" }
+
+    /// The kind of a ``FormError``: an open set of named values.
+    public struct Category: Hashable, Sendable, CustomStringConvertible {
+        /// The stable name of the category.
+        public let name: String
+        /// Creates a category.
+        public init(_ name: String) { self.name = name }
+        /// The ``name``.
+        public var description: String { name }
+
+        /// No client is configured: call ``ClientSystem/bootstrap(_:)`` at start-up.
+        public static let notConfigured = Category("notConfigured")
+        /// The base URL and path do not make a valid URL.
+        public static let invalidURL = Category("invalidURL")
+        /// A parameter cannot be encoded.
+        public static let invalidParameters = Category("invalidParameters")
+        /// A plugin refused to let the request be sent.
+        public static let vetoed = Category("vetoed")
+    }
+}

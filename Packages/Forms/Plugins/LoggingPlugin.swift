@@ -1,0 +1,38 @@
+import HTTPTypes
+public import Logging
+public import Transport
+
+/// Logs every request and its outcome through swift-log, with credential headers redacted.
+///
+/// Added for you when ``ClientConfiguration/isLoggingEnabled`` is on; add it to
+/// ``ClientConfiguration/plugins`` yourself to place it among other plugins.
+public struct LoggingPlugin: Plugin {
+    /// Where the log goes.
+    public let logger: Logger
+
+    /// Creates the plugin.
+    ///
+    /// - Parameter logger: Where the log goes.
+    public init(logger: Logger) {
+        self.logger = logger
+    }
+
+    /// Logs the request line at info level and its headers (redacted) at debug level.
+    public func prepare(_ request: inout TransportRequest, form: any Formable) async throws {
+        logger.info("→ \(request.head.method) \(request.url)")
+        logger.debug("\(request.head.headerFields.redactedForLogging)")
+    }
+
+    /// Logs the status at info level and the headers (redacted) at debug level.
+    public func didReceive(_ response: DataResponse, form: any Formable) async {
+        logger.info("← \(response.status.code) \(response.url) (\(response.body.count) bytes)")
+        logger.debug("\(response.head.headerFields.redactedForLogging)")
+    }
+
+    /// Logs failures at warning level.
+    public func afterCompletion(_ result: Result<DataResponse, any Error>, form: any Formable) async {
+        if case .failure(let error) = result {
+            logger.warning("✕ \(form.path): \(RequestFailure(error).message)")
+        }
+    }
+}

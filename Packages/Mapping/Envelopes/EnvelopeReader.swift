@@ -1,0 +1,46 @@
+/// An envelope read in one pass: the data decoded, or the failure's head and raw data.
+enum EnvelopeOutcome<Payload> {
+    case success(EnvelopeHead, Payload)
+    case failure(EnvelopeHead, JSONValue?)
+}
+
+/// A body that is not an envelope of the configured format.
+struct EnvelopeShapeError: Error {
+    /// Where the code was looked for.
+    var codePath: JSONKeyPath
+    /// `true` when there is no code; `false` when the code is neither a number nor a string.
+    var isMissing: Bool
+}
+
+/// Reads an envelope's code and message, then, when the code is a success, the inner
+/// payload from its data; otherwise the data as a ``JSONValue``, for the error.
+struct EnvelopeReader<Inner: PayloadReader>: PayloadReader {
+    var format: any EnvelopeFormat
+    var inner: Inner
+
+    func read(
+        from decoder: any Decoder,
+        walker: KeyPathWalker,
+        at base: JSONKeyPath
+    ) throws -> EnvelopeOutcome<Inner.Payload> {
+        let codePath = base + format.codePath
+        let code: BusinessCode?
+        do {
+            code = try walker.decodeIfPresent(BusinessCode.self, from: decoder, at: codePath)
+        } catch is KeyPathError {
+            throw EnvelopeShapeError(codePath: codePath, isMissing: true)
+        } catch {
+            throw EnvelopeShapeError(codePath: codePath, isMissing: false)
+        }
+        guard let code else { throw EnvelopeShapeError(codePath: codePath, isMissing: true) }
+        let message = (try? walker.decodeIfPresent(LenientText.self, from: decoder, at: base + format.messagePath))?
+            .text
+        let head = EnvelopeHead(code: code, message: message)
+        let dataPath = base + format.dataPath
+        guard format.isSuccess(code) else {
+            let data: JSONValue? = try? walker.decodeIfPresent(JSONValue.self, from: decoder, at: dataPath)
+            return .failure(head, data)
+        }
+        return .success(head, try inner.read(from: decoder, walker: walker, at: dataPath))
+    }
+}

@@ -1,0 +1,149 @@
+public import HTTPTypes
+public import Transport
+
+/// A response that could not be turned into the value asked for, with where, why, and a
+/// glimpse of what the server sent.
+///
+/// `MappingError` is an extensible struct rather than an enum, like `TransportError`: match
+/// on ``category``, with a `default:` case in a `switch`.
+///
+/// ```swift
+/// do {
+///     let forecast = try decoder.decode(Forecast.self, from: response, at: "data")
+/// } catch let error as MappingError where error.category == .typeMismatch {
+///     print(error.message)
+///     // Expected Int at `data.three_day_forecast[1].temperature` but found a string "warm"
+///     // in the response from https://api.example.com/weather (HTTP 200 OK). …
+/// }
+/// ```
+///
+/// The fields say the same things separately, for logs and tests: ``url``, ``status``,
+/// ``codingPath`` (such as `data.three_day_forecast[1].temperature`), ``expected``,
+/// ``found`` and ``excerpt``, at most 200 characters of the body with the values of keys that
+/// look like credentials (``redactedKeyFragments``) replaced by `<redacted>`.
+public struct MappingError: Error, Hashable, Sendable, CustomStringConvertible, ActionableError {
+    /// What kind of failure this is.
+    public var category: Category
+    /// A sentence a person can act on: what happened, where, and what to do.
+    public var message: String
+    /// The URL of the response, when known.
+    public var url: String?
+    /// The HTTP status of the response, when known.
+    public var status: HTTPResponse.Status?
+    /// The place in the document that failed, such as `data.three_day_forecast[1].temperature`;
+    /// `nil` when the failure concerns the whole body.
+    public var codingPath: String?
+    /// What the model or key path needed there, such as `Int` or `key \`temperature\``.
+    public var expected: String?
+    /// What the body had there, such as `a string "warm"`; only the kind of value when the
+    /// path passes through a key that looks like a credential.
+    public var found: String?
+    /// The start of the body, whitespace collapsed and credentials redacted, at most about
+    /// 200 characters; `nil` for an empty body.
+    public var excerpt: String?
+
+    /// Creates an error.
+    ///
+    /// - Parameters:
+    ///   - category: What kind of failure this is.
+    ///   - message: What happened, where, and what to do.
+    ///   - url: The URL of the response, if known.
+    ///   - status: The HTTP status, if known.
+    ///   - codingPath: The place in the document that failed, if any.
+    ///   - expected: What was needed there, if known.
+    ///   - found: What was there, if known.
+    ///   - excerpt: A redacted excerpt of the body, if any.
+    public init(
+        _ category: Category,
+        message: String,
+        url: String? = nil,
+        status: HTTPResponse.Status? = nil,
+        codingPath: String? = nil,
+        expected: String? = nil,
+        found: String? = nil,
+        excerpt: String? = nil
+    ) {
+        self.category = category
+        self.message = message
+        self.url = url
+        self.status = status
+        self.codingPath = codingPath
+        self.expected = expected
+        self.found = found
+        self.excerpt = excerpt
+    }
+
+    /// `category: message`, followed by the body excerpt when there is one.
+    public var description: String {
+        var text = "\(category): \(message)"
+        if let excerpt { text += " [body: \(excerpt)]" }
+        return text
+    }
+
+    /// Fragments of key names whose values never appear in an ``excerpt`` or in ``found``.
+    ///
+    /// A key matches when, lowercased and with everything but letters and digits removed,
+    /// it contains one of these: `access_token`, `X-Api-Key` and `userPassword` all match.
+    public static let redactedKeyFragments: [String] = [
+        "password", "passwd", "passphrase", "secret", "token", "apikey", "authorization", "cookie",
+        "credential", "privatekey", "sessionid",
+    ]
+}
+
+extension MappingError {
+    /// The kind of a ``MappingError``: an open set of named values.
+    ///
+    /// Compare with `==` against the static members; a `switch` needs a `default:` case,
+    /// because new categories may be added.
+    public struct Category: Hashable, Sendable, CustomStringConvertible {
+        /// The stable, machine-readable name of the category, such as `"typeMismatch"`.
+        public let name: String
+
+        /// Creates a category. Modules above may define their own.
+        ///
+        /// - Parameter name: The category's name.
+        public init(_ name: String) { self.name = name }
+
+        /// The category's ``name``.
+        public var description: String { name }
+
+        // MARK: The response as a whole
+
+        /// The HTTP status is not one the ``StatusPolicy`` accepts.
+        public static let unacceptableStatus = Category("unacceptableStatus")
+        /// The body is empty (or only whitespace) where a value was expected.
+        public static let emptyBody = Category("emptyBody")
+        /// The body is not JSON: malformed, truncated, or another format such as HTML.
+        public static let invalidJSON = Category("invalidJSON")
+        /// The body is not an envelope of the configured ``EnvelopeFormat``: no code, or a
+        /// code that is neither a number nor a string.
+        public static let invalidEnvelope = Category("invalidEnvelope")
+
+        // MARK: Key paths
+
+        /// The key path given to the decoder leads nowhere: a missing key, an index past the
+        /// end, a `null`, or a scalar on the way.
+        public static let pathNotFound = Category("pathNotFound")
+
+        // MARK: The model
+
+        /// The model needs a key that the object lacks.
+        public static let keyNotFound = Category("keyNotFound")
+        /// The model needs a value where the body has `null`.
+        public static let valueNotFound = Category("valueNotFound")
+        /// The value has another type than the model needs (a string for a number, say).
+        public static let typeMismatch = Category("typeMismatch")
+        /// The value has the right type but is not valid: a date in another format, bad Base64.
+        public static let dataCorrupted = Category("dataCorrupted")
+
+        // MARK: Text
+
+        /// The `Content-Type` names a character set this module cannot decode.
+        public static let unsupportedCharset = Category("unsupportedCharset")
+        /// The body's bytes are not valid in its character set.
+        public static let undecodableText = Category("undecodableText")
+
+        /// A failure that fits no other category; ``MappingError/message`` says more.
+        public static let other = Category("other")
+    }
+}

@@ -1,0 +1,80 @@
+public import Foundation
+public import Transport
+
+extension RequestHandle where Value == DataResponse {
+    /// A handle for the model decoded from the response body at `keyPath`.
+    ///
+    /// ```swift
+    /// request(WeatherForm.forecast(city: "Toronto")).decode(Forecast.self, at: "data")
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - type: The model type.
+    ///   - keyPath: Where the model sits in the body, such as `data` or `items.0`; the whole
+    ///     body by default.
+    ///   - decoder: The status policy, decoding options and envelope format; the defaults by default.
+    /// - Returns: A handle that fails with a ``MappingError`` when the body does not decode.
+    public func decode<Model: Decodable & Sendable>(
+        _ type: Model.Type = Model.self,
+        at keyPath: JSONKeyPath = .root,
+        decoder: ResponseDecoder = ResponseDecoder()
+    ) -> DataRequest<Model> {
+        map { response, _ in try decoder.decode(Model.self, from: response, at: keyPath) }
+    }
+
+    /// A handle for the model in a server envelope's data, after the envelope's code was
+    /// checked: a non-success code fails the handle with a ``BusinessError`` (routed first,
+    /// when the envelope routes that code).
+    ///
+    /// - Parameters:
+    ///   - type: The model type.
+    ///   - keyPath: Where the model sits inside the envelope's data; the data itself by default.
+    ///   - decoder: The envelope format and decoding options.
+    public func decodeEnvelope<Model: Decodable & Sendable>(
+        _ type: Model.Type = Model.self,
+        at keyPath: JSONKeyPath = .root,
+        decoder: ResponseDecoder = ResponseDecoder()
+    ) -> DataRequest<Model> {
+        map { response, _ in try decoder.decodeEnvelope(Model.self, from: response, at: keyPath) }
+    }
+
+    /// A handle for a page of items and the cursor of the next page (the seeds' `list()`).
+    ///
+    /// - Parameters:
+    ///   - type: The item type.
+    ///   - layout: Where the items, the cursor and the has-more flag sit.
+    ///   - root: Whether the layout's paths start at the body or inside the envelope's data.
+    ///   - decoder: The envelope format and decoding options.
+    public func list<Item: Decodable & Sendable>(
+        _ type: Item.Type = Item.self,
+        layout: ListLayout = .default,
+        in root: PayloadRoot = .body,
+        decoder: ResponseDecoder = ResponseDecoder()
+    ) -> DataRequest<ListPage<Item>> {
+        map { response, _ in try decoder.list(Item.self, from: response, layout: layout, in: root) }
+    }
+
+    /// A handle that succeeds when the envelope's code is a success code (the seeds' `bool()`).
+    ///
+    /// - Parameter decoder: The envelope format.
+    public func successOnly(decoder: ResponseDecoder = ResponseDecoder()) -> DataRequest<EnvelopeHead> {
+        map { response, _ in try decoder.success(from: response) }
+    }
+
+    /// A handle for the body as text, in the charset of its `Content-Type` (UTF-8 by default).
+    public func string(decoder: ResponseDecoder = ResponseDecoder()) -> DataRequest<String> {
+        map { response, _ in try decoder.string(from: response) }
+    }
+
+    /// A handle for the body as JSON, at `keyPath`.
+    public func json(at keyPath: JSONKeyPath = .root, decoder: ResponseDecoder = ResponseDecoder())
+        -> DataRequest<JSONValue>
+    {
+        map { response, _ in try decoder.json(from: response, at: keyPath) }
+    }
+
+    /// A handle for the raw body bytes, after the status check.
+    public func bytes(decoder: ResponseDecoder = ResponseDecoder()) -> DataRequest<Data> {
+        map { response, _ in try decoder.bytes(from: response) }
+    }
+}

@@ -1,0 +1,50 @@
+import Foundation
+import HTTPTypes
+import Transport
+
+/// What the decoder knows about a body: the bytes and, for a response, where it came from.
+struct ResponseInput {
+    var body: Data
+    var url: String?
+    var status: HTTPResponse.Status?
+    var contentType: String?
+
+    init(_ response: DataResponse) {
+        body = response.body
+        url = response.url
+        status = response.status
+        contentType = response.head.headerFields[.contentType]
+    }
+
+    init(_ data: Data, contentType: String? = nil) {
+        body = data
+        url = nil
+        status = nil
+        self.contentType = contentType
+    }
+
+    /// Whether the body has nothing but whitespace.
+    var isBlank: Bool {
+        body.allSatisfy { $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }
+    }
+
+    /// `in the response from URL (HTTP 200 OK)`, or `in the body` when nothing is known.
+    var origin: String {
+        switch (url, status) {
+        case (let url?, let status?): "in the response from \(url) (HTTP \(Self.describe(status)))"
+        case (let url?, nil): "in the response from \(url)"
+        case (nil, let status?): "in the response (HTTP \(Self.describe(status)))"
+        case (nil, nil): "in the body"
+        }
+    }
+
+    /// `200 OK`.
+    static func describe(_ status: HTTPResponse.Status) -> String {
+        status.reasonPhrase.isEmpty ? String(status.code) : "\(status.code) \(status.reasonPhrase)"
+    }
+
+    /// The first 16 KiB of the body as text, for telling HTML from JSON.
+    var head: String {
+        String(decoding: body.prefix(BodyExcerpt.scanLimit), as: UTF8.self)
+    }
+}

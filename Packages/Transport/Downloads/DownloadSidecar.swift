@@ -1,0 +1,65 @@
+import Foundation
+
+/// The small JSON record beside a partial download, `DEST.partial.json`: which URL the bytes
+/// in `DEST.partial` came from, which version of the file they belong to, and how long the
+/// whole file is.
+///
+/// ```json
+/// {"etag":"\"5f1c-40000000\"","totalLength":1073741824,"url":"https://example.com/big.iso","version":1}
+/// ```
+///
+/// `etag` (a strong entity tag, quotes included) or `lastModified` (an HTTP-date) is the
+/// validator; both are absent when the server offered no strong one, and such a partial is
+/// never resumed. `totalLength` is absent when the server did not say. The number of bytes
+/// already downloaded is deliberately not recorded: it is the partial file's size, the only
+/// figure a crash cannot make stale.
+struct DownloadSidecar: Codable, Equatable, Sendable {
+    /// The format version this code writes and reads.
+    static let currentVersion = 1
+
+    /// The format version.
+    var version: Int
+    /// The URL the download asked for (before redirects).
+    var url: String
+    /// The strong entity tag of the version on disk.
+    var etag: String?
+    /// The `Last-Modified` date of the version on disk, when it had no entity tag.
+    var lastModified: String?
+    /// The whole length of that version, when known.
+    var totalLength: Int64?
+
+    /// Creates a record for the current format.
+    init(url: String, validator: DownloadValidator?, totalLength: Int64?) {
+        self.version = Self.currentVersion
+        self.url = url
+        self.totalLength = totalLength
+        switch validator {
+        case .entityTag(let tag): etag = tag
+        case .lastModified(let date): lastModified = date
+        case nil: break
+        }
+    }
+
+    /// The recorded validator; a recorded entity tag that is not strong counts as none.
+    var validator: DownloadValidator? {
+        if let etag { return DownloadValidator.isStrongEntityTag(etag) ? .entityTag(etag) : nil }
+        return lastModified.map(DownloadValidator.lastModified)
+    }
+
+    /// The record as one line of JSON with sorted keys.
+    func encoded() throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        var data = try encoder.encode(self)
+        data.append(UInt8(ascii: "\n"))
+        return data
+    }
+
+    /// Reads a record; `nil` for anything that is not a record of the current format.
+    static func decode(_ data: Data) -> DownloadSidecar? {
+        guard let record = try? JSONDecoder().decode(DownloadSidecar.self, from: data),
+            record.version == currentVersion, record.totalLength.map({ $0 >= 0 }) ?? true
+        else { return nil }
+        return record
+    }
+}

@@ -1,0 +1,50 @@
+extension FileDownload {
+    /// How a ``FileDownload`` verifies, retries, syncs and reports.
+    ///
+    /// Every default is stated beside its property.
+    public struct Options: Sendable {
+        /// The SHA-256 the finished file must have, as 64 hexadecimal characters (either
+        /// case); `nil` (the default) for no check.
+        ///
+        /// The digest is computed from the file on disk once it is complete, before it is
+        /// renamed into place. A mismatch fails the download with
+        /// ``TransportError/Category-swift.struct/checksumMismatch`` and deletes the partial.
+        public var expectedSHA256: String?
+
+        /// How many times in a row a failed attempt is retried, resuming where the bytes on
+        /// disk end: 3 by default.
+        ///
+        /// Network failures (a dropped or reset connection, an incomplete body, a stall, a
+        /// refused or timed-out connect) and the statuses 408, 429, 500, 502, 503 and 504 are
+        /// retried; anything else fails at once. An attempt that added bytes to the file resets
+        /// the count, so a long download over a flaky network is not failed by drops spread over
+        /// hours, while a server that fails immediately is given up after `retryLimit + 1` tries.
+        public var retryLimit: Int = 3
+
+        /// The wait before the first retry, doubled for each further retry in a row and capped
+        /// at 8 seconds: 250 milliseconds by default.
+        public var retryDelay: Duration = .milliseconds(250)
+
+        /// Whether the download flushes to the disk at the points its crash consistency relies
+        /// on (`fsync`): `true` by default.
+        ///
+        /// A `kill -9` never loses bytes the kernel has accepted, so this only matters for a
+        /// power cut or a kernel crash. With it on, the sidecar of a new version is on disk
+        /// before the first byte of that version, a truncation before the sidecar that follows
+        /// it, and the finished file before its new name. Appended bytes are not flushed one by
+        /// one: after a power cut a file system may keep a shorter partial, which the next run
+        /// simply continues.
+        public var synchronizesToDisk: Bool = true
+
+        /// The shortest time between two progress events: 50 milliseconds (20 a second) by
+        /// default. The final event on success always comes.
+        public var progressInterval: Duration = .milliseconds(50)
+
+        /// Called with each progress event, in order, on the download's task: return quickly.
+        /// `nil` by default; ``FileDownload/progressUpdates`` delivers the same events.
+        public var progressHandler: (@Sendable (TransferProgress) -> Void)?
+
+        /// Creates the default options.
+        public init() {}
+    }
+}

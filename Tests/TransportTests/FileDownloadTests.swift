@@ -1,0 +1,205 @@
+import Foundation
+import HTTPTypes
+import Testing
+import Transport
+import TransportTesting
+
+/// A fresh folder for one test's files, removed afterwards.
+private func withTemporaryFolder<T>(_ body: (String) async throws -> T) async throws -> T {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("parley-download-\(UUID())").path
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    return try await body(folder)
+}
+
+/// `count` bytes that differ from their neighbours, so a shifted or duplicated byte shows.
+private func content(_ count: Int, seed: Int = 0) -> Data {
+    Data((0..<count).map { UInt8(truncatingIfNeeded: ($0 &+ seed) &* 7 &+ $0 / 256) })
+}
+
+private func options(retryLimit: Int = 3) -> FileDownload.Options {
+    var options = FileDownload.Options()
+    options.retryLimit = retryLimit
+    options.retryDelay = .milliseconds(1)
+    options.synchronizesToDisk = false
+    return options
+}
+
+/// Behaviour that needs no network, against ``StubTransport``; the engine and real servers are
+/// covered in TransportCurlTests.
+@Suite struct FileDownloadTests {
+    let url = "http://127.0.0.1:9/file.bin"
+
+    @Test func aPartialWithoutASidecarIsNotTrusted() async throws {
+        try await withTemporaryFolder { folder in
+            // Given a partial with bytes but no record of where they came from
+            let destination = folder + "/file.bin"
+            let body = content(1000)
+            try Data(repeating: 0xEE, count: 300).write(to: URL(fileURLWithPath: destination + ".partial"))
+            let transport = StubTransport(always: .init(headers: [.eTag: "\"v1\""], body: body))
+
+            // When it is downloaded
+            let summary = try await FileDownload(url: url, to: destination, transport: transport, options: options())
+                .run()
+
+            // Then it asked for the whole file and wrote exactly that
+            #expect(transport.requests.count == 1)
+            #expect(transport.requests.first?.head.headerFields[.range] == nil)
+            #expect(try Data(contentsOf: URL(fileURLWithPath: destination)) == body)
+            #expect(summary.resumedFrom == 0)
+            #expect(!FileManager.default.fileExists(atPath: destination + ".partial"))
+            #expect(!FileManager.default.fileExists(atPath: destination + ".partial.json"))
+        }
+    }
+
+    @Test func aPartialLongerThanTheRecordedLengthIsCutAndA416CompletesIt() async throws {
+        try await withTemporaryFolder { folder in
+            // Given the whole file plus 200 stray bytes, under a sidecar for 1000 bytes
+            let destination = folder + "/file.bin"
+            let body = content(1000)
+            try (body + Data(repeating: 0xEE, count: 200)).write(to: URL(fileURLWithPath: destination + ".partial"))
+            try Data(#"{"etag":"\"v1\"","totalLength":1000,"url":"\#(url)","version":1}"#.utf8)
+                .write(to: URL(fileURLWithPath: destination + ".partial.json"))
+            let transport = StubTransport(
+                always: .init(status: .rangeNotSatisfiable, headers: [.contentRange: "bytes */1000", .eTag: "\"v1\""]))
+
+            // When it is downloaded
+            let summary = try await FileDownload(url: url, to: destination, transport: transport, options: options())
+                .run()
+
+            // Then it asked for the bytes after the recorded length and took the 416 as success
+            let request = try #require(transport.requests.first)
+            #expect(request.head.headerFields[.range] == "bytes=1000-")
+            #expect(request.head.headerFields[.ifRange] == "\"v1\"")
+            #expect(try Data(contentsOf: URL(fileURLWithPath: destination)) == body)
+            #expect(summary.resumedFrom == 1000)
+            #expect(summary.byteCount == 1000)
+        }
+    }
+
+    @Test func aSidecarForAnotherURLIsNotTrusted() async throws {
+        try await withTemporaryFolder { folder in
+            let destination = folder + "/file.bin"
+            let body = content(1000)
+            try body.prefix(400).write(to: URL(fileURLWithPath: destination + ".partial"))
+            try Data(#"{"etag":"\"v1\"","totalLength":1000,"url":"http://127.0.0.1:9/other","version":1}"#.utf8)
+                .write(to: URL(fileURLWithPath: destination + ".partial.json"))
+            let transport = StubTransport(always: .init(headers: [.eTag: "\"v1\""], body: body))
+
+            _ = try await FileDownload(url: url, to: destination, transport: transport, options: options()).run()
+
+            #expect(transport.requests.first?.head.headerFields[.range] == nil)
+            #expect(try Data(contentsOf: URL(fileURLWithPath: destination)) == body)
+        }
+    }
+
+    @Test func retriesAFailingServerUpToTheLimitAndKeepsThePartial() async throws {
+        try await withTemporaryFolder { folder in
+            let destination = folder + "/file.bin"
+            let transport = StubTransport(always: .init(status: .serviceUnavailable))
+            let download = try FileDownload(
+                url: url, to: destination, transport: transport, options: options(retryLimit: 2))
+
+            let error = await #expect(throws: TransportError.self) { try await download.run() }
+
+            #expect(error?.category == .downloadFailed)
+            #expect(error?.message.contains("503") == true)
+            #expect(error?.message.contains("Gave up after 3 attempts") == true)
+            #expect(transport.requests.count == 3)
+            guard case .failed = download.state else {
+                Issue.record("state is \(download.state)")
+                return
+            }
+        }
+    }
+
+    @Test func aStatusThatNoRetryCanFixFailsAtOnce() async throws {
+        try await withTemporaryFolder { folder in
+            let transport = StubTransport(always: .init(status: .notFound))
+            let download = try FileDownload(
+                url: url, to: folder + "/file.bin", transport: transport, options: options())
+
+            let error = await #expect(throws: TransportError.self) { try await download.run() }
+
+            #expect(error?.category == .downloadFailed)
+            #expect(error?.message.contains("404") == true)
+            #expect(transport.requests.count == 1)
+        }
+    }
+
+    @Test func aMalformedExpectedDigestFailsBeforeAnyRequest() async throws {
+        try await withTemporaryFolder { folder in
+            let transport = StubTransport(always: .init(body: content(10)))
+            var options = options()
+            options.expectedSHA256 = "not-a-digest"
+            let download = try FileDownload(url: url, to: folder + "/file.bin", transport: transport, options: options)
+
+            let error = await #expect(throws: TransportError.self) { try await download.run() }
+
+            #expect(error?.category == .downloadFailed)
+            #expect(error?.mayHaveReachedServer == false)
+            #expect(transport.requests.isEmpty)
+        }
+    }
+
+    @Test func aWrongDigestDeletesThePartialAndNeverCreatesTheDestination() async throws {
+        try await withTemporaryFolder { folder in
+            let destination = folder + "/file.bin"
+            let transport = StubTransport(always: .init(headers: [.eTag: "\"v1\""], body: content(5000)))
+            var options = options()
+            options.expectedSHA256 = String(repeating: "0", count: 64)
+            let download = try FileDownload(url: url, to: destination, transport: transport, options: options)
+
+            let error = await #expect(throws: TransportError.self) { try await download.run() }
+
+            #expect(error?.category == .checksumMismatch)
+            #expect(error?.message.contains(SHA256.hexDigest(of: content(5000))) == true)
+            for path in [destination, destination + ".partial", destination + ".partial.json"] {
+                #expect(!FileManager.default.fileExists(atPath: path), "\(path) exists")
+            }
+        }
+    }
+
+    @Test func cancellingADownloadThatNeverRanDeletesItsFiles() async throws {
+        try await withTemporaryFolder { folder in
+            let destination = folder + "/file.bin"
+            try Data(count: 10).write(to: URL(fileURLWithPath: destination + ".partial"))
+            try Data("{}".utf8).write(to: URL(fileURLWithPath: destination + ".partial.json"))
+            let download = try FileDownload(
+                url: url, to: destination, transport: StubTransport(always: .init()), options: options())
+
+            download.cancel()
+
+            #expect(download.state == .cancelled)
+            #expect(!FileManager.default.fileExists(atPath: destination + ".partial"))
+            #expect(!FileManager.default.fileExists(atPath: destination + ".partial.json"))
+            let error = await #expect(throws: TransportError.self) { try await download.value }
+            #expect(error?.category == .cancelled)
+        }
+    }
+
+    @Test func twoDownloadsToOneDestinationCannotInterleave() async throws {
+        try await withTemporaryFolder { folder in
+            let destination = folder + "/file.bin"
+            // The first download's server answers only when released, holding its lock meanwhile.
+            let (release, released) = AsyncStream.makeStream(of: Void.self)
+            let slow = StubTransport { _ in
+                for await _ in release { break }
+                return .init(headers: [.eTag: "\"v1\""], body: content(100))
+            }
+            let first = try FileDownload(url: url, to: destination, transport: slow, options: options())
+            first.start()
+            while slow.requests.isEmpty { try await Task.sleep(for: .milliseconds(5)) }
+
+            let second = try FileDownload(
+                url: url, to: destination, transport: StubTransport(always: .init(body: content(100))),
+                options: options())
+            let error = await #expect(throws: TransportError.self) { try await second.run() }
+            #expect(error?.category == .downloadFailed)
+            #expect(error?.message.contains("Another download is already writing") == true)
+
+            released.yield()
+            #expect(try await first.value.byteCount == 100)
+        }
+    }
+}
