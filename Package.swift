@@ -147,6 +147,8 @@ let package = Package(
             name: "parley-bench",
             dependencies: [
                 "BenchmarkSupport",
+                "Forms",
+                "Mapping",
                 "Transport",
                 "TransportCurl",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

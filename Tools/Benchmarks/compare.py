@@ -46,6 +46,8 @@ BASELINE = "curl"
 # Scenarios a peer cannot run, with the reason printed in the table.
 UNSUPPORTED = {
     ("urlsession", "tls-h2"): "FoundationNetworking on Linux cannot trust a private CA",
+    ("ahc", "full-stack"): "the business layer is Parley's own",
+    ("urlsession", "full-stack"): "the business layer is Parley's own",
 }
 
 SMALL_BODY = 200
@@ -69,6 +71,8 @@ class Scenario:
     target: float  # the parley / curl ratio docs/BENCHMARKS.md asks for
     cpu_target: float | None = None  # the largest parley / curl CPU-per-request ratio, where one is set
     rss_target_mib: float | None = None  # the largest parley peak RSS, where one is set
+    parley_path: str | None = None  # where parley goes instead of `path`, for the full-stack scenario
+    parley_arguments: tuple[str, ...] = ()  # extra flags for parley-bench
 
 
 SCENARIOS = [
@@ -87,7 +91,16 @@ SCENARIOS = [
     Scenario("upload", "(e) Upload 256 MiB from a file, HTTP/1.1", "http", "/upload", "upload",
              concurrency=1, requests=4, warmup=1, quick_requests=1, quick_warmup=0,
              metric="bytes_per_s", target=0.95),
+    # Parley through its whole business layer (a form, a Requestable, the envelope check, decoding the
+    # weather fixture at key path `data`) against the baseline's plain GETs of 200 bytes.
+    Scenario("full-stack", "(f) 64 concurrent: Parley's business layer vs plain libcurl GETs, HTTP/1.1", "http",
+             "/small.bin", "get", concurrency=64, requests=40_000, warmup=1_280, quick_requests=4_000,
+             quick_warmup=640, metric="rps", target=0.75, parley_path="/envelope.json",
+             parley_arguments=("--stack", "full")),
 ]
+
+# The weather fixture inside the server envelope: the body of the full-stack scenario.
+FORECAST_FIXTURE = Path(__file__).resolve().parents[1] / "MockServer" / "MockBackend" / "Resources" / "forecast.json"
 
 # nginx runs 2 worker processes, as many as there are cores. With one worker, nginx saturates one core serving
 # 64 HTTP/1.1 keep-alive connections of 200-byte bodies at about the rate the single-threaded libcurl baseline
@@ -236,6 +249,9 @@ class Server:
         log(f"preparing {prefix}: certificates, a 200 B body, a 1 GiB file, a 256 MiB upload")
         make_certificates(prefix)
         (prefix / "www" / "small.bin").write_bytes(os.urandom(SMALL_BODY))
+        forecast = json.loads(FORECAST_FIXTURE.read_text())
+        envelope = {"code": 200, "message": "ok", "data": forecast}
+        (prefix / "www" / "envelope.json").write_text(json.dumps(envelope))
         write_file(prefix / "www" / "big.bin", DOWNLOAD_SIZE)
         write_file(prefix / "upload.bin", UPLOAD_SIZE)
 
@@ -318,8 +334,13 @@ class Run:
 def run_peer(binary: Path, peer: str, scenario: Scenario, server: Server, quick: bool, round_index: int) -> Run:
     requests = scenario.quick_requests if quick else scenario.requests
     warmup = scenario.quick_warmup if quick else scenario.warmup
+    url = server.url(scenario)
+    extra: tuple[str, ...] = ()
+    if peer == "parley" and scenario.parley_path is not None:
+        url = url.removesuffix(scenario.path) + scenario.parley_path
+        extra = scenario.parley_arguments
     arguments = [
-        str(binary), "--url", server.url(scenario), "--requests", str(requests), "--concurrency",
+        str(binary), "--url", url, *extra, "--requests", str(requests), "--concurrency",
         str(scenario.concurrency), "--mode", scenario.mode, "--warmup", str(warmup), "--label", peer,
         "--out", "/dev/null",
     ]

@@ -23,8 +23,13 @@ struct RequestPipeline<Form: Formable>: Sendable {
         }
         do {
             for plugin in plugins { try await plugin.prepare(&request, form: form) }
-            let transport = MiddlewareTransport(configuration.transport, middleware: configuration.middleware)
-            var response = try await transport.data(for: request)
+            var response: DataResponse
+            if configuration.middleware.isEmpty {
+                response = try await configuration.transport.data(for: request)
+            } else {
+                let transport = MiddlewareTransport(configuration.transport, middleware: configuration.middleware)
+                response = try await transport.data(for: request)
+            }
             for plugin in plugins { response = try await plugin.process(response, form: form) }
             for plugin in plugins { await plugin.didReceive(response, form: form) }
             for plugin in plugins { await plugin.afterCompletion(.success(response), form: form) }

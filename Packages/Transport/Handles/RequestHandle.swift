@@ -57,6 +57,7 @@ public final class RequestHandle<Value: Sendable>: Sendable {
         var handlers: [@Sendable (Result<Value, any Error>) -> Void] = []
         var isDraining = false
         var subscribers: [Int: AsyncStream<RequestEvent>.Continuation] = [:]
+        var observers: [@Sendable (RequestEvent) -> Void] = []
         var nextSubscriber = 0
         var onCancel: [@Sendable () -> Void] = []
     }
@@ -238,6 +239,14 @@ public final class RequestHandle<Value: Sendable>: Sendable {
         }
     }
 
+    /// The result and the response together, with one wait.
+    var outcome: (Result<Value, any Error>, ResponseInfo?) {
+        get async {
+            let result = await self.result
+            return (result, state.withLock { $0.response })
+        }
+    }
+
     /// The status, headers and metrics of the response, once the handle has finished;
     /// `nil` when it failed before a response arrived.
     public var response: ResponseInfo? {
@@ -275,9 +284,19 @@ public final class RequestHandle<Value: Sendable>: Sendable {
         return stream
     }
 
+    /// Passes every later non-completion event to `observer`, synchronously (how a derived
+    /// handle forwards its source's events without a task of its own).
+    func observe(_ observer: @escaping @Sendable (RequestEvent) -> Void) {
+        state.withLock { $0.observers.append(observer) }
+    }
+
     private func publish(_ event: RequestEvent) {
-        let subscribers = state.withLock { Array($0.subscribers.values) }
+        let (subscribers, observers) = state.withLock { state in
+            state.subscribers.isEmpty && state.observers.isEmpty
+                ? ([], []) : (Array(state.subscribers.values), state.observers)
+        }
         for subscriber in subscribers { subscriber.yield(event) }
+        for observer in observers { observer(event) }
     }
 
     // MARK: - Finishing
@@ -290,6 +309,7 @@ public final class RequestHandle<Value: Sendable>: Sendable {
             state.response = try? outcome.get().response
             state.phase = .finished
             state.onCancel = []
+            state.observers = []
             let subscribers = Array(state.subscribers.values)
             state.subscribers = [:]
             let shouldDrain = !state.isDraining && !state.handlers.isEmpty
@@ -321,17 +341,10 @@ extension RequestHandle {
     ) -> RequestHandle<NewValue> {
         let source = self
         let derived = RequestHandle<NewValue>(startImmediately: startsImmediately) { events in
-            let forwarding = Task {
-                for await event in source.events {
-                    if case .completed = event { break }
-                    events.send(event)
-                }
-            }
-            defer { forwarding.cancel() }
+            source.observe { events.send($0) }
             source.start()
-            let value = try await source.value
-            let response = await source.response
-            return RequestHandle<NewValue>.Outcome(value: try transform(value, response), response: response)
+            let (result, response) = await source.outcome
+            return RequestHandle<NewValue>.Outcome(value: try transform(try result.get(), response), response: response)
         }
         derived.onCancel { source.cancel() }
         return derived

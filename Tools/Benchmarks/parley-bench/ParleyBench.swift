@@ -22,6 +22,24 @@ struct ParleyBench: AsyncParsableCommand {
 
     @OptionGroup var options: BenchmarkOptions
 
+    /// Which of Parley's layers a request goes through.
+    enum Stack: String, ExpressibleByArgument, CaseIterable {
+        /// `CurlTransport` alone.
+        case transport
+        /// The business layer: a form sent by a `Requestable`, the envelope checked, and the
+        /// weather model decoded at key path `data`. Only with `--mode get`.
+        case full
+    }
+
+    @Option(help: "transport (the engine alone) or full (form, Requestable, envelope, decoding).")
+    var stack: Stack = .transport
+
+    func validate() throws {
+        if stack == .full && options.mode != .get {
+            throw ValidationError("--stack full works with --mode get only.")
+        }
+    }
+
     func run() async throws {
         let options = self.options
         var configuration = CurlTransport.Configuration()
@@ -33,8 +51,15 @@ struct ParleyBench: AsyncParsableCommand {
         let transport = try CurlTransport(configuration: configuration)
         let uploadSize = try options.input.map { try InputFile.size(atPath: $0) }
 
-        let report = await runClosedLoop(options: options) { _ in
-            try await perform(on: transport, options: options, uploadSize: uploadSize)
+        let report: ClosedLoopReport
+        switch stack {
+        case .transport:
+            report = await runClosedLoop(options: options) { _ in
+                try await perform(on: transport, options: options, uploadSize: uploadSize)
+            }
+        case .full:
+            let client = try FullStackClient(transport: transport, url: options.url)
+            report = await runClosedLoop(options: options) { _ in try await client.forecast() }
         }
         await transport.shutdown()
         print(report.resultLine(peer: options.label ?? "parley"))

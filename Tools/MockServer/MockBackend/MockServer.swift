@@ -33,7 +33,7 @@ import NIOCore
 /// | `/redirect-to?url=URL&status=CODE` | `CODE` (302 by default, 300–399) with `Location: URL`. |
 /// | `/redirect/{n}` | 302 to `http://{Host}/redirect/{n-1}`; `/redirect/1` goes to `/echo`: `n` redirects, then the echo. `/redirect/0` is the echo. |
 /// | `/relative-redirect/{n}` | As `/redirect/{n}` with a path-only `Location`. |
-/// | `/bytes/{n}` | `n` pattern bytes, `Content-Length`, `application/octet-stream`, streamed (1 GiB is fine), with `ETag: "pattern-{n}"` and `Last-Modified`. One `Range: bytes=` is honoured (206/416) unless `If-Range` names another version (200). Switches: `etag=V` (another version with other bytes), `weak=1`, `no-validator=1`, `ignore-range=1`, `ignore-if-range=1`, `drop-after=K&key=X&drops=D` (the first `D` requests per key close the connection after `K` body bytes; `etag-after-drop=V` for the later ones), `chunk-delay=MS` (per 64 KiB). |
+/// | `/bytes/{n}` | `n` pattern bytes, `Content-Length`, `application/octet-stream`, streamed (1 GiB is fine), with `ETag: "pattern-{n}"` and `Last-Modified`. One `Range: bytes=` is honoured (206/416) unless `If-Range` names another version (200). Switches: `etag=V` (another version with other bytes), `weak=1`, `no-validator=1`, `no-etag=1`, `ignore-range=1`, `ignore-if-range=1`, `drop-after=K&key=X&drops=D` (the first `D` requests per key close the connection after `K` body bytes; `etag-after-drop=V` for the later ones), `chunk-delay=MS` (per 64 KiB). |
 /// | `/stream-bytes/{n}?chunk=K` | `n` pattern bytes, chunked, `K` bytes per chunk (16384 by default). |
 /// | `/stall?after=N` | 200, `Content-Length: N+1000`, `N` pattern bytes, then nothing until the client leaves or the server stops. |
 /// | `/delay/{ms}` | Waits `ms` (at most 600000), then 200 `ok`. |

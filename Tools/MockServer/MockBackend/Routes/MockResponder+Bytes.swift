@@ -18,6 +18,7 @@ extension MockResponder {
     /// - `etag=VALUE`: another version, `ETag: "VALUE"`, with different bytes;
     /// - `weak=1`: the ETag is weak (`W/"…"`), so no `If-Range` can match it;
     /// - `no-validator=1`: neither `ETag` nor `Last-Modified`;
+    /// - `no-etag=1`: `Last-Modified` alone;
     /// - `ignore-range=1`: `Range` is ignored, always 200 with the whole body;
     /// - `ignore-if-range=1`: `Range` is honoured whatever `If-Range` says (a broken server);
     /// - `drop-after=K&key=X&drops=D`: the first `D` (1 by default) requests for key `X` (the
@@ -39,7 +40,7 @@ extension MockResponder {
             dropAfter != nil && !drops ? target.value("etag-after-drop") ?? target.value("etag") : target.value("etag")
         let version = ByteVersion(
             count: count, etag: etag, weak: target.value("weak") == "1",
-            validators: target.value("no-validator") != "1")
+            validators: target.value("no-validator") != "1", entityTag: target.value("no-etag") != "1")
         let chunkDelay = try target.integer("chunk-delay", in: 0...10_000, default: 0)
 
         var fields: HTTPFields = [.contentType: "application/octet-stream"]

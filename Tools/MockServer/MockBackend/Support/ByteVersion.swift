@@ -23,7 +23,8 @@ struct ByteVersion: Equatable {
     ///   - etag: The opaque tag, without quotes; `nil` for `pattern-{n}`.
     ///   - weak: Whether the ETag is weak (`W/"…"`).
     ///   - validators: Whether to send `ETag` and `Last-Modified` at all.
-    init(count: Int, etag: String?, weak: Bool, validators: Bool) {
+    ///   - entityTag: Whether to send the `ETag` (else `Last-Modified` alone).
+    init(count: Int, etag: String?, weak: Bool, validators: Bool, entityTag sendsEntityTag: Bool = true) {
         shift = etag.map { Int(ByteVersion.fnv1a($0) % UInt64(BytePattern.period)) } ?? 0
         guard validators else {
             entityTag = nil
@@ -31,7 +32,7 @@ struct ByteVersion: Equatable {
             return
         }
         let tag = "\"\(etag ?? "pattern-\(count)")\""
-        entityTag = weak ? "W/" + tag : tag
+        entityTag = sendsEntityTag ? (weak ? "W/" + tag : tag) : nil
         // One minute per step of the shift: "Mon, 01 Jan 2024 HH:MM:00 GMT", HH:MM < 04:11.
         let hours = shift / 60
         let minutes = shift % 60

@@ -1,0 +1,49 @@
+import Forms
+import Foundation
+import HTTPTypes
+import Mapping
+import Transport
+import TransportCurl
+
+/// The business layer as a feature module uses it: a form, a `Requestable`, the envelope's
+/// code checked and the weather model decoded at key path `data`.
+struct FullStackClient: Requestable {
+    /// The endpoint: the path of the benchmark URL.
+    struct ForecastForm: RequestFormable {
+        let path: String
+    }
+
+    /// The weather fixture's model.
+    struct Forecast: Decodable, Sendable {
+        struct Day: Decodable, Sendable {
+            let conditions: String
+            let day: String
+            let temperature: Int
+        }
+        let location: String
+        let three_day_forecast: [Day]
+    }
+
+    let clientConfiguration: ClientConfiguration?
+    let form: ForecastForm
+
+    /// Splits `url` into the client's base URL and the form's path.
+    init(transport: CurlTransport, url: String) throws {
+        let parts = try RequestValidation.parseURL(url)
+        var configuration = ClientConfiguration(transport: transport, baseURL: "\(parts.scheme)://\(parts.authority)")
+        configuration.transferOptions.maximumBodySize = .max
+        clientConfiguration = configuration
+        form = ForecastForm(path: parts.path)
+    }
+
+    /// One request through every layer; returns the body's byte count. A body that does not
+    /// decode, or an envelope whose code is not a success, throws and counts as an error.
+    func forecast() async throws -> Int {
+        let request = request(form).decodeEnvelope(Forecast.self)
+        let forecast = try await request.value
+        guard forecast.three_day_forecast.count == 3 else {
+            throw MappingError(.other, message: "The forecast has \(forecast.three_day_forecast.count) days, not 3.")
+        }
+        return Int(await request.response?.metrics?.bytesReceived ?? 0)
+    }
+}
