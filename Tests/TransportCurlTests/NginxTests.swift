@@ -143,12 +143,12 @@ struct NginxTests {
         }
     }
 
-    @Test func downloadsAQuarterGigabyteInBoundedProcessMemory() throws {
+    @Test func downloadsAQuarterGigabyteInBoundedProcessMemory() async throws {
         // Memory is a property of a whole process: measured on a child (the benchmark peer),
         // so that tests running in parallel in this process cannot disturb it.
         let (name, block, blocks) = try makeLargeFile(blocks: 256)
         defer { removeLargeFile(name) }
-        let run = try ChildProcess.run(
+        let run = try await ChildProcess.launch(
             ChildProcess.siblingExecutable("parley-bench"),
             arguments: ["--url", plainURL + "/" + name, "--requests", "1", "--mode", "download", "--out", "/dev/null"])
         #expect(run.status == 0, "parley-bench failed: \(run.output)")

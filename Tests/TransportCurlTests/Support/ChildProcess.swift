@@ -27,7 +27,15 @@ struct ChildProcess {
         return name
     }
 
-    /// Runs `path` with `arguments`, waiting for it to exit.
+    /// Runs `path` with `arguments` and waits for it to exit on a thread of its own, so that
+    /// the wait never holds one of the few threads of Swift's cooperative pool.
+    static func launch(_ path: String, arguments: [String]) async throws -> ChildProcess {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread { continuation.resume(with: Result { try run(path, arguments: arguments) }) }.start()
+        }
+    }
+
+    /// Runs `path` with `arguments`, blocking the calling thread until it exits.
     static func run(_ path: String, arguments: [String]) throws -> ChildProcess {
         let outputFile = FileManager.default.temporaryDirectory.appendingPathComponent("parley-child-\(UUID()).out")
         defer { try? FileManager.default.removeItem(at: outputFile) }
