@@ -55,7 +55,7 @@ final class CurlEventLoop: @unchecked Sendable {
     // Loop-thread state.
     private var active: [ObjectIdentifier: CurlTransfer] = [:]
     private var idleHandles: [CurlEasyHandle] = []
-    private var headsToDeliver: [CurlTransfer] = []
+    private var toDeliver: [CurlTransfer] = []
     private var spareCommands: [Command] = []
     private var lastStallCheck = ContinuousClock.now
 
@@ -150,7 +150,7 @@ final class CurlEventLoop: @unchecked Sendable {
 
             curl_multi_perform(multi, &stillRunning)
             drainFinished()
-            deliverHeads()
+            deliverPending()
             checkStalls()
 
             // Wake at least every 250 ms while transfers run, for the stall check.
@@ -282,15 +282,26 @@ final class CurlEventLoop: @unchecked Sendable {
         }
     }
 
-    /// Called by a transfer (on this thread) when its response head is complete.
-    func headArrived(_ transfer: CurlTransfer) {
-        headsToDeliver.append(transfer)
+    /// Called by a streaming transfer (on this thread) when its head is complete or body bytes
+    /// wait for a consumer: the loop hands them over once, at the end of the pass.
+    func scheduleDelivery(_ transfer: CurlTransfer) {
+        guard !transfer.isScheduledForDelivery else { return }
+        transfer.isScheduledForDelivery = true
+        toDeliver.append(transfer)
     }
 
-    private func deliverHeads() {
-        guard !headsToDeliver.isEmpty else { return }
-        for transfer in headsToDeliver { transfer.deliverHead() }
-        headsToDeliver.removeAll(keepingCapacity: true)
+    private func deliverPending() {
+        // Delivering can schedule again: unpausing a transfer lets libcurl call the write
+        // callback at once, and a consumer may already be waiting for those bytes. So take
+        // the list before walking it, and walk until nothing new was scheduled.
+        while !toDeliver.isEmpty {
+            let batch = toDeliver
+            toDeliver.removeAll(keepingCapacity: true)
+            for transfer in batch {
+                transfer.isScheduledForDelivery = false
+                transfer.deliver()
+            }
+        }
     }
 
     private func tearDown() {

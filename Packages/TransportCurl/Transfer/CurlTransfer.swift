@@ -359,7 +359,7 @@ final class CurlTransfer: @unchecked Sendable {
             abortReason = tooLargeError()
             return false
         }
-        if case .stream = mode { loop?.headArrived(self) }
+        if case .stream = mode { loop?.scheduleDelivery(self) }
         return true
     }
 
@@ -378,8 +378,9 @@ final class CurlTransfer: @unchecked Sendable {
             return bytes.count
         case .stream(let buffer):
             switch buffer.offer(bytes) {
-            case .accepted:
+            case .accepted(let wakeConsumer):
                 bodyBytes += Int64(bytes.count)
+                if wakeConsumer { loop?.scheduleDelivery(self) }
                 return bytes.count
             case .pause:
                 isReceivePaused = true
@@ -596,6 +597,15 @@ final class CurlTransfer: @unchecked Sendable {
             }
             buffer.finish(outcome)
         }
+    }
+
+    /// Whether the loop will call ``deliver()`` at the end of this pass.
+    var isScheduledForDelivery = false
+
+    /// Hands a streaming consumer what arrived in this pass: the head, then pending bytes.
+    func deliver() {
+        deliverHead()
+        if case .stream(let buffer) = mode, buffer.flush() { resume(receiving: true) }
     }
 
     /// Resumes the task waiting in `send` with the response head (stream mode).

@@ -5,15 +5,21 @@ import Transport
 /// The bounded hand-over between the loop thread, which receives body bytes, and the task
 /// that consumes a streaming response.
 ///
+/// Bytes accumulate in one pending buffer. A waiting consumer is not resumed for every
+/// write-callback chunk (libcurl delivers at most 16 KiB at a time): the loop hands it
+/// everything pending once per pass (``flush()``), so a fast download costs one task
+/// resumption per loop pass rather than one per chunk.
+///
 /// Backpressure: once ``highWaterMark`` bytes wait unread, ``offer(_:)`` answers `.pause` and
 /// the write callback returns `CURL_WRITEFUNC_PAUSE`, so libcurl stops reading the socket
-/// (and TCP flow control slows the server). When the consumer has drained the buffer to half
-/// the mark, ``next()`` calls `resumeReceiving`, which unpauses the transfer on the loop.
+/// (and TCP flow control slows the server). When the consumer takes the pending bytes,
+/// ``next()`` calls `resumeReceiving`, which unpauses the transfer on the loop.
 final class ResponseStreamBuffer: ResponseBodyStream {
     /// What the write callback should do with the bytes it offered.
     enum Offer {
-        /// The bytes were taken.
-        case accepted
+        /// The bytes were taken; when `wakeConsumer`, a consumer is waiting and the loop
+        /// should ``flush()`` at the end of its pass.
+        case accepted(wakeConsumer: Bool)
         /// The buffer is full: return `CURL_WRITEFUNC_PAUSE`; the same bytes come again later.
         case pause
         /// The consumer cancelled: abort the transfer.
@@ -21,9 +27,7 @@ final class ResponseStreamBuffer: ResponseBodyStream {
     }
 
     private struct State {
-        var chunks: [Data] = []
-        var head = 0
-        var bufferedBytes = 0
+        var pending = Data()
         var isPaused = false
         var waiter: CheckedContinuation<Data?, any Error>?
         var end: Result<Void, TransportError>?
@@ -56,45 +60,53 @@ final class ResponseStreamBuffer: ResponseBodyStream {
 
     /// Offers received bytes; called from the write callback.
     func offer(_ bytes: UnsafeRawBufferPointer) -> Offer {
-        enum Action {
-            case deliver(CheckedContinuation<Data?, any Error>)
-            case done(Offer)
-        }
-        let chunk = Data(bytes)
-        let action: Action = state.withLock { state in
-            if state.isCancelled { return .done(.abort) }
-            if let waiter = state.waiter {
-                state.waiter = nil
-                return .deliver(waiter)
-            }
-            if state.bufferedBytes >= highWaterMark {
+        state.withLock { state in
+            if state.isCancelled { return .abort }
+            if state.pending.count >= highWaterMark {
                 state.isPaused = true
-                return .done(.pause)
+                return .pause
             }
-            state.chunks.append(chunk)
-            state.bufferedBytes += chunk.count
-            return .done(.accepted)
-        }
-        switch action {
-        case .deliver(let waiter):
-            waiter.resume(returning: chunk)
-            return .accepted
-        case .done(let offer):
-            return offer
+            state.pending.append(contentsOf: bytes)
+            return .accepted(wakeConsumer: state.waiter != nil)
         }
     }
 
-    /// Ends the body: `nil` chunks after the buffered ones, or the error.
+    /// Hands everything pending to a waiting consumer; called by the loop once per pass.
+    ///
+    /// - Returns: `true` when the transfer was paused for a full buffer that is now empty:
+    ///   the caller (on the loop) must unpause it.
+    func flush() -> Bool {
+        let delivery: (CheckedContinuation<Data?, any Error>, Data, Bool)? = state.withLock { state in
+            guard let waiter = state.waiter, !state.pending.isEmpty else { return nil }
+            state.waiter = nil
+            let wasPaused = state.isPaused
+            state.isPaused = false
+            defer { state.pending = Data() }
+            return (waiter, state.pending, wasPaused)
+        }
+        guard let (waiter, data, wasPaused) = delivery else { return false }
+        waiter.resume(returning: data)
+        return wasPaused
+    }
+
+    /// Ends the body: the pending bytes, then `nil`, or the error.
     func finish(_ outcome: Result<Void, TransportError>) {
-        let waiter: CheckedContinuation<Data?, any Error>? = state.withLock { state in
+        let delivery: (CheckedContinuation<Data?, any Error>, Data)? = state.withLock { state in
             guard state.end == nil else { return nil }
             state.end = outcome
-            defer { state.waiter = nil }
-            return state.waiter
+            guard let waiter = state.waiter else { return nil }
+            state.waiter = nil
+            defer { state.pending = Data() }
+            return (waiter, state.pending)
+        }
+        guard let (waiter, data) = delivery else { return }
+        if !data.isEmpty {
+            waiter.resume(returning: data)
+            return
         }
         switch outcome {
-        case .success: waiter?.resume(returning: nil)
-        case .failure(let error): waiter?.resume(throwing: error)
+        case .success: waiter.resume(returning: nil)
+        case .failure(let error): waiter.resume(throwing: error)
         }
     }
 
@@ -104,25 +116,17 @@ final class ResponseStreamBuffer: ResponseBodyStream {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Data?, any Error>) in
                 enum Action {
-                    case chunk(Data, resume: Bool)
+                    case data(Data, resume: Bool)
                     case end(Result<Void, TransportError>)
                     case wait
                 }
                 let action: Action = state.withLock { state in
-                    if state.head < state.chunks.count {
-                        let chunk = state.chunks[state.head]
-                        state.head += 1
-                        state.bufferedBytes -= chunk.count
-                        if state.head == state.chunks.count {
-                            state.chunks.removeAll(keepingCapacity: true)
-                            state.head = 0
-                        }
-                        var resume = false
-                        if state.isPaused && state.bufferedBytes <= highWaterMark / 2 {
-                            state.isPaused = false
-                            resume = true
-                        }
-                        return .chunk(chunk, resume: resume)
+                    if !state.pending.isEmpty {
+                        let data = state.pending
+                        state.pending = Data()
+                        let resume = state.isPaused
+                        state.isPaused = false
+                        return .data(data, resume: resume)
                     }
                     if let end = state.end { return .end(end) }
                     if state.isCancelled { return .end(.failure(Self.cancelledError)) }
@@ -130,9 +134,9 @@ final class ResponseStreamBuffer: ResponseBodyStream {
                     return .wait
                 }
                 switch action {
-                case .chunk(let chunk, let resume):
+                case .data(let data, let resume):
                     if resume { resumeReceiving() }
-                    continuation.resume(returning: chunk)
+                    continuation.resume(returning: data)
                 case .end(.success):
                     continuation.resume(returning: nil)
                 case .end(.failure(let error)):
@@ -150,9 +154,7 @@ final class ResponseStreamBuffer: ResponseBodyStream {
         let (waiter, wasRunning): (CheckedContinuation<Data?, any Error>?, Bool) = state.withLock { state in
             guard !state.isCancelled else { return (nil, false) }
             state.isCancelled = true
-            state.chunks.removeAll()
-            state.head = 0
-            state.bufferedBytes = 0
+            state.pending = Data()
             defer { state.waiter = nil }
             return (state.waiter, state.end == nil)
         }
