@@ -89,7 +89,10 @@ struct ParleyFetch: AsyncParsableCommand {
                 standardError(line + ")")
             }
         case .failure(let error):
-            let message = (error as? TransportError)?.message ?? String(describing: error)
+            var message = (error as? TransportError)?.message ?? String(describing: error)
+            if (error as? TransportError)?.category == .tlsFailure {
+                message += " (parley-fetch takes the CA file as --cacert FILE.)"
+            }
             standardError("parley-fetch: error: \(message)")
             throw ExitCode.failure
         }

@@ -156,6 +156,10 @@ public actor DownloadManager {
 
     /// Waits for the task's outcome, through suspensions.
     ///
+    /// This is the download's own outcome (``FileDownload/value``); the task's state in the
+    /// manager and its ``stateChanges`` entry follow a moment later, once the manager has
+    /// recorded the end of the run and refilled its slot.
+    ///
     /// - Returns: The summary once the file is at its destination.
     /// - Throws: The error of a failed run, `.cancelled` after ``cancel(_:)``, and
     ///   ``TransportError`` with category `.other` for an unknown identifier.
