@@ -120,7 +120,8 @@ struct ResponseHeadParser: Sendable {
                         + "\"\(nameText.prefix(64))\" is not a valid token.",
                     url: url)
             }
-            fields.append(HTTPField(name: name, value: Self.trimmed(String(decoding: line[(colon + 1)...], as: UTF8.self))))
+            let value = Self.trimmed(String(decoding: line[(colon + 1)...], as: UTF8.self))
+            fields.append(HTTPField(name: name, value: value))
         }
         return HTTPResponse(status: .init(code: status, reasonPhrase: reason), headerFields: fields)
     }

@@ -21,7 +21,12 @@ struct FullStackClient: Requestable {
             let temperature: Int
         }
         let location: String
-        let three_day_forecast: [Day]
+        let threeDayForecast: [Day]
+
+        enum CodingKeys: String, CodingKey {
+            case location
+            case threeDayForecast = "three_day_forecast"
+        }
     }
 
     let clientConfiguration: ClientConfiguration?
@@ -41,8 +46,8 @@ struct FullStackClient: Requestable {
     func forecast() async throws -> Int {
         let request = request(form).decodeEnvelope(Forecast.self)
         let forecast = try await request.value
-        guard forecast.three_day_forecast.count == 3 else {
-            throw MappingError(.other, message: "The forecast has \(forecast.three_day_forecast.count) days, not 3.")
+        guard forecast.threeDayForecast.count == 3 else {
+            throw MappingError(.other, message: "The forecast has \(forecast.threeDayForecast.count) days, not 3.")
         }
         return Int(await request.response?.metrics?.bytesReceived ?? 0)
     }
