@@ -3,7 +3,7 @@
 #   make setup          install what building and testing need (Debian packages, PyPI)
 #   make build          build everything, warnings as errors, imports checked
 #   make layering       check the manifest against the layer table
-#   make test           setup, layering, build, then the tests against loopback servers
+#   make test           setup, layering, lint, build, then the tests against loopback servers
 #   make lint           swift format lint --strict
 #   make format         rewrite the sources in the house format
 #   make bench          compare Parley with its peers (BENCH_ARGS=--quick for a smoke run)
@@ -39,7 +39,7 @@ layering:
 
 # The servers are stopped by with-test-servers.sh whatever the tests do; its exit status
 # is that of `swift test`.
-test: setup layering build
+test: setup layering lint build
 	bash Tools/scripts/with-test-servers.sh $(SWIFT) test $(SWIFT_FLAGS)
 
 lint:
