@@ -157,6 +157,24 @@ struct NginxTests {
         #expect(run.peakResidentBytes < 48 << 20, "peak RSS \(run.peakResidentBytes >> 20) MiB for a 256 MiB body")
     }
 
+    @Test func uploadsAGigabyteFromAFileInBoundedProcessMemory() async throws {
+        // A sparse 1 GiB file: read back as zeros without a gigabyte of disk writes.
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("parley-upload-\(UUID()).bin").path
+        try #require(FileManager.default.createFile(atPath: path, contents: nil))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let handle = try #require(FileHandle(forWritingAtPath: path))
+        try handle.truncate(atOffset: 1 << 30)
+        try handle.close()
+
+        let run = try await ChildProcess.launch(
+            ChildProcess.siblingExecutable("parley-bench"),
+            arguments: ["--url", plainURL + "/upload", "--requests", "1", "--mode", "upload", "--in", path])
+        #expect(run.status == 0, "parley-bench failed: \(run.output)")
+        #expect(run.output.contains("ok=1 errors=0"))
+        #expect(run.output.contains("bytes=\(1 << 30) "))
+        #expect(run.peakResidentBytes < 48 << 20, "peak RSS \(run.peakResidentBytes >> 20) MiB for a 1 GiB upload")
+    }
+
     /// Writes `blocks` repetitions of a pattern block into nginx's root; returns its name.
     private func makeLargeFile(blocks: Int) throws -> (name: String, block: Data, blocks: Int) {
         let root = try ExternalServers.require(ExternalServers.nginxRoot, "PARLEY_NGINX_ROOT")
