@@ -670,11 +670,6 @@ final class CurlTransfer: @unchecked Sendable {
         let (seconds, attoseconds) = duration.components
         return Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000)
     }
-
-    static func seconds(_ duration: Duration) -> Int {
-        let (seconds, attoseconds) = duration.components
-        return Int(seconds) + (attoseconds > 0 ? 1 : 0)
-    }
 }
 
 /// What a collected transfer hands back to the awaiting task, which builds the response
