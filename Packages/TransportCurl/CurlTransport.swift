@@ -106,8 +106,7 @@ public final class CurlTransport: HTTPTransport {
                 url: request.url, mayHaveReachedServer: false)
         }
         _ = try RequestValidation.validate(request.head)
-        let transfer = CurlTransfer(request: request, configuration: configuration)
-        transfer.register(with: loop)
+        let transfer = CurlTransfer(request: request, configuration: configuration, loop: loop)
         return transfer
     }
 

@@ -196,7 +196,7 @@ final class CurlEventLoop: @unchecked Sendable {
             return
         }
         do {
-            try transfer.attach(to: handle, loop: self)
+            try transfer.attach(to: handle)
         } catch {
             recycle(handle)
             transfer.complete(.failure(TransportError(wrapping: error, url: transfer.initialURL)))

@@ -15,9 +15,9 @@ final class CurlTransfer: @unchecked Sendable {
     // Safety of @unchecked Sendable: a transfer is created on the caller's task, which sets
     // `dataContinuation`/`headContinuation` and then hands the transfer to the loop through
     // the loop's locked command queue (a happens-before edge). From then on every stored
-    // `var` is read and written only on the loop thread. Other threads call only `cancel()`,
-    // which reads the immutable `loop` reference after a lock and touches `cancelRequested`, an
-    // `Atomic`.
+    // `var` is read and written only on the loop thread. Other threads only enqueue commands
+    // through the immutable `loop` reference (whose queue is locked) and touch
+    // `cancelRequested`, an `Atomic`.
 
     /// How the body is handed over.
     enum Mode {
@@ -39,13 +39,13 @@ final class CurlTransfer: @unchecked Sendable {
     var dataContinuation: CheckedContinuation<CollectedTransfer, any Error>?
     var headContinuation: CheckedContinuation<StreamedTransfer, any Error>?
     let cancelRequested = Atomic(false)
-    private let loopReference = Mutex<CurlEventLoop?>(nil)
 
     // Loop-thread state.
     private(set) var request: TransportRequest
     let configuration: CurlTransport.Configuration
     var mode: Mode = .collect
-    private var loop: CurlEventLoop?
+    /// The loop that runs this transfer; any thread may enqueue commands on it.
+    private let loop: CurlEventLoop
     private var handle: CurlEasyHandle?
     private var retainedSelf: Unmanaged<CurlTransfer>?
     private var headerList: UnsafeMutablePointer<curl_slist>?
@@ -74,8 +74,9 @@ final class CurlTransfer: @unchecked Sendable {
     var isAttached: Bool { handle != nil }
 
     /// Creates a transfer for a request.
-    init(request: TransportRequest, configuration: CurlTransport.Configuration) {
+    init(request: TransportRequest, configuration: CurlTransport.Configuration, loop: CurlEventLoop) {
         self.request = request
+        self.loop = loop
         self.configuration = configuration
         self.currentURL = request.url
         self.initialURL = request.url
@@ -88,24 +89,18 @@ final class CurlTransfer: @unchecked Sendable {
         cancelRequested.store(true, ordering: .releasing)
         let error = TransportError(
             .cancelled, message: "The request was cancelled before it completed.", url: initialURL)
-        loopReference.withLock { $0 }?.enqueue(.cancel(self, error))
-    }
-
-    /// Remembers the loop so that ``cancel()`` can reach it from any thread.
-    func register(with loop: CurlEventLoop) {
-        loopReference.withLock { $0 = loop }
+        loop.enqueue(.cancel(self, error))
     }
 
     // MARK: - Loop thread: set-up
 
     /// Takes the handle, retains the context for libcurl and configures the first hop.
-    func attach(to handle: CurlEasyHandle, loop: CurlEventLoop) throws {
+    func attach(to handle: CurlEasyHandle) throws {
         if cancelRequested.load(ordering: .acquiring) {
             throw TransportError(
                 .cancelled, message: "The request was cancelled before it started.",
                 url: currentURL, mayHaveReachedServer: false)
         }
-        self.loop = loop
         self.firstStart = .now
         try configure(handle)
         self.handle = handle
@@ -281,7 +276,7 @@ final class CurlTransfer: @unchecked Sendable {
             highWaterMark: configuration.streamBufferSize,
             resumeSending: { [weak self] in
                 guard let self else { return }
-                self.loopReference.withLock { $0 }?.enqueue(.resumeSending(self))
+                self.loop.enqueue(.resumeSending(self))
             }
         )
         upload = source
@@ -359,7 +354,7 @@ final class CurlTransfer: @unchecked Sendable {
             abortReason = tooLargeError()
             return false
         }
-        if case .stream = mode { loop?.scheduleDelivery(self) }
+        if case .stream = mode { loop.scheduleDelivery(self) }
         return true
     }
 
@@ -380,7 +375,7 @@ final class CurlTransfer: @unchecked Sendable {
             switch buffer.offer(bytes) {
             case .accepted(let wakeConsumer):
                 bodyBytes += Int64(bytes.count)
-                if wakeConsumer { loop?.scheduleDelivery(self) }
+                if wakeConsumer { loop.scheduleDelivery(self) }
                 return bytes.count
             case .pause:
                 isReceivePaused = true
