@@ -46,8 +46,8 @@ public final class StubTransport: HTTPTransport {
         public var body: Data?
         /// The options it was sent with.
         public var options: TransferOptions
-        /// The request's URL.
-        public var url: String { "\(head.scheme ?? "http")://\(head.authority ?? "")\(head.path ?? "/")" }
+        /// The request's URL, as ``Transport/TransportRequest/url`` gave it.
+        public var url: String
     }
 
     private let respond: @Sendable (TransportRequest) async throws -> Reply
@@ -75,7 +75,7 @@ public final class StubTransport: HTTPTransport {
     public func send(_ request: TransportRequest) async throws -> TransportResponse {
         let body = try await Self.read(request.body)
         recorded.withLock {
-            $0.append(RecordedRequest(head: request.head, body: body, options: request.options))
+            $0.append(RecordedRequest(head: request.head, body: body, options: request.options, url: request.url))
         }
         let reply = try await respond(request)
         return TransportResponse(head: reply.head, body: ResponseBody(reply.body), url: request.url)

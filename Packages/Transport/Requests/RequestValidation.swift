@@ -62,15 +62,22 @@ public enum RequestValidation {
 
     /// `"http"` or `"https"` for those schemes in any letter case, `nil` for any other.
     static func canonicalScheme(_ scheme: some StringProtocol) -> String? {
-        var bytes = scheme.utf8.makeIterator()
-        var lowered: [UInt8] = []
-        while let byte = bytes.next(), lowered.count < 6 { lowered.append(byte | 0x20) }
-        switch lowered {
-        case Array("http".utf8) where scheme.utf8.count == 4: return "http"
-        case Array("https".utf8) where scheme.utf8.count == 5: return "https"
-        default: return nil
+        // Compared byte by byte with ASCII case folding: this runs for every request.
+        var index = 0
+        var matchesHTTP = true
+        var matchesHTTPS = true
+        for byte in scheme.utf8 {
+            let folded = byte | 0x20
+            matchesHTTP = matchesHTTP && index < 4 && folded == Self.httpsBytes[index]
+            matchesHTTPS = matchesHTTPS && index < 5 && folded == Self.httpsBytes[index]
+            index += 1
         }
+        if matchesHTTP && index == 4 { return "http" }
+        if matchesHTTPS && index == 5 { return "https" }
+        return nil
     }
+
+    private static let httpsBytes: [UInt8] = Array("https".utf8)
 
     /// Whether `scheme` is `https`, in any letter case.
     ///
