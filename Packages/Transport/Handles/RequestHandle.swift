@@ -56,9 +56,7 @@ public final class RequestHandle<Value: Sendable>: Sendable {
         var response: ResponseInfo?
         var handlers: [@Sendable (Result<Value, any Error>) -> Void] = []
         var isDraining = false
-        var subscribers: [Int: AsyncStream<RequestEvent>.Continuation] = [:]
         var observers: [@Sendable (RequestEvent) -> Void] = []
-        var nextSubscriber = 0
         var onCancel: [@Sendable () -> Void] = []
     }
 
@@ -69,6 +67,7 @@ public final class RequestHandle<Value: Sendable>: Sendable {
     }
 
     private let state: Mutex<State>
+    private let broadcast = Broadcast<RequestEvent>(bufferSize: 256)
     /// Whether the handle was created to start at once.
     public let startsImmediately: Bool
 
@@ -90,6 +89,7 @@ public final class RequestHandle<Value: Sendable>: Sendable {
     public init(finished result: Result<Value, any Error>) {
         state = Mutex(State(phase: .finished, result: result))
         startsImmediately = true
+        broadcast.finish()
     }
 
     // MARK: - Lifecycle
@@ -262,26 +262,12 @@ public final class RequestHandle<Value: Sendable>: Sendable {
     /// after which the sequence ends. Each access is an independent subscription; a
     /// subscription made after the handle finished yields only the completion.
     public var events: AsyncStream<RequestEvent> {
-        let (stream, continuation) = AsyncStream.makeStream(
-            of: RequestEvent.self, bufferingPolicy: .bufferingNewest(256))
-        let finishedNow: Bool? = state.withLock { state in
-            if let result = state.result {
-                if case .success = result { return true }
-                return false
-            }
-            let id = state.nextSubscriber
-            state.nextSubscriber += 1
-            state.subscribers[id] = continuation
-            continuation.onTermination = { [weak self] _ in
-                _ = self?.state.withLock { $0.subscribers.removeValue(forKey: id) }
-            }
-            return nil
+        // Under the state lock, so that a subscription either precedes `finish` (and gets
+        // its completion) or follows it (and gets the completion replayed).
+        state.withLock { state in
+            guard let result = state.result else { return broadcast.subscribe() }
+            return broadcast.subscribe(startingWith: .completed(succeeded: result.isSuccess))
         }
-        if let succeeded = finishedNow {
-            continuation.yield(.completed(succeeded: succeeded))
-            continuation.finish()
-        }
-        return stream
     }
 
     /// Passes every later non-completion event to `observer`, synchronously (how a derived
@@ -291,11 +277,8 @@ public final class RequestHandle<Value: Sendable>: Sendable {
     }
 
     private func publish(_ event: RequestEvent) {
-        let (subscribers, observers) = state.withLock { state in
-            state.subscribers.isEmpty && state.observers.isEmpty
-                ? ([], []) : (Array(state.subscribers.values), state.observers)
-        }
-        for subscriber in subscribers { subscriber.yield(event) }
+        let observers = state.withLock { $0.observers }
+        broadcast.yield(event)
         for observer in observers { observer(event) }
     }
 
@@ -303,24 +286,18 @@ public final class RequestHandle<Value: Sendable>: Sendable {
 
     private func finish(_ outcome: Result<Outcome, any Error>) {
         let result = outcome.map(\.value)
-        let (subscribers, shouldDrain): ([AsyncStream<RequestEvent>.Continuation], Bool) = state.withLock { state in
-            guard state.result == nil else { return ([], false) }
+        let shouldDrain: Bool = state.withLock { state in
+            guard state.result == nil else { return false }
             state.result = result
             state.response = try? outcome.get().response
             state.phase = .finished
             state.onCancel = []
             state.observers = []
-            let subscribers = Array(state.subscribers.values)
-            state.subscribers = [:]
+            broadcast.yield(.completed(succeeded: result.isSuccess))
+            broadcast.finish()
             let shouldDrain = !state.isDraining && !state.handlers.isEmpty
             if shouldDrain { state.isDraining = true }
-            return (subscribers, shouldDrain)
-        }
-        var succeeded = false
-        if case .success = result { succeeded = true }
-        for subscriber in subscribers {
-            subscriber.yield(.completed(succeeded: succeeded))
-            subscriber.finish()
+            return shouldDrain
         }
         if shouldDrain { drainHandlers() }
     }
@@ -402,5 +379,13 @@ public struct RequestEventSink: Sendable {
     public var transferHandler: @Sendable (TransferEvent) -> Void {
         let emit = self.emit
         return { emit(.transfer($0)) }
+    }
+}
+
+extension Result {
+    /// Whether this is a success.
+    fileprivate var isSuccess: Bool {
+        if case .success = self { return true }
+        return false
     }
 }
