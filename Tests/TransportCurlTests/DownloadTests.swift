@@ -416,15 +416,20 @@ private func exists(_ path: String) -> Bool {
 
     // MARK: - Control
 
-    @Test func suspendKeepsThePartialAndResumeContinuesFromIt() async throws {
+    /// Also with `resumesEarlierPartial` off: that discards only what an earlier download left,
+    /// never the bytes this one's own suspended run kept.
+    @Test(arguments: [true, false])
+    func suspendKeepsThePartialAndResumeContinuesFromIt(resumesEarlierPartial: Bool) async throws {
         try await MockServer.withRunning { server in
             try await withTransport { transport in
                 try await withTemporaryFolder { folder in
                     // Given a slow download (4 MiB, 20 ms per 64 KiB) under way
                     let count = 4 << 20
+                    var options = testOptions()
+                    options.resumesEarlierPartial = resumesEarlierPartial
                     let download = try FileDownload(
                         url: server.url("/bytes/\(count)?chunk-delay=20"), to: folder + "/out.bin",
-                        transport: transport, options: testOptions())
+                        transport: transport, options: options)
                     let updates = download.stateUpdates
                     let states = Task {
                         var seen: [FileDownload.State] = []

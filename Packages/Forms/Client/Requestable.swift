@@ -1,7 +1,8 @@
 import Foundation
 public import Transport
 
-/// A type that can send forms: adopt it and call ``request(_:)`` or the upload methods.
+/// A type that can send forms: adopt it and call ``request(_:startImmediately:)``, the upload
+/// methods or the download methods.
 ///
 /// ```swift
 /// public protocol WeatherAPI: Requestable {}
@@ -63,21 +64,62 @@ extension Requestable {
         }
     }
 
+    /// Downloads a form's response to its destination, starting from zero.
+    ///
+    /// A partial file an earlier download left at the destination is discarded first; use a
+    /// ``DownloadResumeFormable`` to continue from it. Cancelling the handle keeps the bytes
+    /// received so far for such a resuming download.
+    ///
+    /// - Parameters:
+    ///   - form: The endpoint and the destination.
+    ///   - startImmediately: `true` (the default) starts now; `false` waits for `start()`.
+    /// - Returns: The handle; its value is the summary of the finished file, and its events
+    ///   report progress (resumed bytes included), redirects and retries.
+    public func download(_ form: some DownloadFormable, startImmediately: Bool = true) -> DownloadRequest {
+        download(form, resumes: false, startImmediately: startImmediately)
+    }
+
+    /// Downloads a form's response to its destination, continuing from the partial file an
+    /// earlier download left there (a cancelled or failed one, or one whose process was killed).
+    ///
+    /// The rest is asked for with `Range` and `If-Range`; a server with a new version of the
+    /// file, or one that ignores ranges, makes it start from zero. Without a partial, the whole
+    /// file is downloaded.
+    ///
+    /// - Parameters:
+    ///   - form: The endpoint and the destination.
+    ///   - startImmediately: `true` (the default) starts now; `false` waits for `start()`.
+    /// - Returns: The handle; the summary's `resumedFrom` tells how many bytes were kept.
+    public func download(_ form: some DownloadResumeFormable, startImmediately: Bool = true) -> DownloadRequest {
+        download(form, resumes: true, startImmediately: startImmediately)
+    }
+
     private func send(
         _ form: some Formable, body: (RequestBody, String)?, startImmediately: Bool
     ) -> DataRequest<DataResponse> {
         guard let configuration = clientConfiguration else {
-            return DataRequest(
-                finished: .failure(
-                    FormError(
-                        .notConfigured,
-                        message: "No client is configured for \(type(of: self)). Call ClientSystem.bootstrap(_:) at "
-                            + "start-up with a ClientConfiguration (a transport and a base URL), or implement "
-                            + "clientConfiguration.")))
+            return DataRequest(finished: .failure(notConfiguredError))
         }
         let pipeline = RequestPipeline(configuration: configuration, form: form, uploadBody: body)
         return DataRequest(startImmediately: startImmediately) { events in
             try await pipeline.run(events: events)
         }
+    }
+
+    private func download(_ form: some DownloadFormable, resumes: Bool, startImmediately: Bool) -> DownloadRequest {
+        guard let configuration = clientConfiguration else {
+            return DownloadRequest(finished: .failure(notConfiguredError))
+        }
+        let pipeline = DownloadPipeline(configuration: configuration, form: form, resumes: resumes)
+        return DownloadRequest(startImmediately: startImmediately) { events in
+            try await pipeline.run(events: events)
+        }
+    }
+
+    private var notConfiguredError: FormError {
+        FormError(
+            .notConfigured,
+            message: "No client is configured for \(type(of: self)). Call ClientSystem.bootstrap(_:) at start-up "
+                + "with a ClientConfiguration (a transport and a base URL), or implement clientConfiguration.")
     }
 }

@@ -36,5 +36,7 @@ public struct FormError: Error, Hashable, Sendable, CustomStringConvertible, Act
         public static let invalidParameters = Category("invalidParameters")
         /// A plugin refused to let the request be sent.
         public static let vetoed = Category("vetoed")
+        /// The form asks for what its kind cannot do, such as a download that is not a `GET`.
+        public static let invalidForm = Category("invalidForm")
     }
 }

@@ -35,4 +35,15 @@ public struct LoggingPlugin: Plugin {
             logger.warning("✕ \(form.path): \(RequestFailure(error).message)")
         }
     }
+
+    /// Logs the finished file at info level and failures at warning level.
+    public func afterDownload(_ result: Result<FileDownload.Summary, any Error>, form: any Formable) async {
+        switch result {
+        case .success(let summary):
+            let resumed = summary.resumedFrom > 0 ? ", resumed from \(summary.resumedFrom)" : ""
+            logger.info("↓ \(form.path) → \(summary.destination) (\(summary.byteCount) bytes\(resumed))")
+        case .failure(let error):
+            logger.warning("✕ \(form.path): \(RequestFailure(error).message)")
+        }
+    }
 }

@@ -7,6 +7,10 @@ public import Transport
 /// ``process(_:form:)`` may rewrite the response into a uniform shape before anything maps
 /// it, ``didReceive(_:form:)`` observes it, and ``afterCompletion(_:form:)`` sees the final
 /// result, success or failure.
+///
+/// Downloads run ``willSend(_:form:)`` and ``prepare(_:form:)`` the same way; their body goes
+/// to a file instead of memory, so in place of the three response hooks they end with
+/// ``afterDownload(_:form:)``.
 public protocol Plugin: Sendable {
     /// The plugin's name in error messages; the type's name by default.
     var name: String { get }
@@ -20,6 +24,8 @@ public protocol Plugin: Sendable {
     func didReceive(_ response: DataResponse, form: any Formable) async
     /// Observes the final result; does nothing by default.
     func afterCompletion(_ result: Result<DataResponse, any Error>, form: any Formable) async
+    /// Observes the final result of a download; does nothing by default.
+    func afterDownload(_ result: Result<FileDownload.Summary, any Error>, form: any Formable) async
 }
 
 /// A plugin's verdict on sending a request.
@@ -43,4 +49,6 @@ extension Plugin {
     public func didReceive(_ response: DataResponse, form: any Formable) async {}
     /// Does nothing.
     public func afterCompletion(_ result: Result<DataResponse, any Error>, form: any Formable) async {}
+    /// Does nothing.
+    public func afterDownload(_ result: Result<FileDownload.Summary, any Error>, form: any Formable) async {}
 }

@@ -16,6 +16,8 @@ struct DownloadRun: Sendable {
     let options: FileDownload.Options
     /// Receives each progress event.
     let report: @Sendable (TransferProgress) -> Void
+    /// Whether a partial left by an earlier download is discarded instead of continued.
+    var discardsEarlierPartial = false
 
     private var url: String { request.url }
 
@@ -52,6 +54,7 @@ struct DownloadRun: Sendable {
 
         var position = try startingPosition(of: file)
         let resumedFrom = position.size
+        var lastResponse: HTTPResponse?
         var meter = ProgressMeter(interval: options.progressInterval)
         var failuresInARow = 0
         var refetches = 0
@@ -62,7 +65,7 @@ struct DownloadRun: Sendable {
             let sizeBefore = position.size
             requestCount += 1
             do {
-                switch try await attempt(file: file, position: &position, meter: &meter) {
+                switch try await attempt(file: file, position: &position, meter: &meter, head: &lastResponse) {
                 case .finished:
                     break attempts
                 case .refetch(let reason):
@@ -94,6 +97,7 @@ struct DownloadRun: Sendable {
                         + "\(file.partialPath), and running the download again resumes from there."
                     throw final
                 }
+                options.retryHandler?(requestCount + 1, retryable)
                 do {
                     try await Task.sleep(for: backoff(afterFailures: failuresInARow))
                 } catch {
@@ -104,7 +108,7 @@ struct DownloadRun: Sendable {
 
         return try await finish(
             file: file, byteCount: position.size, expectedDigest: expectedDigest, meter: meter,
-            resumedFrom: resumedFrom, requestCount: requestCount)
+            resumedFrom: resumedFrom, requestCount: requestCount, response: lastResponse)
     }
 
     // MARK: - Steps
@@ -113,7 +117,9 @@ struct DownloadRun: Sendable {
     /// URL, no more than its total length.
     private func startingPosition(of file: PartialFile) throws -> Position {
         var position = Position(size: try file.size(), sidecar: file.readSidecar())
-        if let sidecar = position.sidecar, sidecar.url != url {
+        if discardsEarlierPartial {
+            position.sidecar = nil
+        } else if let sidecar = position.sidecar, sidecar.url != url {
             position.sidecar = nil
         }
         if position.sidecar == nil, position.size > 0 {
@@ -133,7 +139,8 @@ struct DownloadRun: Sendable {
     private func attempt(
         file: PartialFile,
         position: inout Position,
-        meter: inout ProgressMeter
+        meter: inout ProgressMeter,
+        head: inout HTTPResponse?
     ) async throws -> AttemptOutcome {
         let point = ResumePoint(
             offset: position.size, validator: position.sidecar?.validator,
@@ -143,6 +150,7 @@ struct DownloadRun: Sendable {
         request.head.headerFields[.range] = point.rangeHeaderValue
         request.head.headerFields[.ifRange] = point.ifRangeHeaderValue
         let response = try await transport.send(request)
+        head = response.head
 
         let total: Int64?
         switch point.decision(for: response.head) {
@@ -213,7 +221,8 @@ struct DownloadRun: Sendable {
         expectedDigest: String?,
         meter: ProgressMeter,
         resumedFrom: Int64,
-        requestCount: Int
+        requestCount: Int,
+        response: HTTPResponse?
     ) async throws -> FileDownload.Summary {
         let durable = options.synchronizesToDisk
         if durable { try await BlockingWork.run { try file.synchronize() } }
@@ -235,7 +244,7 @@ struct DownloadRun: Sendable {
         report(meter.finalProgress(completed: byteCount))
         return FileDownload.Summary(
             destination: destination, byteCount: byteCount, sha256: digest, resumedFrom: resumedFrom,
-            requestCount: requestCount)
+            requestCount: requestCount, response: response)
     }
 
     // MARK: - Helpers

@@ -44,6 +44,19 @@ extension FileDownload {
         /// `nil` by default; ``FileDownload/progressUpdates`` delivers the same events.
         public var progressHandler: (@Sendable (TransferProgress) -> Void)?
 
+        /// Called before each retry with the number of the request about to be sent (2 for the
+        /// first retry) and the failure that caused it, on the download's task: return quickly.
+        /// `nil` by default.
+        public var retryHandler: (@Sendable (_ attempt: Int, _ failure: TransportError) -> Void)?
+
+        /// Whether the first run continues a partial that an earlier download to the same
+        /// destination left behind (a suspended, failed or killed one): `true` by default.
+        ///
+        /// With `false`, the first run discards such a partial and its sidecar and downloads
+        /// from zero. Later runs of the same ``FileDownload`` (``FileDownload/resume()`` after a
+        /// suspend or a failure) and its own retries always continue from the bytes on disk.
+        public var resumesEarlierPartial: Bool = true
+
         /// Creates the default options.
         public init() {}
     }

@@ -1,3 +1,5 @@
+public import HTTPTypes
+
 extension FileDownload {
     /// Where a download is in its life.
     ///
@@ -57,14 +59,21 @@ extension FileDownload {
         public var resumedFrom: Int64
         /// The requests this run sent, retries and restarts included.
         public var requestCount: Int
+        /// The head of the last response (`200`, `206`, or `416` for a partial that was
+        /// already whole); `nil` when the summary was made without one.
+        public var response: HTTPResponse?
 
         /// Creates a summary.
-        public init(destination: String, byteCount: Int64, sha256: String?, resumedFrom: Int64, requestCount: Int) {
+        public init(
+            destination: String, byteCount: Int64, sha256: String?, resumedFrom: Int64, requestCount: Int,
+            response: HTTPResponse? = nil
+        ) {
             self.destination = destination
             self.byteCount = byteCount
             self.sha256 = sha256
             self.resumedFrom = resumedFrom
             self.requestCount = requestCount
+            self.response = response
         }
     }
 }

@@ -84,6 +84,8 @@ public final class FileDownload: Sendable {
         var waiters: [Int: CheckedContinuation<Summary, any Error>] = [:]
         var nextWaiter = 0
         var progress: TransferProgress?
+        /// Whether a run was ever launched: only the first may discard an earlier partial.
+        var hasLaunched = false
     }
 
     private let control = Mutex(Control())
@@ -288,9 +290,11 @@ public final class FileDownload: Sendable {
         control.stopRequest = nil
         control.resumesAfterStop = false
         transition(&control, to: .running)
-        let run = DownloadRun(
+        var run = DownloadRun(
             request: request, destination: destination, transport: transport, options: options,
             report: { [weak self] progress in self?.publish(progress) })
+        run.discardsEarlierPartial = !options.resumesEarlierPartial && !control.hasLaunched
+        control.hasLaunched = true
         // The task keeps the download alive until the run's end is recorded.
         control.runner = Task { [self] in
             let outcome: Result<Summary, any Error>

@@ -1,0 +1,150 @@
+import Foundation
+import HTTPTypes
+import Synchronization
+import Transport
+
+/// Turns a download form into a `FileDownload`, runs the plugins around it, and reports the
+/// download's progress, retries and redirects as events of the handle.
+struct DownloadPipeline<Form: DownloadFormable>: Sendable {
+    let configuration: ClientConfiguration
+    let form: Form
+    /// Whether a partial left by an earlier download is continued.
+    let resumes: Bool
+
+    /// The URL and metrics of the latest hop, as the transport reports them.
+    private final class LastHop: Sendable {
+        let state: Mutex<(url: String, metrics: TransferMetrics?)>
+        init(url: String) { state = Mutex((url, nil)) }
+    }
+
+    func run(events: RequestEventSink) async throws -> DownloadRequest.Outcome {
+        let plugins = configuration.activePlugins
+        do {
+            var request = try await makeRequest()
+            for plugin in plugins {
+                if case .veto(let reason) = await plugin.willSend(request, form: form) {
+                    throw FormError(
+                        .vetoed, message: "The plugin \(plugin.name) stopped the download of \(form.path): \(reason)")
+                }
+            }
+            for plugin in plugins { try await plugin.prepare(&request, form: form) }
+            try Task.checkCancellation()
+
+            let lastHop = LastHop(url: request.url)
+            request.options.eventHandler = { event in
+                switch event {
+                case .redirect(let redirect):
+                    lastHop.state.withLock { $0.url = redirect.to }
+                    events.send(.transfer(event))
+                case .metrics(let metrics):
+                    lastHop.state.withLock { $0.metrics = metrics }
+                    events.send(.transfer(event))
+                case .downloadProgress, .uploadProgress:
+                    // The download reports its own progress, which counts the resumed bytes too.
+                    break
+                }
+            }
+            let transport: any HTTPTransport =
+                configuration.middleware.isEmpty
+                ? configuration.transport
+                : MiddlewareTransport(configuration.transport, middleware: configuration.middleware)
+            let download = FileDownload(
+                request: request, to: form.destination.path, transport: transport, options: options(events: events))
+            let summary = try await Self.perform(download)
+            for plugin in plugins { await plugin.afterDownload(.success(summary), form: form) }
+            let (url, metrics) = lastHop.state.withLock { ($0.url, $0.metrics) }
+            return .init(
+                value: summary, response: summary.response.map { ResponseInfo(head: $0, url: url, metrics: metrics) })
+        } catch {
+            for plugin in plugins { await plugin.afterDownload(.failure(error), form: form) }
+            throw error
+        }
+    }
+
+    /// The form's download options, reporting progress and retries to the handle as well.
+    private func options(events: RequestEventSink) -> FileDownload.Options {
+        var options = form.downloadOptions
+        if let digest = form.expectedSHA256 { options.expectedSHA256 = digest }
+        options.resumesEarlierPartial = resumes
+        let progressHandler = options.progressHandler
+        options.progressHandler = { progress in
+            events.send(.transfer(.downloadProgress(progress)))
+            progressHandler?(progress)
+        }
+        let retryHandler = options.retryHandler
+        options.retryHandler = { attempt, failure in
+            events.send(.retry(attempt: attempt, reason: failure.message))
+            retryHandler?(attempt, failure)
+        }
+        return options
+    }
+
+    /// The `GET` request the form describes; downloads carry no body.
+    private func makeRequest() async throws -> TransportRequest {
+        guard form.method == .get else {
+            throw FormError(
+                .invalidForm,
+                message: "The download form for \(form.path) uses \(form.method); downloads must be GET requests, "
+                    + "because resuming one repeats it with a Range header. Send other methods with request(_:).")
+        }
+        guard form.destination.isFileURL else {
+            throw FormError(
+                .invalidForm,
+                message: "The download form for \(form.path) has the destination \(form.destination), which is not "
+                    + "a file URL; use URL(fileURLWithPath:).")
+        }
+        var request = try await RequestPipeline(configuration: configuration, form: form, uploadBody: nil).makeRequest()
+        // The client's timeout is meant for ordinary requests and would cut long downloads; a
+        // download is bounded by its form's own timeout, and a stall by the stall timeout.
+        request.options.deadline = form.timeout ?? configuration.transferOptions.deadline
+        guard request.body == nil else {
+            throw FormError(
+                .invalidForm,
+                message: "The download form for \(form.path) has a body (a JSON body, or parameters with the JSON "
+                    + "or form encoding); downloads are GET requests without one. Send the parameters in the "
+                    + "query with the encoding .urlQuery.")
+        }
+        return request
+    }
+
+    /// Runs the download to its end. Cancelling the task suspends it, so the partial is kept,
+    /// and waits until it has stopped writing before throwing `.cancelled`.
+    private static func perform(_ download: FileDownload) async throws -> FileDownload.Summary {
+        // An unstructured task, so that cancelling the caller does not end the wait early:
+        // the partial must be closed and unlocked before the handle reports the cancellation.
+        let settled = Task { () -> FileDownload.State in
+            for await state in download.stateUpdates {
+                switch state {
+                case .queued, .running: continue
+                case .suspended, .completed, .failed, .cancelled: return state
+                }
+            }
+            return download.state
+        }
+        download.start()
+        let state = await withTaskCancellationHandler {
+            await settled.value
+        } onCancel: {
+            download.suspend()
+        }
+        switch state {
+        case .completed(let summary):
+            return summary
+        case .failed(let error):
+            throw error
+        case .suspended, .queued, .running:
+            let partial = URL(fileURLWithPath: download.partialPath)
+            let kept = (try? partial.resourceValues(forKeys: [.fileSizeKey]))?.fileSize ?? 0
+            throw TransportError(
+                .cancelled,
+                message: "The download of \(download.request.url) was cancelled; the \(kept) bytes received are "
+                    + "kept in \(download.partialPath), and a resuming download to \(download.destination) "
+                    + "continues from them.",
+                url: download.request.url)
+        case .cancelled:
+            throw TransportError(
+                .cancelled, message: "The download of \(download.request.url) was cancelled.",
+                url: download.request.url)
+        }
+    }
+}
