@@ -73,7 +73,43 @@ func stubbed(_ reply: StubTransport.Reply = .init(body: Data("{}".utf8))) -> (St
     return (stub, configuration)
 }
 
+/// A team's own base protocol: its defaults are set once, in one extension.
+protocol TeamForm: RequestFormable {}
+
+extension TeamForm {
+    var baseURL: String? { "https://team.example.com" }
+    var headers: [String: String] { ["X-Team": "weather", "Accept": "application/json"] }
+}
+
+/// A class form of the team that overrides one default.
+final class ProfileLookup: TeamForm {
+    let id: Int
+    init(id: Int) { self.id = id }
+    var path: String { "/profiles/\(id)" }
+    var headers: [String: String] { ["X-Team": "profiles"] }
+}
+
+/// A struct form of the team that keeps every default.
+struct TeamStatus: TeamForm {
+    var path: String { "/status" }
+}
+
 @Suite struct FormEncodingTests {
+    @Test func classFormsAndTeamDefaultsFromOneExtensionWork() async throws {
+        let (stub, configuration) = stubbed()
+        let screen = Screen(clientConfiguration: configuration)
+        _ = try await screen.request(TeamStatus()).value
+        _ = try await screen.request(ProfileLookup(id: 7)).value
+        let status = try #require(stub.requests.first)
+        #expect(status.url == "https://team.example.com/status?app_version=2.1.0")
+        #expect(status.head.headerFields[HTTPField.Name("X-Team")!] == "weather")
+        let profile = try #require(stub.requests.last)
+        #expect(profile.url == "https://team.example.com/profiles/7?app_version=2.1.0")
+        #expect(profile.head.headerFields[HTTPField.Name("X-Team")!] == "profiles")
+        // The client's own Accept stays where the form's headers do not name it.
+        #expect(profile.head.headerFields[.accept] == "application/json")
+    }
+
     @Test func encodesGETParametersInTheQueryWithClientDefaults() async throws {
         let (stub, configuration) = stubbed()
         _ = try await Screen(clientConfiguration: configuration).request(WeatherForm.forecast(city: "São Paulo")).value
