@@ -328,6 +328,41 @@ private func exists(_ path: String) -> Bool {
 
     // MARK: - Verification
 
+    @Test func waitsTheRetryAfterOfA503AndGivesUpAtOnceWhenItIsTooLong() async throws {
+        try await MockServer.withRunning { server in
+            try await withTransport { transport in
+                try await withTemporaryFolder { folder in
+                    // Given a server that answers 503 with Retry-After: 1 once
+                    var options = testOptions()
+                    let retries = Mutex<[Int]>([])
+                    options.retryHandler = { attempt, failure in
+                        #expect(failure.message.contains("503"))
+                        retries.withLock { $0.append(attempt) }
+                    }
+                    let summary = try await FileDownload(
+                        url: server.url("/flaky/1?retry-after=1&key=retry-after-short"), to: folder + "/a.json",
+                        transport: transport, options: options
+                    ).run()
+                    // Then the download retries once and completes
+                    #expect(summary.requestCount == 2)
+                    #expect(retries.withLock { $0 } == [2])
+
+                    // Given one that asks for an hour, past the longest wait
+                    let failure = await #expect(throws: TransportError.self) {
+                        try await FileDownload(
+                            url: server.url("/flaky/1?retry-after=3600&key=retry-after-long"), to: folder + "/b.json",
+                            transport: transport, options: testOptions()
+                        ).run()
+                    }
+                    // Then it fails at once, saying why
+                    #expect(failure?.category == .downloadFailed)
+                    #expect(failure?.message.contains("asked to wait 3600.0 seconds") == true)
+                    #expect(server.receivedRequests().filter { $0.path.contains("retry-after-long") }.count == 1)
+                }
+            }
+        }
+    }
+
     @Test func verifiesTheDigestAndReportsIt() async throws {
         try await MockServer.withRunning { server in
             try await withTransport { transport in

@@ -40,6 +40,8 @@ struct DownloadRun: Sendable {
     /// A failure the run may retry, wrapped so the retry loop can tell it apart.
     private struct RetryableFailure: Error {
         let error: TransportError
+        /// The wait the server asked for with `Retry-After`, when it did.
+        var retryAfter: Duration?
     }
 
     /// Runs the download to its end.
@@ -81,8 +83,10 @@ struct DownloadRun: Sendable {
             } catch {
                 try checkCancellation()
                 let retryable: TransportError
+                var retryAfter: Duration?
                 if let failure = error as? RetryableFailure {
                     retryable = failure.error
+                    retryAfter = failure.retryAfter
                 } else if let transportError = error as? TransportError, Self.isRetryable(transportError) {
                     retryable = transportError
                 } else {
@@ -97,9 +101,17 @@ struct DownloadRun: Sendable {
                         + "\(file.partialPath), and running the download again resumes from there."
                     throw final
                 }
+                if let retryAfter, retryAfter > options.longestRetryAfter {
+                    var final = retryable
+                    final.message +=
+                        " The server asked to wait \(retryAfter) before trying again, longer than the download waits "
+                        + "(\(options.longestRetryAfter)); \(position.size) bytes are kept in \(file.partialPath), and "
+                        + "running the download again later resumes from there."
+                    throw final
+                }
                 options.retryHandler?(requestCount + 1, retryable)
                 do {
-                    try await Task.sleep(for: backoff(afterFailures: failuresInARow))
+                    try await Task.sleep(for: max(backoff(afterFailures: failuresInARow), retryAfter ?? .zero))
                 } catch {
                     throw Self.cancelledError(url: url)
                 }
@@ -164,7 +176,7 @@ struct DownloadRun: Sendable {
             return .refetch(reason: reason)
         case .unexpectedStatus(let code):
             response.body.cancel()
-            throw statusFailure(code, reason: response.head.status.reasonPhrase)
+            throw statusFailure(code, head: response.head)
         case .append(let completeLength):
             total = completeLength
             if let completeLength, var sidecar = position.sidecar, sidecar.totalLength == nil {
@@ -287,8 +299,10 @@ struct DownloadRun: Sendable {
         return min(delay, cap)
     }
 
-    /// The error for a status a download cannot use; retryable for 408, 429 and 5xx gateway errors.
-    private func statusFailure(_ code: Int, reason: String) -> any Error {
+    /// The error for a status a download cannot use; retryable for 408, 429 and 5xx gateway
+    /// errors, after the wait their `Retry-After` asks for.
+    private func statusFailure(_ code: Int, head: HTTPResponse) -> any Error {
+        let reason = head.status.reasonPhrase
         let status = reason.isEmpty ? "\(code)" : "\(code) \(reason)"
         let retryable = [408, 429, 500, 502, 503, 504].contains(code)
         let advice: String
@@ -300,7 +314,9 @@ struct DownloadRun: Sendable {
         }
         let error = TransportError(
             .downloadFailed, message: "The server at \(url) answered \(status) to the download. \(advice)", url: url)
-        return retryable ? RetryableFailure(error: error) : error
+        guard retryable else { return error }
+        let retryAfter = head.headerFields[.retryAfter].flatMap { RetryAfter.delay(from: $0) }
+        return RetryableFailure(error: error, retryAfter: retryAfter)
     }
 
     /// Throws `.cancelled` when the run's task was cancelled (a suspend or a cancel).

@@ -22,8 +22,14 @@ extension FileDownload {
         public var retryLimit: Int = 3
 
         /// The wait before the first retry, doubled for each further retry in a row and capped
-        /// at 8 seconds: 250 milliseconds by default.
+        /// at 8 seconds: 250 milliseconds by default. A `Retry-After` from the server makes the
+        /// wait at least as long as it asks.
         public var retryDelay: Duration = .milliseconds(250)
+
+        /// The longest `Retry-After` the download waits for: 2 minutes by default. A server
+        /// that asks for longer fails the run at once (the partial is kept for a later one),
+        /// rather than leaving it waiting without a word.
+        public var longestRetryAfter: Duration = .seconds(120)
 
         /// Whether the download flushes to the disk at the points its crash consistency relies
         /// on (`fsync`): `true` by default.
