@@ -15,8 +15,9 @@ public import Foundation
 /// - keys are used as the JSON spells them (`.useDefaultKeys`). Converting from snake case is
 ///   an opt-in, because it silently renames every key, including those of dictionaries, and
 ///   a model that declares its `CodingKeys` gains nothing from it;
-/// - dates are ISO 8601 strings such as `2024-05-01T12:00:00Z` (`.iso8601`), what JSON APIs
-///   send, rather than Foundation's own default of seconds since 2001;
+/// - dates are ISO 8601 strings such as `2024-05-01T12:00:00Z` or `2024-05-01T14:00:00.25+02:00`
+///   (`.iso8601`: offsets applied, fractional seconds kept), what JSON APIs send, rather than
+///   Foundation's own default of seconds since 2001;
 /// - `Data` is Base64 (`.base64`), non-finite numbers are refused (`.throw`).
 ///
 /// Key paths are written as the JSON spells its keys whatever the key strategy: under

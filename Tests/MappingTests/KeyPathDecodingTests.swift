@@ -144,11 +144,13 @@ import Testing
     }
 
     @Test func datesAreISO8601ByDefaultEvenAtAKeyPath() throws {
-        let body = #"{"data":{"issued":"2024-05-01T12:00:00Z","days":["2024-05-02T00:00:00Z"]}}"#
+        let body =
+            #"{"data":{"issued":"2024-05-01T12:00:00Z","days":["2024-05-02T00:00:00Z","2024-05-02T02:00:00.25+02:00"]}}"#
         let issued = try decoder.decode(Date.self, from: response(body), at: "data.issued")
         let days = try decoder.decode([Date].self, from: response(body), at: "data.days")
         #expect(issued == Date(timeIntervalSince1970: 1_714_564_800))
-        #expect(days == [Date(timeIntervalSince1970: 1_714_608_000)])
+        // Offsets are applied and fractional seconds kept, not truncated.
+        #expect(days == [Date(timeIntervalSince1970: 1_714_608_000), Date(timeIntervalSince1970: 1_714_608_000.25)])
     }
 
     @Test func theDateStrategyIsConfigurable() throws {
