@@ -35,6 +35,17 @@ private func pattern(_ range: Range<Int>) -> Data {
     return data
 }
 
+/// The mock server, a transport and a fresh folder: what most download tests start from.
+private func withDownloadFixture(
+    _ body: (MockServer, CurlTransport, String) async throws -> Void
+) async throws {
+    try await MockServer.withRunning { server in
+        try await withTransport { transport in
+            try await withTemporaryFolder { folder in try await body(server, transport, folder) }
+        }
+    }
+}
+
 /// Options for tests: quick retries, no flushing (the tests stop processes, not power).
 private func testOptions(retryLimit: Int = 3) -> FileDownload.Options {
     var options = FileDownload.Options()
@@ -58,347 +69,295 @@ private func exists(_ path: String) -> Bool {
     // MARK: - Resuming
 
     @Test func resumesAfterTheServerDropsTheConnectionMidBody() async throws {
-        try await MockServer.withRunning { server in
-            try await withTransport { transport in
-                try await withTemporaryFolder { folder in
-                    // Given a server that closes the connection after 1 MB of a 3 MiB body, once
-                    let count = 3 << 20
-                    let url = server.url("/bytes/\(count)?drop-after=1000000&key=\(UUID())")
-                    let download = try FileDownload(
-                        url: url, to: folder + "/out.bin", transport: transport, options: testOptions())
+        try await withDownloadFixture { server, transport, folder in
+            // Given a server that closes the connection after 1 MB of a 3 MiB body, once
+            let count = 3 << 20
+            let url = server.url("/bytes/\(count)?drop-after=1000000&key=\(UUID())")
+            let download = try FileDownload(
+                url: url, to: folder + "/out.bin", transport: transport, options: testOptions())
 
-                    // When the download runs
-                    let summary = try await download.run()
+            // When the download runs
+            let summary = try await download.run()
 
-                    // Then it retried by itself with a range for the rest, and the file is whole
-                    #expect(summary.byteCount == Int64(count))
-                    #expect(summary.requestCount == 2)
-                    #expect(try contents(folder + "/out.bin") == pattern(0..<count))
-                    let requests = server.receivedRequests()
-                    try #require(requests.count == 2)
-                    #expect(requests[0].headerFields[.range] == nil)
-                    let range = try #require(requests[1].headerFields[.range])
-                    let offset = try #require(Int(range.dropFirst("bytes=".count).dropLast()))
-                    #expect(range.hasPrefix("bytes=") && range.hasSuffix("-"))
-                    #expect(offset > 0 && offset <= 1_000_000)
-                    #expect(requests[1].headerFields[.ifRange] == "\"pattern-\(count)\"")
-                    #expect(!exists(folder + "/out.bin.partial"))
-                    #expect(!exists(folder + "/out.bin.partial.json"))
-                }
-            }
+            // Then it retried by itself with a range for the rest, and the file is whole
+            #expect(summary.byteCount == Int64(count))
+            #expect(summary.requestCount == 2)
+            #expect(try contents(folder + "/out.bin") == pattern(0..<count))
+            let requests = server.receivedRequests()
+            try #require(requests.count == 2)
+            #expect(requests[0].headerFields[.range] == nil)
+            let range = try #require(requests[1].headerFields[.range])
+            let offset = try #require(Int(range.dropFirst("bytes=".count).dropLast()))
+            #expect(range.hasPrefix("bytes=") && range.hasSuffix("-"))
+            #expect(offset > 0 && offset <= 1_000_000)
+            #expect(requests[1].headerFields[.ifRange] == "\"pattern-\(count)\"")
+            #expect(!exists(folder + "/out.bin.partial"))
+            #expect(!exists(folder + "/out.bin.partial.json"))
         }
     }
 
     @Test func resumesInTheSameProcessAfterAFailedRun() async throws {
-        try await MockServer.withRunning { server in
-            try await withTransport { transport in
-                try await withTemporaryFolder { folder in
-                    // Given a download allowed no retries, whose first attempt is dropped
-                    let count = 2 << 20
-                    let url = server.url("/bytes/\(count)?drop-after=500000&key=\(UUID())")
-                    let download = try FileDownload(
-                        url: url, to: folder + "/out.bin", transport: transport, options: testOptions(retryLimit: 0))
-                    let error = await #expect(throws: TransportError.self) { try await download.run() }
-                    #expect(error?.category == .incompleteBody)
-                    #expect(error?.message.contains("running the download again resumes") == true)
-                    let kept = try FileManager.default.attributesOfItem(atPath: download.partialPath)[.size] as? Int
-                    #expect((kept ?? 0) > 0)
-                    #expect(exists(download.sidecarPath))
+        try await withDownloadFixture { server, transport, folder in
+            // Given a download allowed no retries, whose first attempt is dropped
+            let count = 2 << 20
+            let url = server.url("/bytes/\(count)?drop-after=500000&key=\(UUID())")
+            let download = try FileDownload(
+                url: url, to: folder + "/out.bin", transport: transport, options: testOptions(retryLimit: 0))
+            let error = await #expect(throws: TransportError.self) { try await download.run() }
+            #expect(error?.category == .incompleteBody)
+            #expect(error?.message.contains("running the download again resumes") == true)
+            let kept = try FileManager.default.attributesOfItem(atPath: download.partialPath)[.size] as? Int
+            #expect((kept ?? 0) > 0)
+            #expect(exists(download.sidecarPath))
 
-                    // When it is resumed
-                    let summary = try await download.run()
+            // When it is resumed
+            let summary = try await download.run()
 
-                    // Then it continued from the bytes kept
-                    #expect(summary.resumedFrom == Int64(kept ?? -1))
-                    #expect(try contents(folder + "/out.bin") == pattern(0..<count))
-                    #expect(server.receivedRequests().last?.headerFields[.range] == "bytes=\(kept ?? -1)-")
-                }
-            }
+            // Then it continued from the bytes kept
+            #expect(summary.resumedFrom == Int64(kept ?? -1))
+            #expect(try contents(folder + "/out.bin") == pattern(0..<count))
+            #expect(server.receivedRequests().last?.headerFields[.range] == "bytes=\(kept ?? -1)-")
         }
     }
 
     @Test func restartsFromZeroWhenTheServerIgnoresRange() async throws {
-        try await MockServer.withRunning { server in
-            try await withTransport { transport in
-                try await withTemporaryFolder { folder in
-                    let count = 2 << 20
-                    let url = server.url("/bytes/\(count)?ignore-range=1&drop-after=700000&key=\(UUID())")
-                    let events = EventLog()
-                    var options = testOptions()
-                    options.progressHandler = { events.handler(.downloadProgress($0)) }
-                    let download = try FileDownload(
-                        url: url, to: folder + "/out.bin", transport: transport, options: options)
+        try await withDownloadFixture { server, transport, folder in
+            let count = 2 << 20
+            let url = server.url("/bytes/\(count)?ignore-range=1&drop-after=700000&key=\(UUID())")
+            let events = EventLog()
+            var options = testOptions()
+            options.progressHandler = { events.handler(.downloadProgress($0)) }
+            let download = try FileDownload(
+                url: url, to: folder + "/out.bin", transport: transport, options: options)
 
-                    let summary = try await download.run()
+            let summary = try await download.run()
 
-                    // The retry asked for a range, got 200 and the whole body, and wrote it from zero
-                    let requests = server.receivedRequests()
-                    try #require(requests.count == 2)
-                    #expect(requests[1].headerFields[.range] != nil)
-                    #expect(summary.requestCount == 2)
-                    #expect(try contents(folder + "/out.bin") == pattern(0..<count))
-                    let completed = events.all.compactMap { event -> Int64? in
-                        if case .downloadProgress(let progress) = event { return progress.completed }
-                        return nil
-                    }
-                    #expect(completed.last == Int64(count))
-                }
+            // The retry asked for a range, got 200 and the whole body, and wrote it from zero
+            let requests = server.receivedRequests()
+            try #require(requests.count == 2)
+            #expect(requests[1].headerFields[.range] != nil)
+            #expect(summary.requestCount == 2)
+            #expect(try contents(folder + "/out.bin") == pattern(0..<count))
+            let completed = events.all.compactMap { event -> Int64? in
+                if case .downloadProgress(let progress) = event { return progress.completed }
+                return nil
             }
+            #expect(completed.last == Int64(count))
         }
     }
 
     @Test func restartsWithTheNewContentWhenTheValidatorChangesBetweenAttempts() async throws {
-        try await MockServer.withRunning { server in
-            try await withTransport { transport in
-                try await withTemporaryFolder { folder in
-                    // Given a first attempt of the default version that is dropped, and a server
-                    // that serves version "v2" from then on
-                    let count = 2 << 20
-                    let url = server.url("/bytes/\(count)?drop-after=600000&key=\(UUID())&etag-after-drop=v2")
-                    let newContent = try await transport.data(
-                        for: TransportRequest(method: .get, url: server.url("/bytes/\(count)?etag=v2"))
-                    ).body
-                    #expect(newContent != pattern(0..<count))
+        try await withDownloadFixture { server, transport, folder in
+            // Given a first attempt of the default version that is dropped, and a server
+            // that serves version "v2" from then on
+            let count = 2 << 20
+            let url = server.url("/bytes/\(count)?drop-after=600000&key=\(UUID())&etag-after-drop=v2")
+            let newContent = try await transport.data(
+                for: TransportRequest(method: .get, url: server.url("/bytes/\(count)?etag=v2"))
+            ).body
+            #expect(newContent != pattern(0..<count))
 
-                    let summary = try await FileDownload(
-                        url: url, to: folder + "/out.bin", transport: transport, options: testOptions()
-                    ).run()
+            let summary = try await FileDownload(
+                url: url, to: folder + "/out.bin", transport: transport, options: testOptions()
+            ).run()
 
-                    // Then the If-Range did not match, the server sent v2 whole, and only v2 is on disk
-                    let requests = server.receivedRequests().filter { $0.path.contains("drop-after") }
-                    try #require(requests.count == 2)
-                    #expect(requests[1].headerFields[.ifRange] == "\"pattern-\(count)\"")
-                    #expect(summary.requestCount == 2)
-                    #expect(try contents(folder + "/out.bin") == newContent)
-                }
-            }
+            // Then the If-Range did not match, the server sent v2 whole, and only v2 is on disk
+            let requests = server.receivedRequests().filter { $0.path.contains("drop-after") }
+            try #require(requests.count == 2)
+            #expect(requests[1].headerFields[.ifRange] == "\"pattern-\(count)\"")
+            #expect(summary.requestCount == 2)
+            #expect(try contents(folder + "/out.bin") == newContent)
         }
     }
 
     @Test(arguments: ["weak=1", "no-validator=1"])
     func restartsFromZeroWithoutAStrongValidatorAndNeverSendsIfRange(switch query: String) async throws {
-        try await MockServer.withRunning { server in
-            try await withTransport { transport in
-                try await withTemporaryFolder { folder in
-                    // Given a server whose ETag is weak (or absent), and a first attempt that is dropped
-                    let count = 2 << 20
-                    let url = server.url("/bytes/\(count)?\(query)&drop-after=600000&key=\(UUID())")
+        try await withDownloadFixture { server, transport, folder in
+            // Given a server whose ETag is weak (or absent), and a first attempt that is dropped
+            let count = 2 << 20
+            let url = server.url("/bytes/\(count)?\(query)&drop-after=600000&key=\(UUID())")
 
-                    let summary = try await FileDownload(
-                        url: url, to: folder + "/out.bin", transport: transport, options: testOptions()
-                    ).run()
+            let summary = try await FileDownload(
+                url: url, to: folder + "/out.bin", transport: transport, options: testOptions()
+            ).run()
 
-                    // Then the retry asked for the whole file again, without Range or If-Range
-                    let requests = server.receivedRequests()
-                    try #require(requests.count == 2)
-                    #expect(requests.allSatisfy { $0.headerFields[.range] == nil && $0.headerFields[.ifRange] == nil })
-                    #expect(summary.requestCount == 2)
-                    #expect(try contents(folder + "/out.bin") == pattern(0..<count))
-                }
-            }
+            // Then the retry asked for the whole file again, without Range or If-Range
+            let requests = server.receivedRequests()
+            try #require(requests.count == 2)
+            #expect(requests.allSatisfy { $0.headerFields[.range] == nil && $0.headerFields[.ifRange] == nil })
+            #expect(summary.requestCount == 2)
+            #expect(try contents(folder + "/out.bin") == pattern(0..<count))
         }
     }
 
     @Test func resumesWithAStrongLastModifiedWhenThereIsNoETag() async throws {
-        try await MockServer.withRunning { server in
-            try await withTransport { transport in
-                try await withTemporaryFolder { folder in
-                    let count = 2 << 20
-                    let url = server.url("/bytes/\(count)?no-etag=1&drop-after=600000&key=\(UUID())")
+        try await withDownloadFixture { server, transport, folder in
+            let count = 2 << 20
+            let url = server.url("/bytes/\(count)?no-etag=1&drop-after=600000&key=\(UUID())")
 
-                    _ = try await FileDownload(
-                        url: url, to: folder + "/out.bin", transport: transport, options: testOptions()
-                    ).run()
+            _ = try await FileDownload(
+                url: url, to: folder + "/out.bin", transport: transport, options: testOptions()
+            ).run()
 
-                    let requests = server.receivedRequests()
-                    try #require(requests.count == 2)
-                    #expect(requests[1].headerFields[.range]?.hasPrefix("bytes=") == true)
-                    #expect(requests[1].headerFields[.ifRange] == "Mon, 01 Jan 2024 00:00:00 GMT")
-                    #expect(try contents(folder + "/out.bin") == pattern(0..<count))
-                }
-            }
+            let requests = server.receivedRequests()
+            try #require(requests.count == 2)
+            #expect(requests[1].headerFields[.range]?.hasPrefix("bytes=") == true)
+            #expect(requests[1].headerFields[.ifRange] == "Mon, 01 Jan 2024 00:00:00 GMT")
+            #expect(try contents(folder + "/out.bin") == pattern(0..<count))
         }
     }
 
     @Test func downloadsAChunkedBodyOfUnknownLength() async throws {
-        try await MockServer.withRunning { server in
-            try await withTransport { transport in
-                try await withTemporaryFolder { folder in
-                    let count = 1_000_000
-                    let progress = Mutex<[TransferProgress]>([])
-                    var options = testOptions()
-                    options.progressHandler = { event in progress.withLock { $0.append(event) } }
+        try await withDownloadFixture { server, transport, folder in
+            let count = 1_000_000
+            let progress = Mutex<[TransferProgress]>([])
+            var options = testOptions()
+            options.progressHandler = { event in progress.withLock { $0.append(event) } }
 
-                    let summary = try await FileDownload(
-                        url: server.url("/stream-bytes/\(count)?chunk=50000"), to: folder + "/out.bin",
-                        transport: transport, options: options
-                    ).run()
+            let summary = try await FileDownload(
+                url: server.url("/stream-bytes/\(count)?chunk=50000"), to: folder + "/out.bin",
+                transport: transport, options: options
+            ).run()
 
-                    #expect(summary.byteCount == Int64(count))
-                    #expect(try contents(folder + "/out.bin") == pattern(0..<count))
-                    let events = progress.withLock { $0 }
-                    #expect(events.dropLast().allSatisfy { $0.total == nil })
-                    #expect(events.last?.isFinal == true)
-                    #expect(events.last?.total == Int64(count))
-                }
-            }
+            #expect(summary.byteCount == Int64(count))
+            #expect(try contents(folder + "/out.bin") == pattern(0..<count))
+            let events = progress.withLock { $0 }
+            #expect(events.dropLast().allSatisfy { $0.total == nil })
+            #expect(events.last?.isFinal == true)
+            #expect(events.last?.total == Int64(count))
         }
     }
 
     @Test func restartsWhenThePartialOnDiskIsOfAnotherVersion() async throws {
-        try await MockServer.withRunning { server in
-            try await withTransport { transport in
-                try await withTemporaryFolder { folder in
-                    // Given a partial of an older version, as a killed process would leave it
-                    let count = 1 << 20
-                    let url = server.url("/bytes/\(count)")
-                    let destination = folder + "/out.bin"
-                    try Data(repeating: 0xEE, count: 4096).write(to: URL(fileURLWithPath: destination + ".partial"))
-                    try sidecar(url: url, etag: "\"old\"", total: count).write(
-                        to: URL(fileURLWithPath: destination + ".partial.json"))
+        try await withDownloadFixture { server, transport, folder in
+            // Given a partial of an older version, as a killed process would leave it
+            let count = 1 << 20
+            let url = server.url("/bytes/\(count)")
+            let destination = folder + "/out.bin"
+            try Data(repeating: 0xEE, count: 4096).write(to: URL(fileURLWithPath: destination + ".partial"))
+            try sidecar(url: url, etag: "\"old\"", total: count).write(
+                to: URL(fileURLWithPath: destination + ".partial.json"))
 
-                    let summary = try await FileDownload(
-                        url: url, to: destination, transport: transport, options: testOptions()
-                    ).run()
+            let summary = try await FileDownload(
+                url: url, to: destination, transport: transport, options: testOptions()
+            ).run()
 
-                    // Then If-Range named the old version, the server sent the new one whole
-                    let requests = server.receivedRequests()
-                    try #require(requests.count == 1)
-                    #expect(requests[0].headerFields[.range] == "bytes=4096-")
-                    #expect(requests[0].headerFields[.ifRange] == "\"old\"")
-                    #expect(summary.resumedFrom == 4096)
-                    #expect(try contents(destination) == pattern(0..<count))
-                }
-            }
+            // Then If-Range named the old version, the server sent the new one whole
+            let requests = server.receivedRequests()
+            try #require(requests.count == 1)
+            #expect(requests[0].headerFields[.range] == "bytes=4096-")
+            #expect(requests[0].headerFields[.ifRange] == "\"old\"")
+            #expect(summary.resumedFrom == 4096)
+            #expect(try contents(destination) == pattern(0..<count))
         }
     }
 
     @Test func discardsARangeOfAnotherVersionFromAServerThatIgnoresIfRange() async throws {
-        try await MockServer.withRunning { server in
-            try await withTransport { transport in
-                try await withTemporaryFolder { folder in
-                    let count = 1 << 20
-                    let url = server.url("/bytes/\(count)?ignore-if-range=1")
-                    let destination = folder + "/out.bin"
-                    try Data(repeating: 0xEE, count: 4096).write(to: URL(fileURLWithPath: destination + ".partial"))
-                    try sidecar(url: url, etag: "\"old\"", total: count).write(
-                        to: URL(fileURLWithPath: destination + ".partial.json"))
+        try await withDownloadFixture { server, transport, folder in
+            let count = 1 << 20
+            let url = server.url("/bytes/\(count)?ignore-if-range=1")
+            let destination = folder + "/out.bin"
+            try Data(repeating: 0xEE, count: 4096).write(to: URL(fileURLWithPath: destination + ".partial"))
+            try sidecar(url: url, etag: "\"old\"", total: count).write(
+                to: URL(fileURLWithPath: destination + ".partial.json"))
 
-                    _ = try await FileDownload(url: url, to: destination, transport: transport, options: testOptions())
-                        .run()
+            _ = try await FileDownload(url: url, to: destination, transport: transport, options: testOptions())
+                .run()
 
-                    // The 206 carried another ETag: discarded, then the whole file was fetched
-                    let requests = server.receivedRequests()
-                    try #require(requests.count == 2)
-                    #expect(requests[0].headerFields[.range] == "bytes=4096-")
-                    #expect(requests[1].headerFields[.range] == nil)
-                    #expect(try contents(destination) == pattern(0..<count))
-                }
-            }
+            // The 206 carried another ETag: discarded, then the whole file was fetched
+            let requests = server.receivedRequests()
+            try #require(requests.count == 2)
+            #expect(requests[0].headerFields[.range] == "bytes=4096-")
+            #expect(requests[1].headerFields[.range] == nil)
+            #expect(try contents(destination) == pattern(0..<count))
         }
     }
 
     @Test func acceptsA416ForAPartialThatIsAlreadyComplete() async throws {
-        try await MockServer.withRunning { server in
-            try await withTransport { transport in
-                try await withTemporaryFolder { folder in
-                    // Given a complete partial: killed after the last byte, before the rename
-                    let count = 100_000
-                    let url = server.url("/bytes/\(count)")
-                    let destination = folder + "/out.bin"
-                    try pattern(0..<count).write(to: URL(fileURLWithPath: destination + ".partial"))
-                    try sidecar(url: url, etag: "\"pattern-\(count)\"", total: count).write(
-                        to: URL(fileURLWithPath: destination + ".partial.json"))
+        try await withDownloadFixture { server, transport, folder in
+            // Given a complete partial: killed after the last byte, before the rename
+            let count = 100_000
+            let url = server.url("/bytes/\(count)")
+            let destination = folder + "/out.bin"
+            try pattern(0..<count).write(to: URL(fileURLWithPath: destination + ".partial"))
+            try sidecar(url: url, etag: "\"pattern-\(count)\"", total: count).write(
+                to: URL(fileURLWithPath: destination + ".partial.json"))
 
-                    let summary = try await FileDownload(
-                        url: url, to: destination, transport: transport, options: testOptions()
-                    ).run()
+            let summary = try await FileDownload(
+                url: url, to: destination, transport: transport, options: testOptions()
+            ).run()
 
-                    let requests = server.receivedRequests()
-                    try #require(requests.count == 1)
-                    #expect(requests[0].headerFields[.range] == "bytes=\(count)-")
-                    #expect(summary.byteCount == Int64(count))
-                    #expect(summary.resumedFrom == Int64(count))
-                    #expect(try contents(destination) == pattern(0..<count))
-                    #expect(!exists(destination + ".partial.json"))
-                }
-            }
+            let requests = server.receivedRequests()
+            try #require(requests.count == 1)
+            #expect(requests[0].headerFields[.range] == "bytes=\(count)-")
+            #expect(summary.byteCount == Int64(count))
+            #expect(summary.resumedFrom == Int64(count))
+            #expect(try contents(destination) == pattern(0..<count))
+            #expect(!exists(destination + ".partial.json"))
         }
     }
 
     // MARK: - Verification
 
     @Test func waitsTheRetryAfterOfA503AndGivesUpAtOnceWhenItIsTooLong() async throws {
-        try await MockServer.withRunning { server in
-            try await withTransport { transport in
-                try await withTemporaryFolder { folder in
-                    // Given a server that answers 503 with Retry-After: 1 once
-                    var options = testOptions()
-                    let retries = Mutex<[Int]>([])
-                    options.retryHandler = { attempt, failure in
-                        #expect(failure.message.contains("503"))
-                        retries.withLock { $0.append(attempt) }
-                    }
-                    let summary = try await FileDownload(
-                        url: server.url("/flaky/1?retry-after=1&key=retry-after-short"), to: folder + "/a.json",
-                        transport: transport, options: options
-                    ).run()
-                    // Then the download retries once and completes
-                    #expect(summary.requestCount == 2)
-                    #expect(retries.withLock { $0 } == [2])
-
-                    // Given one that asks for an hour, past the longest wait
-                    let failure = await #expect(throws: TransportError.self) {
-                        try await FileDownload(
-                            url: server.url("/flaky/1?retry-after=3600&key=retry-after-long"), to: folder + "/b.json",
-                            transport: transport, options: testOptions()
-                        ).run()
-                    }
-                    // Then it fails at once, saying why
-                    #expect(failure?.category == .downloadFailed)
-                    #expect(failure?.message.contains("asked to wait 3600.0 seconds") == true)
-                    #expect(server.receivedRequests().filter { $0.path.contains("retry-after-long") }.count == 1)
-                }
+        try await withDownloadFixture { server, transport, folder in
+            // Given a server that answers 503 with Retry-After: 1 once
+            var options = testOptions()
+            let retries = Mutex<[Int]>([])
+            options.retryHandler = { attempt, failure in
+                #expect(failure.message.contains("503"))
+                retries.withLock { $0.append(attempt) }
             }
+            let summary = try await FileDownload(
+                url: server.url("/flaky/1?retry-after=1&key=retry-after-short"), to: folder + "/a.json",
+                transport: transport, options: options
+            ).run()
+            // Then the download retries once and completes
+            #expect(summary.requestCount == 2)
+            #expect(retries.withLock { $0 } == [2])
+
+            // Given one that asks for an hour, past the longest wait
+            let failure = await #expect(throws: TransportError.self) {
+                try await FileDownload(
+                    url: server.url("/flaky/1?retry-after=3600&key=retry-after-long"), to: folder + "/b.json",
+                    transport: transport, options: testOptions()
+                ).run()
+            }
+            // Then it fails at once, saying why
+            #expect(failure?.category == .downloadFailed)
+            #expect(failure?.message.contains("asked to wait 3600.0 seconds") == true)
+            #expect(server.receivedRequests().filter { $0.path.contains("retry-after-long") }.count == 1)
         }
     }
 
     @Test func verifiesTheDigestAndReportsIt() async throws {
-        try await MockServer.withRunning { server in
-            try await withTransport { transport in
-                try await withTemporaryFolder { folder in
-                    let count = 1 << 20
-                    var options = testOptions()
-                    options.expectedSHA256 = SHA256.hexDigest(of: pattern(0..<count)).uppercased()
-                    let summary = try await FileDownload(
-                        url: server.url("/bytes/\(count)"), to: folder + "/out.bin", transport: transport,
-                        options: options
-                    ).run()
-                    #expect(summary.sha256 == SHA256.hexDigest(of: pattern(0..<count)))
-                }
-            }
+        try await withDownloadFixture { server, transport, folder in
+            let count = 1 << 20
+            var options = testOptions()
+            options.expectedSHA256 = SHA256.hexDigest(of: pattern(0..<count)).uppercased()
+            let summary = try await FileDownload(
+                url: server.url("/bytes/\(count)"), to: folder + "/out.bin", transport: transport,
+                options: options
+            ).run()
+            #expect(summary.sha256 == SHA256.hexDigest(of: pattern(0..<count)))
         }
     }
 
     @Test func aChecksumMismatchIsATypedErrorAndLeavesNoFile() async throws {
-        try await MockServer.withRunning { server in
-            try await withTransport { transport in
-                try await withTemporaryFolder { folder in
-                    let destination = folder + "/out.bin"
-                    var options = testOptions()
-                    options.expectedSHA256 = SHA256.hexDigest(of: Data("something else".utf8))
-                    let download = try FileDownload(
-                        url: server.url("/bytes/1000000"), to: destination, transport: transport, options: options)
+        try await withDownloadFixture { server, transport, folder in
+            let destination = folder + "/out.bin"
+            var options = testOptions()
+            options.expectedSHA256 = SHA256.hexDigest(of: Data("something else".utf8))
+            let download = try FileDownload(
+                url: server.url("/bytes/1000000"), to: destination, transport: transport, options: options)
 
-                    let error = await #expect(throws: TransportError.self) { try await download.run() }
+            let error = await #expect(throws: TransportError.self) { try await download.run() }
 
-                    #expect(error?.category == .checksumMismatch)
-                    #expect(error?.message.contains(options.expectedSHA256 ?? "?") == true)
-                    #expect(error?.message.contains("deleted") == true)
-                    for path in [destination, download.partialPath, download.sidecarPath] {
-                        #expect(!exists(path), "\(path) is left")
-                    }
-                }
+            #expect(error?.category == .checksumMismatch)
+            #expect(error?.message.contains(options.expectedSHA256 ?? "?") == true)
+            #expect(error?.message.contains("deleted") == true)
+            for path in [destination, download.partialPath, download.sidecarPath] {
+                #expect(!exists(path), "\(path) is left")
             }
         }
     }
@@ -406,46 +365,42 @@ private func exists(_ path: String) -> Bool {
     // MARK: - Progress
 
     @Test func reportsMonotonicProgressAtABoundedRateWithExactlyOneFinalEvent() async throws {
-        try await MockServer.withRunning { server in
-            try await withTransport { transport in
-                try await withTemporaryFolder { folder in
-                    // Given a body that takes about a second: 8 MiB, 5 ms after each 64 KiB
-                    let count = 8 << 20
-                    let callbacks = Mutex<[TransferProgress]>([])
-                    var options = testOptions()
-                    options.progressHandler = { progress in callbacks.withLock { $0.append(progress) } }
-                    let download = try FileDownload(
-                        url: server.url("/bytes/\(count)?chunk-delay=5"), to: folder + "/out.bin",
-                        transport: transport, options: options)
-                    let updates = download.progressUpdates
-                    let streamed = Task {
-                        var events: [TransferProgress] = []
-                        for await progress in updates { events.append(progress) }
-                        return events
-                    }
-
-                    let clock = ContinuousClock()
-                    let started = clock.now
-                    try await download.run()
-                    let elapsed = clock.now - started
-                    let fromStream = await streamed.value
-                    let fromCallback = callbacks.withLock { $0 }
-
-                    for events in [fromCallback, fromStream] {
-                        #expect(events.count >= 3)
-                        #expect(zip(events, events.dropFirst()).allSatisfy { $0.completed <= $1.completed })
-                        #expect(events.filter(\.isFinal).count == 1)
-                        #expect(events.last?.isFinal == true)
-                        #expect(events.last?.completed == Int64(count))
-                        #expect(events.last?.total == Int64(count))
-                        #expect(events.dropLast().allSatisfy { $0.total == Int64(count) })
-                    }
-                    // At most 20 a second, plus the first and the final one.
-                    let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
-                    #expect(Double(fromCallback.count) <= seconds * 20 + 2, "\(fromCallback.count) in \(seconds) s")
-                    #expect((fromCallback.last?.bytesPerSecond ?? 0) > 0)
-                }
+        try await withDownloadFixture { server, transport, folder in
+            // Given a body that takes about a second: 8 MiB, 5 ms after each 64 KiB
+            let count = 8 << 20
+            let callbacks = Mutex<[TransferProgress]>([])
+            var options = testOptions()
+            options.progressHandler = { progress in callbacks.withLock { $0.append(progress) } }
+            let download = try FileDownload(
+                url: server.url("/bytes/\(count)?chunk-delay=5"), to: folder + "/out.bin",
+                transport: transport, options: options)
+            let updates = download.progressUpdates
+            let streamed = Task {
+                var events: [TransferProgress] = []
+                for await progress in updates { events.append(progress) }
+                return events
             }
+
+            let clock = ContinuousClock()
+            let started = clock.now
+            try await download.run()
+            let elapsed = clock.now - started
+            let fromStream = await streamed.value
+            let fromCallback = callbacks.withLock { $0 }
+
+            for events in [fromCallback, fromStream] {
+                #expect(events.count >= 3)
+                #expect(zip(events, events.dropFirst()).allSatisfy { $0.completed <= $1.completed })
+                #expect(events.filter(\.isFinal).count == 1)
+                #expect(events.last?.isFinal == true)
+                #expect(events.last?.completed == Int64(count))
+                #expect(events.last?.total == Int64(count))
+                #expect(events.dropLast().allSatisfy { $0.total == Int64(count) })
+            }
+            // At most 20 a second, plus the first and the final one.
+            let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
+            #expect(Double(fromCallback.count) <= seconds * 20 + 2, "\(fromCallback.count) in \(seconds) s")
+            #expect((fromCallback.last?.bytesPerSecond ?? 0) > 0)
         }
     }
 
@@ -455,180 +410,160 @@ private func exists(_ path: String) -> Bool {
     /// never the bytes this one's own suspended run kept.
     @Test(arguments: [true, false])
     func suspendKeepsThePartialAndResumeContinuesFromIt(resumesEarlierPartial: Bool) async throws {
-        try await MockServer.withRunning { server in
-            try await withTransport { transport in
-                try await withTemporaryFolder { folder in
-                    // Given a slow download (4 MiB, 20 ms per 64 KiB) under way
-                    let count = 4 << 20
-                    var options = testOptions()
-                    options.resumesEarlierPartial = resumesEarlierPartial
-                    let download = try FileDownload(
-                        url: server.url("/bytes/\(count)?chunk-delay=20"), to: folder + "/out.bin",
-                        transport: transport, options: options)
-                    let updates = download.stateUpdates
-                    let states = Task {
-                        var seen: [FileDownload.State] = []
-                        for await state in updates { seen.append(state) }
-                        return seen
-                    }
-                    download.start()
-                    try await waitUntil { (download.progress?.completed ?? 0) >= 256 << 10 }
-
-                    // When it is suspended
-                    download.suspend()
-                    try await waitUntil { download.state == .suspended }
-
-                    // Then the partial and the sidecar stay, and stop growing
-                    let kept = try #require(
-                        try FileManager.default.attributesOfItem(atPath: download.partialPath)[.size] as? Int)
-                    #expect(kept >= 256 << 10 && kept < count)
-                    #expect(exists(download.sidecarPath))
-                    try await Task.sleep(for: .milliseconds(200))
-                    #expect(
-                        try FileManager.default.attributesOfItem(atPath: download.partialPath)[.size] as? Int == kept)
-
-                    // And a resume continues from the bytes on disk to the end
-                    download.resume()
-                    let summary = try await download.value
-                    #expect(summary.resumedFrom == Int64(kept))
-                    #expect(try contents(folder + "/out.bin") == pattern(0..<count))
-                    #expect(server.receivedRequests().last?.headerFields[.range] == "bytes=\(kept)-")
-                    let seen = await states.value
-                    #expect(seen.map(\.description) == ["queued", "running", "suspended", "running", "completed"])
-                }
+        try await withDownloadFixture { server, transport, folder in
+            // Given a slow download (4 MiB, 20 ms per 64 KiB) under way
+            let count = 4 << 20
+            var options = testOptions()
+            options.resumesEarlierPartial = resumesEarlierPartial
+            let download = try FileDownload(
+                url: server.url("/bytes/\(count)?chunk-delay=20"), to: folder + "/out.bin",
+                transport: transport, options: options)
+            let updates = download.stateUpdates
+            let states = Task {
+                var seen: [FileDownload.State] = []
+                for await state in updates { seen.append(state) }
+                return seen
             }
+            download.start()
+            try await waitUntil { (download.progress?.completed ?? 0) >= 256 << 10 }
+
+            // When it is suspended
+            download.suspend()
+            try await waitUntil { download.state == .suspended }
+
+            // Then the partial and the sidecar stay, and stop growing
+            let kept = try #require(
+                try FileManager.default.attributesOfItem(atPath: download.partialPath)[.size] as? Int)
+            #expect(kept >= 256 << 10 && kept < count)
+            #expect(exists(download.sidecarPath))
+            try await Task.sleep(for: .milliseconds(200))
+            #expect(
+                try FileManager.default.attributesOfItem(atPath: download.partialPath)[.size] as? Int == kept)
+
+            // And a resume continues from the bytes on disk to the end
+            download.resume()
+            let summary = try await download.value
+            #expect(summary.resumedFrom == Int64(kept))
+            #expect(try contents(folder + "/out.bin") == pattern(0..<count))
+            #expect(server.receivedRequests().last?.headerFields[.range] == "bytes=\(kept)-")
+            let seen = await states.value
+            #expect(seen.map(\.description) == ["queued", "running", "suspended", "running", "completed"])
         }
     }
 
     @Test func cancelStopsTheTransferAndDeletesThePartial() async throws {
-        try await MockServer.withRunning { server in
-            try await withTransport { transport in
-                try await withTemporaryFolder { folder in
-                    let download = try FileDownload(
-                        url: server.url("/bytes/\(4 << 20)?chunk-delay=20"), to: folder + "/out.bin",
-                        transport: transport, options: testOptions())
-                    download.start()
-                    try await waitUntil { (download.progress?.completed ?? 0) > 0 }
+        try await withDownloadFixture { server, transport, folder in
+            let download = try FileDownload(
+                url: server.url("/bytes/\(4 << 20)?chunk-delay=20"), to: folder + "/out.bin",
+                transport: transport, options: testOptions())
+            download.start()
+            try await waitUntil { (download.progress?.completed ?? 0) > 0 }
 
-                    download.cancel()
+            download.cancel()
 
-                    let error = await #expect(throws: TransportError.self) { try await download.value }
-                    #expect(error?.category == .cancelled)
-                    #expect(download.state == .cancelled)
-                    for path in [download.destination, download.partialPath, download.sidecarPath] {
-                        #expect(!exists(path), "\(path) is left")
-                    }
-                }
+            let error = await #expect(throws: TransportError.self) { try await download.value }
+            #expect(error?.category == .cancelled)
+            #expect(download.state == .cancelled)
+            for path in [download.destination, download.partialPath, download.sidecarPath] {
+                #expect(!exists(path), "\(path) is left")
             }
         }
     }
 
     @Test func cancellingTheTaskThatRunsADownloadSuspendsIt() async throws {
-        try await MockServer.withRunning { server in
-            try await withTransport { transport in
-                try await withTemporaryFolder { folder in
-                    let download = try FileDownload(
-                        url: server.url("/bytes/\(4 << 20)?chunk-delay=20"), to: folder + "/out.bin",
-                        transport: transport, options: testOptions())
-                    let runner = Task { try await download.run() }
-                    try await waitUntil { (download.progress?.completed ?? 0) > 0 }
+        try await withDownloadFixture { server, transport, folder in
+            let download = try FileDownload(
+                url: server.url("/bytes/\(4 << 20)?chunk-delay=20"), to: folder + "/out.bin",
+                transport: transport, options: testOptions())
+            let runner = Task { try await download.run() }
+            try await waitUntil { (download.progress?.completed ?? 0) > 0 }
 
-                    runner.cancel()
+            runner.cancel()
 
-                    let error = await #expect(throws: TransportError.self) { try await runner.value }
-                    #expect(error?.category == .cancelled)
-                    try await waitUntil { download.state == .suspended }
-                    #expect(exists(download.partialPath))
-                }
-            }
+            let error = await #expect(throws: TransportError.self) { try await runner.value }
+            #expect(error?.category == .cancelled)
+            try await waitUntil { download.state == .suspended }
+            #expect(exists(download.partialPath))
         }
     }
 
     // MARK: - The manager
 
     @Test func theManagerRunsAtMostItsLimitAtOnceAndReportsEveryState() async throws {
-        try await MockServer.withRunning { server in
-            try await withTransport { transport in
-                try await withTemporaryFolder { folder in
-                    let manager = DownloadManager(transport: transport, maximumConcurrentDownloads: 2)
-                    let changes = manager.stateChanges
-                    let count = 1 << 20
-                    var ids: [DownloadManager.TaskID] = []
-                    for index in 0..<5 {
-                        ids.append(
-                            try await manager.enqueue(
-                                url: server.url("/bytes/\(count)?chunk-delay=10&n=\(index)"),
-                                to: folder + "/\(index).bin",
-                                options: testOptions()))
-                    }
+        try await withDownloadFixture { server, transport, folder in
+            let manager = DownloadManager(transport: transport, maximumConcurrentDownloads: 2)
+            let changes = manager.stateChanges
+            let count = 1 << 20
+            var ids: [DownloadManager.TaskID] = []
+            for index in 0..<5 {
+                ids.append(
+                    try await manager.enqueue(
+                        url: server.url("/bytes/\(count)?chunk-delay=10&n=\(index)"),
+                        to: folder + "/\(index).bin",
+                        options: testOptions()))
+            }
 
-                    await manager.waitUntilIdle()
+            await manager.waitUntilIdle()
 
-                    var log: [DownloadManager.StateChange] = []
-                    for await change in changes {
-                        log.append(change)
-                        if log.filter({ $0.state.description == "completed" }).count == ids.count { break }
-                    }
-                    var running = 0
-                    var mostRunning = 0
-                    for change in log {
-                        if change.state == .running { running += 1 }
-                        if change.state.description == "completed" { running -= 1 }
-                        mostRunning = max(mostRunning, running)
-                    }
-                    #expect(mostRunning == 2)
-                    for id in ids {
-                        let states = log.filter { $0.id == id }.map(\.state.description)
-                        #expect(states == ["queued", "running", "completed"], "\(id)")
-                        guard case .completed(let summary) = await manager.state(of: id) else {
-                            Issue.record("\(id) did not complete")
-                            continue
-                        }
-                        #expect(try contents(summary.destination) == pattern(0..<count))
-                    }
+            var log: [DownloadManager.StateChange] = []
+            for await change in changes {
+                log.append(change)
+                if log.filter({ $0.state.description == "completed" }).count == ids.count { break }
+            }
+            var running = 0
+            var mostRunning = 0
+            for change in log {
+                if change.state == .running { running += 1 }
+                if change.state.description == "completed" { running -= 1 }
+                mostRunning = max(mostRunning, running)
+            }
+            #expect(mostRunning == 2)
+            for id in ids {
+                let states = log.filter { $0.id == id }.map(\.state.description)
+                #expect(states == ["queued", "running", "completed"], "\(id)")
+                guard case .completed(let summary) = await manager.state(of: id) else {
+                    Issue.record("\(id) did not complete")
+                    continue
                 }
+                #expect(try contents(summary.destination) == pattern(0..<count))
             }
         }
     }
 
     @Test func theManagerSuspendsResumesAndCancelsByTask() async throws {
-        try await MockServer.withRunning { server in
-            try await withTransport { transport in
-                try await withTemporaryFolder { folder in
-                    // Given one slot, a slow download in it and another waiting
-                    let manager = DownloadManager(transport: transport, maximumConcurrentDownloads: 1)
-                    let count = 2 << 20
-                    let first = try await manager.enqueue(
-                        url: server.url("/bytes/\(count)?chunk-delay=10&n=1"), to: folder + "/1.bin",
-                        options: testOptions())
-                    let second = try await manager.enqueue(
-                        url: server.url("/bytes/\(count)?chunk-delay=10&n=2"), to: folder + "/2.bin",
-                        options: testOptions())
-                    #expect(await manager.state(of: first) == .running)
-                    #expect(await manager.state(of: second) == .queued)
-                    let firstDownload = try #require(await manager.download(first))
-                    try await waitUntil { (firstDownload.progress?.completed ?? 0) > 0 }
+        try await withDownloadFixture { server, transport, folder in
+            // Given one slot, a slow download in it and another waiting
+            let manager = DownloadManager(transport: transport, maximumConcurrentDownloads: 1)
+            let count = 2 << 20
+            let first = try await manager.enqueue(
+                url: server.url("/bytes/\(count)?chunk-delay=10&n=1"), to: folder + "/1.bin",
+                options: testOptions())
+            let second = try await manager.enqueue(
+                url: server.url("/bytes/\(count)?chunk-delay=10&n=2"), to: folder + "/2.bin",
+                options: testOptions())
+            #expect(await manager.state(of: first) == .running)
+            #expect(await manager.state(of: second) == .queued)
+            let firstDownload = try #require(await manager.download(first))
+            try await waitUntil { (firstDownload.progress?.completed ?? 0) > 0 }
 
-                    // Suspending the first frees its slot for the second
-                    await manager.suspend(first)
-                    #expect(await manager.state(of: first) == .suspended)
-                    #expect(await manager.state(of: second) == .running)
+            // Suspending the first frees its slot for the second
+            await manager.suspend(first)
+            #expect(await manager.state(of: first) == .suspended)
+            #expect(await manager.state(of: second) == .running)
 
-                    // Resuming queues it behind the second; cancelling the second lets it run
-                    await manager.resume(first)
-                    #expect(await manager.state(of: first) == .queued)
-                    let secondDownload = try #require(await manager.download(second))
-                    await manager.cancel(second)
-                    try await waitUntil { await manager.state(of: second) == .cancelled }
-                    #expect(!exists(secondDownload.partialPath))
-                    #expect(!exists(folder + "/2.bin"))
+            // Resuming queues it behind the second; cancelling the second lets it run
+            await manager.resume(first)
+            #expect(await manager.state(of: first) == .queued)
+            let secondDownload = try #require(await manager.download(second))
+            await manager.cancel(second)
+            try await waitUntil { await manager.state(of: second) == .cancelled }
+            #expect(!exists(secondDownload.partialPath))
+            #expect(!exists(folder + "/2.bin"))
 
-                    let summary = try await manager.value(of: first)
-                    #expect(summary.resumedFrom > 0)
-                    #expect(try contents(folder + "/1.bin") == pattern(0..<count))
-                    try await waitUntil { await manager.state(of: first) == .completed(summary) }
-                }
-            }
+            let summary = try await manager.value(of: first)
+            #expect(summary.resumedFrom > 0)
+            #expect(try contents(folder + "/1.bin") == pattern(0..<count))
+            try await waitUntil { await manager.state(of: first) == .completed(summary) }
         }
     }
 
