@@ -77,11 +77,11 @@ public struct DecodingOptions: Sendable {
     ///   - key: The key as the JSON spells it.
     ///   - codingPath: The path of the object that holds the key (given to a `.custom` strategy).
     /// - Returns: The converted key's string value.
-    func convertedKey(_ key: String, codingPath: [any CodingKey]) -> String {
+    func convertedKey(_ key: String, codingPath: @autoclosure () -> [any CodingKey]) -> String {
         // `if case` rather than `switch`: the enum is resilient on Darwin, and a `@unknown
         // default` would be unreachable (and a warning) where it is not.
         if case .custom(let convert) = keyDecodingStrategy {
-            return convert(codingPath + [AnyCodingKey(key)]).stringValue
+            return convert(codingPath() + [AnyCodingKey(key)]).stringValue
         }
         if case .convertFromSnakeCase = keyDecodingStrategy {
             return Self.convertFromSnakeCase(key)

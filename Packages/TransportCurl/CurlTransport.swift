@@ -105,8 +105,8 @@ public final class CurlTransport: HTTPTransport {
                 .cancelled, message: "The request was cancelled before it started.",
                 url: request.url, mayHaveReachedServer: false)
         }
-        _ = try RequestValidation.validate(request.head)
-        let transfer = CurlTransfer(request: request, configuration: configuration, loop: loop)
+        let url = try RequestValidation.validate(request.head)
+        let transfer = CurlTransfer(request: request, configuration: configuration, loop: loop, validatedURL: url)
         return transfer
     }
 

@@ -93,6 +93,72 @@ import Transport
         #expect(await slow.result.failure != nil)
     }
 
+    @Test func startingEitherHandleOfADeferredPairStartsBoth() async throws {
+        let source = Self.handle(3, startImmediately: false)
+        let derived = source.map { value, _ in value * 3 }
+        source.start()
+        #expect(try await derived.value == 9)
+
+        let other = Self.handle(4, startImmediately: false)
+        let otherDerived = other.map { value, _ in value + 1 }
+        otherDerived.start()
+        #expect(try await other.value == 4)
+        #expect(try await otherDerived.value == 5)
+    }
+
+    @Test func runsTheHandlersOfADerivedHandleNobodyKeeps() async throws {
+        let log = Log()
+        let source = Self.handle(2)
+        _ = source.map { value, _ in value * 10 }.success { log.append("derived \($0)") }
+        _ = await source.result
+        #expect(log.all == ["derived 20"])
+    }
+
+    @Test func freesADeferredPairNobodyStarts() async throws {
+        weak var weakSource: DataRequest<Int>?
+        weak var weakDerived: DataRequest<Int>?
+        do {
+            let source = Self.handle(1, startImmediately: false)
+            let derived = source.map { value, _ in value }.map { value, _ in value }
+            weakSource = source
+            weakDerived = derived
+        }
+        #expect(weakSource == nil)
+        #expect(weakDerived == nil)
+    }
+
+    @Test func derivedHandlesFailWithTheSourcesErrorAndTheTransformsError() async throws {
+        let failing = DataRequest<Int> { _ in throw TransportError(.connectionRefused, message: "refused") }
+        let derived = failing.map { value, _ in value }
+        let result = await derived.result
+        #expect((result.failure as? TransportError)?.category == .connectionRefused)
+
+        struct Invalid: Error {}
+        let transformed = Self.handle(1).map { (_, _) throws -> Int in throw Invalid() }
+        #expect(await transformed.result.failure is Invalid)
+    }
+
+    @Test func forwardsTheSourcesEventsToSubscribersOfTheDerivedHandle() async throws {
+        let gate = AsyncStream<Void>.makeStream()
+        let source = DataRequest<Int> { events in
+            for await _ in gate.stream { break }
+            events.send(.retry(attempt: 2, reason: "503"))
+            return .init(value: 1, response: nil)
+        }
+        let derived = source.map { value, _ in value }
+        let events = derived.events
+        gate.continuation.yield()
+        var seen: [String] = []
+        for await event in events {
+            switch event {
+            case .retry(let attempt, _): seen.append("retry \(attempt)")
+            case .completed(let succeeded): seen.append("completed \(succeeded)")
+            case .transfer: seen.append("transfer")
+            }
+        }
+        #expect(seen == ["retry 2", "completed true"])
+    }
+
     @Test func publishesEventsAndEndsWithCompletion() async throws {
         let request = DataRequest<Int> { events in
             try await Task.sleep(for: .milliseconds(50))

@@ -53,7 +53,11 @@ struct RequestPipeline<Form: Formable>: Sendable {
         url += form.path.hasPrefix("/") || form.path.isEmpty ? form.path : "/" + form.path
 
         var parameters = configuration.commonParameters()
-        parameters.merge(form.parameters) { _, formValue in formValue }
+        if parameters.isEmpty {
+            parameters = form.parameters
+        } else {
+            parameters.merge(form.parameters) { _, formValue in formValue }
+        }
 
         var body: RequestBody?
         var contentType: String?
@@ -90,15 +94,24 @@ struct RequestPipeline<Form: Formable>: Sendable {
         do {
             request = try TransportRequest(method: method, url: url, body: body, options: configuration.transferOptions)
             if let contentType { try request.setHeader("Content-Type", contentType) }
-            for (name, value) in configuration.headers.sorted(by: { $0.key < $1.key }) {
-                try request.setHeader(name, value)
-            }
-            let dynamic = await configuration.dynamicHeaders()
-            for (name, value) in dynamic.sorted(by: { $0.key < $1.key }) { try request.setHeader(name, value) }
-            for (name, value) in form.headers.sorted(by: { $0.key < $1.key }) { try request.setHeader(name, value) }
+            try Self.setHeaders(configuration.headers, on: &request)
+            try Self.setHeaders(await configuration.dynamicHeaders(), on: &request)
+            try Self.setHeaders(form.headers, on: &request)
         }
         if let timeout = form.timeout ?? configuration.timeout { request.options.deadline = timeout }
         return request
+    }
+
+    /// Sets `headers` in name order, so that the request does not depend on dictionary order.
+    private static func setHeaders(_ headers: [String: String], on request: inout TransportRequest) throws {
+        switch headers.count {
+        case 0:
+            return
+        case 1:
+            for (name, value) in headers { try request.setHeader(name, value) }
+        default:
+            for (name, value) in headers.sorted(by: { $0.key < $1.key }) { try request.setHeader(name, value) }
+        }
     }
 
     private static func appendQuery(_ parameters: Parameters, to url: String) throws -> String {

@@ -100,10 +100,10 @@ public struct StandardEnvelope: EnvelopeFormat {
     ///   - routes: Handlers for chosen failure codes; none by default. A handler runs
     ///     synchronously on the decoding task, before the error is thrown to the caller.
     public init(
-        codePath: JSONKeyPath = "code",
-        messagePath: JSONKeyPath = "message",
-        dataPath: JSONKeyPath = "data",
-        successCodes: Set<BusinessCode> = [200],
+        codePath: JSONKeyPath = StandardEnvelope.defaultCodePath,
+        messagePath: JSONKeyPath = StandardEnvelope.defaultMessagePath,
+        dataPath: JSONKeyPath = StandardEnvelope.defaultDataPath,
+        successCodes: Set<BusinessCode> = StandardEnvelope.defaultSuccessCodes,
         routes: [BusinessCode: @Sendable (BusinessError) -> Void] = [:]
     ) {
         self.codePath = codePath
@@ -112,6 +112,23 @@ public struct StandardEnvelope: EnvelopeFormat {
         self.successCodes = successCodes
         self.routes = routes
     }
+
+    /// Whether ``successCodes`` contains `code`.
+    ///
+    /// - Parameter code: The code the server sent.
+    /// - Returns: Whether it is a success code.
+    public func isSuccess(_ code: BusinessCode) -> Bool {
+        // One success code is the usual case: compare it rather than hash the code.
+        if successCodes.count == 1, let only = successCodes.first { return only == code }
+        return successCodes.contains(code)
+    }
+
+    // The defaults, made once: a `ResponseDecoder()` per request builds a standard envelope,
+    // and literals would allocate its paths and set every time.
+    @usableFromInline static let defaultCodePath: JSONKeyPath = "code"
+    @usableFromInline static let defaultMessagePath: JSONKeyPath = "message"
+    @usableFromInline static let defaultDataPath: JSONKeyPath = "data"
+    @usableFromInline static let defaultSuccessCodes: Set<BusinessCode> = [200]
 
     /// Calls the handler registered for the error's code, if there is one.
     ///
@@ -135,10 +152,10 @@ extension EnvelopeFormat where Self == StandardEnvelope {
     ///   - routes: Handlers for chosen failure codes; none by default.
     /// - Returns: The envelope format.
     public static func standard(
-        codePath: JSONKeyPath = "code",
-        messagePath: JSONKeyPath = "message",
-        dataPath: JSONKeyPath = "data",
-        successCodes: Set<BusinessCode> = [200],
+        codePath: JSONKeyPath = StandardEnvelope.defaultCodePath,
+        messagePath: JSONKeyPath = StandardEnvelope.defaultMessagePath,
+        dataPath: JSONKeyPath = StandardEnvelope.defaultDataPath,
+        successCodes: Set<BusinessCode> = StandardEnvelope.defaultSuccessCodes,
         routes: [BusinessCode: @Sendable (BusinessError) -> Void] = [:]
     ) -> StandardEnvelope {
         StandardEnvelope(

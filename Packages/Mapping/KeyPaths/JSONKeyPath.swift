@@ -25,7 +25,12 @@ public struct JSONKeyPath: Hashable, Sendable, ExpressibleByStringLiteral, Custo
     /// - Parameter path: Components separated by `.`, such as `"items.0.name"`. Empty
     ///   components are dropped; the empty string is ``root``.
     public init(_ path: String) {
-        self.components = path.split(separator: ".", omittingEmptySubsequences: true).map(String.init)
+        if !path.isEmpty, !path.utf8.contains(UInt8(ascii: ".")) {
+            // One component, the usual case (`data`, `code`): no split, one array.
+            self.components = [path]
+        } else {
+            self.components = path.split(separator: ".", omittingEmptySubsequences: true).map(String.init)
+        }
     }
 
     /// Creates a key path from components used verbatim, dots and empty strings included.
@@ -55,7 +60,9 @@ public struct JSONKeyPath: Hashable, Sendable, ExpressibleByStringLiteral, Custo
     ///   - rhs: The path inside it.
     /// - Returns: The combined path.
     public static func + (lhs: JSONKeyPath, rhs: JSONKeyPath) -> JSONKeyPath {
-        JSONKeyPath(components: lhs.components + rhs.components)
+        if lhs.components.isEmpty { return rhs }
+        if rhs.components.isEmpty { return lhs }
+        return JSONKeyPath(components: lhs.components + rhs.components)
     }
 
     /// The first `count` components, as a path.

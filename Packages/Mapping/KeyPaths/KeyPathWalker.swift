@@ -116,9 +116,11 @@ struct KeyPathWalker {
         }
         if let members = try? decoder.container(keyedBy: AnyCodingKey.self) {
             let converted = options.convertedKey(component, codingPath: decoder.codingPath)
-            for candidate in converted == component ? [component] : [converted, component] {
-                let key = AnyCodingKey(candidate)
-                if members.contains(key) { return .member(members, key) }
+            let key = AnyCodingKey(converted)
+            if members.contains(key) { return .member(members, key) }
+            if converted != component {
+                let verbatim = AnyCodingKey(component)
+                if members.contains(verbatim) { return .member(members, verbatim) }
             }
             let available = members.allKeys.map(\.stringValue).sorted()
             throw KeyPathError(path: path, depth: depth, reason: .missingKey(component, available: available))

@@ -70,6 +70,37 @@ private struct PlanRunner<Reader: PayloadReader>: Decodable {
         guard let key = PlanKey.userInfoKey,
             let plan = decoder.userInfo[key] as? PlanKey.Plan<Reader>
         else { throw PlanKey.MissingReader() }
-        payload = try plan.reader.read(from: decoder, walker: plan.walker, at: .root)
+        payload = try plan.reader.read(from: RootDecoder(decoder), walker: plan.walker, at: .root)
+    }
+}
+
+/// The decoder at the document's root, whose keyed container is made once: an envelope's
+/// code, message and data are three walks from the same object, and `JSONDecoder` indexes
+/// an object's keys anew for every container it makes.
+private final class RootDecoder: Decoder {
+    private let base: any Decoder
+    private var members: KeyedDecodingContainer<AnyCodingKey>?
+
+    init(_ base: any Decoder) {
+        self.base = base
+    }
+
+    var codingPath: [any CodingKey] { base.codingPath }
+    var userInfo: [CodingUserInfoKey: Any] { base.userInfo }
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
+        guard Key.self == AnyCodingKey.self else { return try base.container(keyedBy: type) }
+        let members = try self.members ?? base.container(keyedBy: AnyCodingKey.self)
+        self.members = members
+        // The same type, as the guard checked.
+        return unsafeBitCast(members, to: KeyedDecodingContainer<Key>.self)
+    }
+
+    func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
+        try base.unkeyedContainer()
+    }
+
+    func singleValueContainer() throws -> any SingleValueDecodingContainer {
+        try base.singleValueContainer()
     }
 }

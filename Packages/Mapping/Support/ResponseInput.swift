@@ -7,20 +7,27 @@ struct ResponseInput {
     var body: Data
     var url: String?
     var status: HTTPResponse.Status?
-    var contentType: String?
+    /// The header fields, for the `Content-Type`, which only errors and text decoding read.
+    private var fields: HTTPFields?
+    private var givenContentType: String?
 
     init(_ response: DataResponse) {
         body = response.body
         url = response.url
         status = response.status
-        contentType = response.head.headerFields[.contentType]
+        fields = response.head.headerFields
     }
 
     init(_ data: Data, contentType: String? = nil) {
         body = data
         url = nil
         status = nil
-        self.contentType = contentType
+        givenContentType = contentType
+    }
+
+    /// The `Content-Type` of the response, or the one given with the data.
+    var contentType: String? {
+        givenContentType ?? fields?[.contentType]
     }
 
     /// Whether the body has nothing but whitespace.

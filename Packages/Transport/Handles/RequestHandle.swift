@@ -1,5 +1,4 @@
 public import HTTPTypes
-import Synchronization
 
 /// The reference handle every send returns: chain callbacks on it, await it, observe its
 /// events, cancel it.
@@ -43,31 +42,7 @@ public final class RequestHandle<Value: Sendable>: Sendable {
     /// The work behind a handle; it reports events through the given sink.
     public typealias Operation = @Sendable (_ events: RequestEventSink) async throws -> Outcome
 
-    private enum Phase {
-        case waiting(Operation)
-        case starting
-        case running(Task<Void, Never>)
-        case finished
-    }
-
-    private struct State {
-        var phase: Phase
-        var result: Result<Value, any Error>?
-        var response: ResponseInfo?
-        var handlers: [@Sendable (Result<Value, any Error>) -> Void] = []
-        var isDraining = false
-        var observers: [@Sendable (RequestEvent) -> Void] = []
-        var onCancel: [@Sendable () -> Void] = []
-    }
-
-    private enum CancelAction {
-        case none
-        case cancelTask(Task<Void, Never>)
-        case failNow
-    }
-
-    private let state: Mutex<State>
-    private let broadcast = Broadcast<RequestEvent>(bufferSize: 256)
+    private let core: RequestCore
     /// Whether the handle was created to start at once.
     public let startsImmediately: Bool
 
@@ -77,9 +52,12 @@ public final class RequestHandle<Value: Sendable>: Sendable {
     ///   - startImmediately: Whether the operation starts now (the default) or waits for ``start()``.
     ///   - operation: The work; cancelled through Swift task cancellation.
     public init(startImmediately: Bool = true, operation: @escaping Operation) {
-        state = Mutex(State(phase: .waiting(operation)))
+        core = RequestCore { events in
+            let outcome = try await operation(events)
+            return (outcome.value, outcome.response)
+        }
         startsImmediately = startImmediately
-        if startImmediately { start() }
+        if startImmediately { core.start() }
     }
 
     /// A handle that has already finished with `result`: for forms that fail validation
@@ -87,9 +65,16 @@ public final class RequestHandle<Value: Sendable>: Sendable {
     ///
     /// - Parameter result: The value or the error.
     public init(finished result: Result<Value, any Error>) {
-        state = Mutex(State(phase: .finished, result: result))
+        switch result {
+        case .success(let value): core = RequestCore(finished: .success(value))
+        case .failure(let error): core = RequestCore(finished: .failure(error))
+        }
         startsImmediately = true
-        broadcast.finish()
+    }
+
+    private init(core: RequestCore, startsImmediately: Bool) {
+        self.core = core
+        self.startsImmediately = startsImmediately
     }
 
     // MARK: - Lifecycle
@@ -97,30 +82,7 @@ public final class RequestHandle<Value: Sendable>: Sendable {
     /// Starts a handle created with `startImmediately: false`; does nothing otherwise.
     @discardableResult
     public func start() -> Self {
-        let operation: Operation? = state.withLock { state in
-            guard case .waiting(let operation) = state.phase else { return nil }
-            state.phase = .starting
-            return operation
-        }
-        guard let operation else { return self }
-        let sink = RequestEventSink { [weak self] event in self?.publish(event) }
-        let task = Task { [self] in
-            let result: Result<Outcome, any Error>
-            do {
-                result = .success(try await operation(sink))
-            } catch is CancellationError {
-                result = .failure(TransportError(.cancelled, message: "The request was cancelled before it completed."))
-            } catch {
-                result = .failure(error)
-            }
-            finish(result)
-        }
-        let cancelledWhileStarting = state.withLock { state in
-            guard case .starting = state.phase else { return true }
-            state.phase = .running(task)
-            return false
-        }
-        if cancelledWhileStarting { task.cancel() }
+        core.start()
         return self
     }
 
@@ -128,34 +90,7 @@ public final class RequestHandle<Value: Sendable>: Sendable {
     ///
     /// Cancelling a handle that has finished does nothing.
     public func cancel() {
-        let (action, extra): (CancelAction, [@Sendable () -> Void]) = state.withLock { state in
-            let extra = state.onCancel
-            state.onCancel = []
-            switch state.phase {
-            case .waiting:
-                state.phase = .finished
-                return (.failNow, extra)
-            case .starting:
-                // `start()` sees the change and cancels the task it is creating.
-                state.phase = .finished
-                return (.none, extra)
-            case .running(let task):
-                return (.cancelTask(task), extra)
-            case .finished:
-                return (.none, [])
-            }
-        }
-        for hook in extra { hook() }
-        switch action {
-        case .none: break
-        case .cancelTask(let task): task.cancel()
-        case .failNow:
-            finish(
-                .failure(
-                    TransportError(
-                        .cancelled, message: "The request was cancelled before it started.",
-                        mayHaveReachedServer: false)))
-        }
+        core.cancel()
     }
 
     /// Registers work to run when the handle is cancelled (used to chain cancellation to
@@ -164,7 +99,7 @@ public final class RequestHandle<Value: Sendable>: Sendable {
     /// - Parameter hook: Runs once, on the cancelling thread, if the handle is cancelled
     ///   before it finishes.
     public func onCancel(_ hook: @escaping @Sendable () -> Void) {
-        state.withLock { $0.onCancel.append(hook) }
+        core.onCancel(hook)
     }
 
     // MARK: - Callbacks
@@ -172,7 +107,8 @@ public final class RequestHandle<Value: Sendable>: Sendable {
     /// Adds a handler for the value; runs after earlier handlers, only on success.
     @discardableResult
     public func success(_ handler: @escaping @Sendable (Value) -> Void) -> Self {
-        addHandler { result in if case .success(let value) = result { handler(value) } }
+        core.addHandler { result in if case .success(let value) = result { handler(Self.unbox(value)) } }
+        return self
     }
 
     /// Adds a handler for the error; runs after earlier handlers, only on failure.
@@ -181,78 +117,35 @@ public final class RequestHandle<Value: Sendable>: Sendable {
     /// `failure.underlying` the error itself.
     @discardableResult
     public func failure(_ handler: @escaping @Sendable (RequestFailure) -> Void) -> Self {
-        addHandler { result in if case .failure(let error) = result { handler(RequestFailure(error)) } }
+        core.addHandler { result in if case .failure(let error) = result { handler(RequestFailure(error)) } }
+        return self
     }
 
     /// Adds a handler for the result, success or failure; runs after earlier handlers.
     @discardableResult
     public func completion(_ handler: @escaping @Sendable (Result<Value, any Error>) -> Void) -> Self {
-        addHandler(handler)
-    }
-
-    @discardableResult
-    private func addHandler(_ handler: @escaping @Sendable (Result<Value, any Error>) -> Void) -> Self {
-        let shouldDrain = state.withLock { state in
-            state.handlers.append(handler)
-            guard state.result != nil, !state.isDraining else { return false }
-            state.isDraining = true
-            return true
-        }
-        if shouldDrain { drainHandlers() }
+        core.addHandler { result in handler(Self.unbox(result)) }
         return self
-    }
-
-    /// Runs queued handlers one at a time, in order, until none are left.
-    private func drainHandlers() {
-        while true {
-            let next: (handlers: [@Sendable (Result<Value, any Error>) -> Void], result: Result<Value, any Error>)? =
-                state.withLock { state in
-                    guard let result = state.result, !state.handlers.isEmpty else {
-                        state.isDraining = false
-                        return nil
-                    }
-                    defer { state.handlers = [] }
-                    return (state.handlers, result)
-                }
-            guard let next else { return }
-            for handler in next.handlers { handler(next.result) }
-        }
     }
 
     // MARK: - Awaiting
 
     /// The value; throws the failure. Cancelling the awaiting task cancels the request.
     public var value: Value {
-        get async throws { try await result.get() }
+        get async throws { Self.unbox(try await core.result.get()) }
     }
 
     /// The result, success or failure. Cancelling the awaiting task cancels the request.
     public var result: Result<Value, any Error> {
-        get async {
-            await withTaskCancellationHandler {
-                await withCheckedContinuation { continuation in
-                    addHandler { continuation.resume(returning: $0) }
-                }
-            } onCancel: {
-                cancel()
-            }
-        }
-    }
-
-    /// The result and the response together, with one wait.
-    var outcome: (Result<Value, any Error>, ResponseInfo?) {
-        get async {
-            let result = await self.result
-            return (result, state.withLock { $0.response })
-        }
+        get async { Self.unbox(await core.result) }
     }
 
     /// The status, headers and metrics of the response, once the handle has finished;
     /// `nil` when it failed before a response arrived.
     public var response: ResponseInfo? {
         get async {
-            _ = await result
-            return state.withLock { $0.response }
+            _ = await core.result
+            return core.response
         }
     }
 
@@ -262,44 +155,28 @@ public final class RequestHandle<Value: Sendable>: Sendable {
     /// after which the sequence ends. Each access is an independent subscription; a
     /// subscription made after the handle finished yields only the completion.
     public var events: AsyncStream<RequestEvent> {
-        // Under the state lock, so that a subscription either precedes `finish` (and gets
-        // its completion) or follows it (and gets the completion replayed).
-        state.withLock { state in
-            guard let result = state.result else { return broadcast.subscribe() }
-            return broadcast.subscribe(startingWith: .completed(succeeded: result.isSuccess))
-        }
+        core.events
     }
 
-    /// Passes every later non-completion event to `observer`, synchronously (how a derived
-    /// handle forwards its source's events without a task of its own).
+    /// Passes every later non-completion event to `observer`, synchronously. Does nothing
+    /// once the handle has finished.
     func observe(_ observer: @escaping @Sendable (RequestEvent) -> Void) {
-        state.withLock { $0.observers.append(observer) }
+        core.observe(observer)
     }
 
-    private func publish(_ event: RequestEvent) {
-        let observers = state.withLock { $0.observers }
-        broadcast.yield(event)
-        for observer in observers { observer(event) }
+    // MARK: - Boxing
+
+    /// The value the core boxed; the core only ever holds values of this handle's type.
+    private static func unbox(_ value: any Sendable) -> Value {
+        // swift-format-ignore: NeverForceUnwrap
+        value as! Value
     }
 
-    // MARK: - Finishing
-
-    private func finish(_ outcome: Result<Outcome, any Error>) {
-        let result = outcome.map(\.value)
-        let shouldDrain: Bool = state.withLock { state in
-            guard state.result == nil else { return false }
-            state.result = result
-            state.response = try? outcome.get().response
-            state.phase = .finished
-            state.onCancel = []
-            state.observers = []
-            broadcast.yield(.completed(succeeded: result.isSuccess))
-            broadcast.finish()
-            let shouldDrain = !state.isDraining && !state.handlers.isEmpty
-            if shouldDrain { state.isDraining = true }
-            return shouldDrain
+    private static func unbox(_ result: RequestCore.Erased) -> Result<Value, any Error> {
+        switch result {
+        case .success(let value): .success(unbox(value))
+        case .failure(let error): .failure(error)
         }
-        if shouldDrain { drainHandlers() }
     }
 }
 
@@ -316,15 +193,12 @@ extension RequestHandle {
     public func map<NewValue: Sendable>(
         _ transform: @escaping @Sendable (Value, ResponseInfo?) throws -> NewValue
     ) -> RequestHandle<NewValue> {
-        let source = self
-        let derived = RequestHandle<NewValue>(startImmediately: startsImmediately) { events in
-            source.observe { events.send($0) }
-            source.start()
-            let (result, response) = await source.outcome
-            return RequestHandle<NewValue>.Outcome(value: try transform(try result.get(), response), response: response)
+        // The derived handle runs no task: this handle's completion handler transforms the
+        // value and finishes it, on the thread that finished this handle.
+        let derived = core.derive(startingImmediately: startsImmediately) { result, response in
+            try transform(Self.unbox(try result.get()), response)
         }
-        derived.onCancel { source.cancel() }
-        return derived
+        return RequestHandle<NewValue>(core: derived, startsImmediately: startsImmediately)
     }
 }
 
@@ -379,13 +253,5 @@ public struct RequestEventSink: Sendable {
     public var transferHandler: @Sendable (TransferEvent) -> Void {
         let emit = self.emit
         return { emit(.transfer($0)) }
-    }
-}
-
-extension Result {
-    /// Whether this is a success.
-    fileprivate var isSuccess: Bool {
-        if case .success = self { return true }
-        return false
     }
 }

@@ -53,6 +53,8 @@ final class CurlTransfer: @unchecked Sendable {
     /// The URL the caller asked for (immutable, so any thread may read it).
     let initialURL: String
     private var upload: UploadSource?
+    /// The first hop's URL, validated by the transport before the transfer was created.
+    private var validatedFirstURL: String?
     private var firstStart: ContinuousClock.Instant?
     private var redirectCount = 0
 
@@ -74,12 +76,20 @@ final class CurlTransfer: @unchecked Sendable {
     var isAttached: Bool { handle != nil }
 
     /// Creates a transfer for a request.
-    init(request: TransportRequest, configuration: CurlTransport.Configuration, loop: CurlEventLoop) {
+    ///
+    /// - Parameter validatedURL: What `RequestValidation.validate(request.head)` returned, when
+    ///   the caller has checked the request already; the first hop then skips the check.
+    init(
+        request: TransportRequest, configuration: CurlTransport.Configuration, loop: CurlEventLoop,
+        validatedURL: String? = nil
+    ) {
         self.request = request
         self.loop = loop
         self.configuration = configuration
-        self.currentURL = request.url
-        self.initialURL = request.url
+        let url = request.url
+        self.currentURL = url
+        self.initialURL = url
+        self.validatedFirstURL = validatedURL
     }
 
     // MARK: - Any thread
@@ -138,7 +148,14 @@ final class CurlTransfer: @unchecked Sendable {
 
     /// Sets every option of the current hop on `handle` (fresh from `curl_easy_reset`).
     func configure(_ handle: CurlEasyHandle) throws {
-        let url = try RequestValidation.validate(request.head)
+        let url: String
+        if let validated = validatedFirstURL {
+            // The request is unchanged since the transport validated it.
+            validatedFirstURL = nil
+            url = validated
+        } else {
+            url = try RequestValidation.validate(request.head)
+        }
         currentURL = url
         let easy = handle.pointer
         let options = request.options
@@ -407,12 +424,9 @@ final class CurlTransfer: @unchecked Sendable {
     /// libcurl's progress report; emits throttled events.
     func onProgress(downloadTotal: Int64, downloaded: Int64, uploadTotal: Int64, uploaded: Int64) -> Int32 {
         guard let handler = request.options.eventHandler, !isRedirectHop else { return 0 }
-        for event in progress.events(
+        progress.report(
             downloadTotal: downloadTotal, downloaded: downloaded, uploadTotal: uploadTotal, uploaded: uploaded,
-            final: false)
-        {
-            handler(event)
-        }
+            emit: handler)
         return 0
     }
 
@@ -564,7 +578,7 @@ final class CurlTransfer: @unchecked Sendable {
     /// Hands the result to the waiting task.
     func complete(_ outcome: Result<Void, TransportError>) {
         if case .success = outcome, let handler = request.options.eventHandler {
-            for event in progress.finalEvents() { handler(event) }
+            progress.reportFinal(emit: handler)
             if let metrics { handler(.metrics(metrics)) }
         }
         logCompletion(outcome)

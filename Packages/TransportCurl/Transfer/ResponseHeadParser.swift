@@ -74,6 +74,8 @@ struct ResponseHeadParser: Sendable {
             }
             noteField(text, colon: colon)
         }
+        // One allocation for a typical head rather than a doubling per few fields.
+        if lines.isEmpty { lines.reserveCapacity(512) }
         lines.append(contentsOf: text)
         lines.append(UInt8(ascii: "\n"))
         return .continue
@@ -120,7 +122,7 @@ struct ResponseHeadParser: Sendable {
                         + "\"\(nameText.prefix(64))\" is not a valid token.",
                     url: url)
             }
-            let value = Self.trimmed(String(decoding: line[(colon + 1)...], as: UTF8.self))
+            let value = String(decoding: Self.trimmed(line[(colon + 1)...]), as: UTF8.self)
             fields.append(HTTPField(name: name, value: value))
         }
         return HTTPResponse(status: .init(code: status, reasonPhrase: reason), headerFields: fields)
@@ -154,6 +156,16 @@ struct ResponseHeadParser: Sendable {
             if folded != lowercase[index] { return false }
         }
         return true
+    }
+
+    /// The bytes without leading and trailing spaces and tabs: the same as trimming the
+    /// decoded string, as neither byte occurs inside a multi-byte UTF-8 sequence.
+    private static func trimmed(_ bytes: ArraySlice<UInt8>) -> ArraySlice<UInt8> {
+        func isBlank(_ byte: UInt8) -> Bool { byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
+        guard let first = bytes.firstIndex(where: { !isBlank($0) }),
+            let last = bytes.lastIndex(where: { !isBlank($0) })
+        else { return bytes[bytes.endIndex...] }
+        return bytes[first...last]
     }
 
     /// The string without leading and trailing spaces and tabs.
