@@ -288,6 +288,25 @@ struct TeamStatus: TeamForm {
         _ = stub
     }
 
+    @Test func afterCompletionSeesARequestThatCouldNotBeBuiltOrWasVetoed() async throws {
+        struct Unencodable: RequestFormable {
+            struct Opaque: Sendable {}
+            var path: String { "/x" }
+            var parameters: Parameters { ["thing": Opaque()] }
+        }
+        let journal = Journal()
+        var (stub, configuration) = stubbed()
+        configuration.plugins = [Recorder(journal: journal)]
+        _ = await Screen(clientConfiguration: configuration).request(Unencodable()).result
+        #expect(journal.all == ["afterCompletion false"])
+
+        configuration.plugins = [Recorder(journal: journal), Veto()]
+        _ = await Screen(clientConfiguration: configuration).request(WeatherForm.forecast(city: "Rome")).result
+        // Once per plugin, the recorder's once: a veto is reported exactly once.
+        #expect(journal.all == ["afterCompletion false", "willSend /weather", "afterCompletion false"])
+        #expect(stub.requests.isEmpty)
+    }
+
     @Test func aVetoStopsTheRequestAndNamesThePlugin() async throws {
         var (stub, configuration) = stubbed()
         configuration.plugins = [Veto()]

@@ -49,6 +49,11 @@ public struct ClientConfiguration: Sendable {
         self.baseURL = baseURL
     }
 
+    /// The transport wrapped in the middleware, when there is any.
+    var sendingTransport: any HTTPTransport {
+        middleware.isEmpty ? transport : MiddlewareTransport(transport, middleware: middleware)
+    }
+
     /// Every plugin that runs: the configured ones, then the logging plugin when enabled.
     var activePlugins: [any Plugin] {
         isLoggingEnabled ? plugins + [LoggingPlugin(logger: logger)] : plugins

@@ -44,12 +44,9 @@ struct DownloadPipeline<Form: DownloadFormable>: Sendable {
                     break
                 }
             }
-            let transport: any HTTPTransport =
-                configuration.middleware.isEmpty
-                ? configuration.transport
-                : MiddlewareTransport(configuration.transport, middleware: configuration.middleware)
             let download = FileDownload(
-                request: request, to: form.destination.path, transport: transport, options: options(events: events))
+                request: request, to: form.destination.path, transport: configuration.sendingTransport,
+                options: options(events: events))
             let summary = try await Self.perform(download)
             for plugin in plugins { await plugin.afterDownload(.success(summary), form: form) }
             let (url, metrics) = lastHop.state.withLock { ($0.url, $0.metrics) }

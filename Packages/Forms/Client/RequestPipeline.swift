@@ -11,25 +11,17 @@ struct RequestPipeline<Form: Formable>: Sendable {
 
     func run(events: RequestEventSink) async throws -> DataRequest<DataResponse>.Outcome {
         let plugins = configuration.activePlugins
-        var request = try await makeRequest()
-        request.options.eventHandler = events.transferHandler
-        for plugin in plugins {
-            if case .veto(let reason) = await plugin.willSend(request, form: form) {
-                let error = FormError(
-                    .vetoed, message: "The plugin \(plugin.name) stopped the request to \(form.path): \(reason)")
-                for plugin in plugins { await plugin.afterCompletion(.failure(error), form: form) }
-                throw error
-            }
-        }
         do {
-            for plugin in plugins { try await plugin.prepare(&request, form: form) }
-            var response: DataResponse
-            if configuration.middleware.isEmpty {
-                response = try await configuration.transport.data(for: request)
-            } else {
-                let transport = MiddlewareTransport(configuration.transport, middleware: configuration.middleware)
-                response = try await transport.data(for: request)
+            var request = try await makeRequest()
+            request.options.eventHandler = events.transferHandler
+            for plugin in plugins {
+                if case .veto(let reason) = await plugin.willSend(request, form: form) {
+                    throw FormError(
+                        .vetoed, message: "The plugin \(plugin.name) stopped the request to \(form.path): \(reason)")
+                }
             }
+            for plugin in plugins { try await plugin.prepare(&request, form: form) }
+            var response = try await configuration.sendingTransport.data(for: request)
             for plugin in plugins { response = try await plugin.process(response, form: form) }
             for plugin in plugins { await plugin.didReceive(response, form: form) }
             for plugin in plugins { await plugin.afterCompletion(.success(response), form: form) }
