@@ -118,8 +118,12 @@ private func partial(of destination: URL) -> URL {
         try await withDownloadClient { server, screen, folder in
             let destination = folder.appendingPathComponent("report.bin")
             let log = EventLog()
-            let request = screen.download(PatternDownload(count: 300_000, destination: destination, query: ["v": 2]))
-            let watcher = Task { for await event in request.events { log.append(event) } }
+            let request = screen.download(
+                PatternDownload(count: 300_000, destination: destination, query: ["v": 2]), startImmediately: false)
+            // Subscribed before the start, so that no event can come first.
+            let events = request.events
+            let watcher = Task { for await event in events { log.append(event) } }
+            request.start()
             let summary = try await request.value
             await watcher.value
 
@@ -192,7 +196,9 @@ private func partial(of destination: URL) -> URL {
             _ = await first.result
             #expect(size(of: partial(of: destination)) > 0)
 
-            let summary = try await screen.download(PatternDownload(count: count, destination: destination)).value
+            // The same URL, whose partial a resuming download would continue.
+            let again = PatternDownload(count: count, destination: destination, query: ["chunk-delay": 20])
+            let summary = try await screen.download(again).value
             #expect(summary.resumedFrom == 0)
             #expect(try Data(contentsOf: destination) == Data(BytePattern.bytes(0..<count)))
             #expect(server.receivedRequests().last?.values(forHeader: "Range") == [])
@@ -214,8 +220,11 @@ private func partial(of destination: URL) -> URL {
             let destination = folder.appendingPathComponent("flaky.bin")
             let log = EventLog()
             let query: Parameters = ["drop-after": 100_000, "key": "forms-retry-\(UUID())"]
-            let request = screen.download(PatternDownload(count: 500_000, destination: destination, query: query))
-            let watcher = Task { for await event in request.events { log.append(event) } }
+            let request = screen.download(
+                PatternDownload(count: 500_000, destination: destination, query: query), startImmediately: false)
+            let events = request.events
+            let watcher = Task { for await event in events { log.append(event) } }
+            request.start()
             let summary = try await request.value
             await watcher.value
             #expect(log.retries == [2])

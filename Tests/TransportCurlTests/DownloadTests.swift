@@ -308,11 +308,14 @@ private func exists(_ path: String) -> Bool {
                 #expect(failure.message.contains("503"))
                 retries.withLock { $0.append(attempt) }
             }
+            let started = ContinuousClock.now
             let summary = try await FileDownload(
                 url: server.url("/flaky/1?retry-after=1&key=retry-after-short"), to: folder + "/a.json",
                 transport: transport, options: options
             ).run()
-            // Then the download retries once and completes
+            // Then the download retries once, not before the second the server asked for (a
+            // lower bound only: a slow machine cannot make it fail), and completes
+            #expect(ContinuousClock.now - started >= .milliseconds(950))
             #expect(summary.requestCount == 2)
             #expect(retries.withLock { $0 } == [2])
 
@@ -405,6 +408,34 @@ private func exists(_ path: String) -> Bool {
     }
 
     // MARK: - Control
+
+    @Test func discardsAnEarlierPartialOfTheSameURLWhenAsked() async throws {
+        try await withDownloadFixture { server, transport, folder in
+            // Given a partial and its sidecar that a suspended download of this URL left
+            let count = 2 << 20
+            let url = server.url("/bytes/\(count)?chunk-delay=20")
+            let first = try FileDownload(
+                url: url, to: folder + "/out.bin", transport: transport, options: testOptions())
+            first.start()
+            try await waitUntil { (first.progress?.completed ?? 0) >= 128 << 10 }
+            first.suspend()
+            try await waitUntil { first.state == .suspended }
+            #expect(exists(first.sidecarPath))
+
+            // When a new download of the same URL starts with resumesEarlierPartial off
+            var options = testOptions()
+            options.resumesEarlierPartial = false
+            let summary = try await FileDownload(
+                url: url, to: folder + "/out.bin", transport: transport, options: options
+            )
+            .run()
+
+            // Then it downloads from zero, without a Range, to the right bytes
+            #expect(summary.resumedFrom == 0)
+            #expect(server.receivedRequests().last?.headerFields[.range] == nil)
+            #expect(try contents(folder + "/out.bin") == pattern(0..<count))
+        }
+    }
 
     /// Also with `resumesEarlierPartial` off: that discards only what an earlier download left,
     /// never the bytes this one's own suspended run kept.

@@ -25,6 +25,11 @@ public protocol DownloadFormable: Formable {
     /// no check. It wins over ``downloadOptions``' own.
     var expectedSHA256: String? { get }
     /// Retries, syncing to disk and progress; `FileDownload.Options()` by default.
+    ///
+    /// Two of its fields are decided by the form instead: `resumesEarlierPartial` by the form's
+    /// kind (`false` for a plain download, `true` for a ``DownloadResumeFormable``), and
+    /// `expectedSHA256` by ``expectedSHA256`` when that is set. The progress and retry handlers
+    /// are called as well as the handle's events.
     var downloadOptions: FileDownload.Options { get }
 }
 

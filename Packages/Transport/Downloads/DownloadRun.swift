@@ -98,7 +98,7 @@ struct DownloadRun: Sendable {
                     var final = retryable
                     final.message +=
                         " Gave up after \(failuresInARow) attempts in a row; \(position.size) bytes are kept in "
-                        + "\(file.partialPath), and running the download again resumes from there."
+                        + "\(file.partialPath), and \(resumeAdvice) resumes from there."
                     throw final
                 }
                 if let retryAfter, retryAfter > options.longestRetryAfter {
@@ -106,7 +106,7 @@ struct DownloadRun: Sendable {
                     final.message +=
                         " The server asked to wait \(retryAfter) before trying again, longer than the download waits "
                         + "(\(options.longestRetryAfter)); \(position.size) bytes are kept in \(file.partialPath), and "
-                        + "running the download again later resumes from there."
+                        + "\(resumeAdvice) later resumes from there."
                     throw final
                 }
                 options.retryHandler?(requestCount + 1, retryable)
@@ -260,6 +260,14 @@ struct DownloadRun: Sendable {
     }
 
     // MARK: - Helpers
+
+    /// What continues from the kept bytes: running this download again, unless it was made to
+    /// discard an earlier partial.
+    private var resumeAdvice: String {
+        options.resumesEarlierPartial
+            ? "running the download again"
+            : "a download that resumes the partial (resumesEarlierPartial, as a resuming download form sets it)"
+    }
 
     /// Replaces the sidecar; flushed first and off the cooperative pool when syncing.
     private func writeSidecar(_ record: DownloadSidecar, file: PartialFile) async throws {

@@ -185,7 +185,13 @@ extension RequestHandle {
     /// decoded model.
     ///
     /// The new handle starts when this one does (``start()`` on either starts both), forwards
-    /// this one's transfer and retry events, and cancelling it cancels this one.
+    /// this one's transfer and retry events from the first subscription to its own ``events``
+    /// on, and cancelling it cancels this one.
+    ///
+    /// The transform runs once, on the thread that finished this handle, or inside `map`
+    /// itself when this handle has finished already; keep it quick. A handle mapped from one
+    /// created with `startImmediately: false` must be kept until this one is started: until
+    /// then this one refers to it weakly, so that a pair nobody starts is freed.
     ///
     /// - Parameter transform: Turns the value (and its response) into the new value; an
     ///   error it throws fails the new handle.

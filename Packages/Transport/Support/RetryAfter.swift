@@ -48,10 +48,12 @@ public enum RetryAfter {
                 parts.count == 3, parts[0].count == 2, parts[2].count == 2,
                 let day = Int(parts[0]), let month = months.firstIndex(of: parts[1]), let shortYear = Int(parts[2])
             else { return nil }
-            // A two-digit year more than 50 years ahead is in the past century (RFC 9110).
+            // The year with these last two digits nearest to now, never more than 50 years
+            // ahead (RFC 9110 reads one further ahead as the most recent such year past).
             let currentYear = Calendar.gmt.component(.year, from: now)
             var year = currentYear / 100 * 100 + shortYear
             if year > currentYear + 50 { year -= 100 }
+            if year <= currentYear - 50 { year += 100 }
             return date(year: year, month: month + 1, day: day, time: tokens[2])
         case 5:  // asctime: Sun Nov 22 03:01:30 2026
             guard days.contains(tokens[0]), tokens[2].count <= 2, tokens[4].count == 4,
