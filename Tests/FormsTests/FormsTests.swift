@@ -335,6 +335,42 @@ struct TeamStatus: TeamForm {
 }
 
 @Suite struct RequestableTests {
+    /// A form that overrides what the client decides, for its own requests only.
+    struct Export: RequestFormable {
+        var vetoed = false
+        var path: String { "/export" }
+        func configure(_ client: inout ClientConfiguration) {
+            client.isLoggingEnabled = false
+            client.transferOptions.maximumBodySize = 512 << 20
+            client.headers["Accept"] = "text/csv"
+            if vetoed { client.plugins.append(PluginTests.Veto()) }
+        }
+    }
+
+    @Test func aFormOverridesTheClientConfigurationForItsOwnRequests() async throws {
+        let store = LogStore()
+        var (stub, configuration) = stubbed()
+        configuration.isLoggingEnabled = true
+        configuration.logger = Logger(label: "test") { _ in StoreHandler(store: store) }
+        let screen = Screen(clientConfiguration: configuration)
+
+        _ = try await screen.request(Export()).value
+        #expect(store.all.isEmpty)
+        let export = try #require(stub.requests.last)
+        #expect(export.options.maximumBodySize == 512 << 20)
+        #expect(export.head.headerFields[.accept] == "text/csv")
+
+        _ = try await screen.request(WeatherForm.forecast(city: "Oslo")).value
+        #expect(store.all.contains { $0.contains("→ GET https://api.example.com/v1/weather") })
+        let forecast = try #require(stub.requests.last)
+        #expect(forecast.options.maximumBodySize == TransferOptions().maximumBodySize)
+        #expect(forecast.head.headerFields[.accept] == "application/json")
+
+        let vetoed = await screen.request(Export(vetoed: true)).result
+        #expect((vetoed.failureValue as? FormError)?.category == .vetoed)
+        #expect(stub.requests.count == 2)
+    }
+
     @Test func failsClearlyWithoutAConfiguration() async throws {
         let result = await Screen(clientConfiguration: nil).request(WeatherForm.forecast(city: "Rome")).result
         let error = try #require(result.failureValue as? FormError)

@@ -97,9 +97,10 @@ extension Requestable {
     private func send(
         _ form: some Formable, body: (RequestBody, String)?, startImmediately: Bool
     ) -> DataRequest<DataResponse> {
-        guard let configuration = clientConfiguration else {
+        guard var configuration = clientConfiguration else {
             return DataRequest(finished: .failure(notConfiguredError))
         }
+        form.configure(&configuration)
         let pipeline = RequestPipeline(configuration: configuration, form: form, uploadBody: body)
         return DataRequest(startImmediately: startImmediately) { events in
             try await pipeline.run(events: events)
@@ -107,9 +108,10 @@ extension Requestable {
     }
 
     private func download(_ form: some DownloadFormable, resumes: Bool, startImmediately: Bool) -> DownloadRequest {
-        guard let configuration = clientConfiguration else {
+        guard var configuration = clientConfiguration else {
             return DownloadRequest(finished: .failure(notConfiguredError))
         }
+        form.configure(&configuration)
         let pipeline = DownloadPipeline(configuration: configuration, form: form, resumes: resumes)
         return DownloadRequest(startImmediately: startImmediately) { events in
             try await pipeline.run(events: events)

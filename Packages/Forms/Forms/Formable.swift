@@ -40,6 +40,22 @@ public protocol Formable: Sendable {
     var jsonBody: (any Encodable & Sendable)? { get }
     /// The deadline of the whole request; `nil` (the default) uses the client's.
     var timeout: Duration? { get }
+    /// Adjusts the client's configuration for this form's requests only; does nothing by
+    /// default.
+    ///
+    /// Everything the client decides can be overridden here, per form or per case: logging
+    /// off for a form that carries secrets, a larger body limit or no redirects for an
+    /// export, another plugin, middleware or transport.
+    ///
+    /// ```swift
+    /// func configure(_ client: inout ClientConfiguration) {
+    ///     client.isLoggingEnabled = false
+    ///     client.transferOptions.maximumBodySize = 512 << 20
+    /// }
+    /// ```
+    ///
+    /// - Parameter client: A copy of the configuration the request would use.
+    func configure(_ client: inout ClientConfiguration)
 }
 
 extension Formable {
@@ -57,6 +73,8 @@ extension Formable {
     public var jsonBody: (any Encodable & Sendable)? { nil }
     /// `nil`: the client's timeout.
     public var timeout: Duration? { nil }
+    /// Leaves the client's configuration as it is.
+    public func configure(_ client: inout ClientConfiguration) {}
 }
 
 /// A form for an ordinary request whose response is kept in memory.
