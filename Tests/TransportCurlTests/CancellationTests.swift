@@ -23,7 +23,8 @@ import TransportCurl
                 // Then it fails as cancelled long before the server would have answered
                 let error = try #require(result.failure as? TransportError)
                 #expect(error.category == .cancelled)
-                #expect(ContinuousClock.now - start < .seconds(2))
+                // (a generous bound: a loaded machine may take a while to schedule the task)
+                #expect(ContinuousClock.now - start < .seconds(5))
                 // And the transport goes on working
                 let next = try await transport.data(for: TransportRequest(method: .get, url: server.url("/bytes/5")))
                 #expect(next.body.count == 5)

@@ -116,11 +116,13 @@ import TransportCurl
             try await withTransport(.with { $0.streamBufferSize = 64 * 1024 }) { transport in
                 // A consumer slower than the stall timeout must not be mistaken for a stalled server.
                 var request = try TransportRequest(method: .get, url: server.url("/bytes/\(4 << 20)"))
-                request.options.stallTimeout = .seconds(1)
+                // Two seconds, not less: on a loaded machine the server itself may take a moment
+                // to resume writing once the reader drains, and that is not what is under test.
+                request.options.stallTimeout = .seconds(2)
                 let response = try await transport.send(request)
                 var iterator = response.body.makeAsyncIterator()
                 var received = try await iterator.next()?.count ?? 0
-                try await Task.sleep(for: .milliseconds(2500))
+                try await Task.sleep(for: .milliseconds(4500))
                 while let chunk = try await iterator.next() { received += chunk.count }
                 #expect(received == 4 << 20)
             }

@@ -70,7 +70,9 @@ import Transport
         request.cancel()
         let error = try #require(await request.result.failure as? TransportError)
         #expect(error.category == .cancelled)
-        #expect(ContinuousClock.now - start < .seconds(2))
+        // Half the operation's ten seconds: generous for a loaded machine, and still only
+        // reachable by cancelling.
+        #expect(ContinuousClock.now - start < .seconds(5))
     }
 
     @Test func cancellingTheAwaitingTaskCancelsTheRequest() async throws {
