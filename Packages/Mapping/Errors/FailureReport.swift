@@ -93,29 +93,13 @@ struct FailureReport {
     func decodingFailure(_ error: DecodingError) -> any Error {
         switch error {
         case .typeMismatch(let type, let context):
-            let place = locate(context.codingPath)
-            let expected = Self.name(of: type)
-            let found = place.found ?? "another kind of value"
-            return make(
-                .typeMismatch,
-                "Expected \(expected) at \(place.spelled) but found \(found) \(input.origin). "
-                    + "Make the model's property match what the server sends.",
-                codingPath: place.path,
-                expected: expected,
-                found: found
-            )
+            return unexpectedValue(
+                .typeMismatch, expected: type, at: context.codingPath, otherwise: "another kind of value",
+                advice: "Make the model's property match what the server sends.")
         case .valueNotFound(let type, let context):
-            let place = locate(context.codingPath)
-            let expected = Self.name(of: type)
-            let found = place.found ?? "nothing"
-            return make(
-                .valueNotFound,
-                "Expected \(expected) at \(place.spelled) but found \(found) \(input.origin). "
-                    + "Make the property optional if the server may send null.",
-                codingPath: place.path,
-                expected: expected,
-                found: found
-            )
+            return unexpectedValue(
+                .valueNotFound, expected: type, at: context.codingPath, otherwise: "nothing",
+                advice: "Make the property optional if the server may send null.")
         case .keyNotFound(let key, let context):
             let container = locate(context.codingPath)
             let place = locate(context.codingPath + [key])
@@ -175,6 +159,26 @@ struct FailureReport {
     }
 
     // MARK: - Helpers
+
+    /// A value of another type than the model's (or none) at `codingPath`.
+    private func unexpectedValue(
+        _ category: MappingError.Category,
+        expected type: Any.Type,
+        at codingPath: [any CodingKey],
+        otherwise: String,
+        advice: String
+    ) -> any Error {
+        let place = locate(codingPath)
+        let expected = Self.name(of: type)
+        let found = place.found ?? otherwise
+        return make(
+            category,
+            "Expected \(expected) at \(place.spelled) but found \(found) \(input.origin). \(advice)",
+            codingPath: place.path,
+            expected: expected,
+            found: found
+        )
+    }
 
     private func make(
         _ category: MappingError.Category,
