@@ -97,25 +97,31 @@ extension Requestable {
     private func send(
         _ form: some Formable, body: (RequestBody, String)?, startImmediately: Bool
     ) -> DataRequest<DataResponse> {
-        guard var configuration = clientConfiguration else {
-            return DataRequest(finished: .failure(notConfiguredError))
-        }
-        form.configure(&configuration)
-        let pipeline = RequestPipeline(configuration: configuration, form: form, uploadBody: body)
-        return DataRequest(startImmediately: startImmediately) { events in
-            try await pipeline.run(events: events)
+        handle(for: form, startImmediately: startImmediately) { configuration in
+            let pipeline = RequestPipeline(configuration: configuration, form: form, uploadBody: body)
+            return { events in try await pipeline.run(events: events) }
         }
     }
 
     private func download(_ form: some DownloadFormable, resumes: Bool, startImmediately: Bool) -> DownloadRequest {
+        handle(for: form, startImmediately: startImmediately) { configuration in
+            let pipeline = DownloadPipeline(configuration: configuration, form: form, resumes: resumes)
+            return { events in try await pipeline.run(events: events) }
+        }
+    }
+
+    /// A handle running the operation made for the configuration of `form` (this type's,
+    /// adjusted by the form), or one that has already failed when there is no configuration.
+    private func handle<Value: Sendable>(
+        for form: some Formable,
+        startImmediately: Bool,
+        _ operation: (ClientConfiguration) -> RequestHandle<Value>.Operation
+    ) -> RequestHandle<Value> {
         guard var configuration = clientConfiguration else {
-            return DownloadRequest(finished: .failure(notConfiguredError))
+            return RequestHandle(finished: .failure(notConfiguredError))
         }
         form.configure(&configuration)
-        let pipeline = DownloadPipeline(configuration: configuration, form: form, resumes: resumes)
-        return DownloadRequest(startImmediately: startImmediately) { events in
-            try await pipeline.run(events: events)
-        }
+        return RequestHandle(startImmediately: startImmediately, operation: operation(configuration))
     }
 
     private var notConfiguredError: FormError {
