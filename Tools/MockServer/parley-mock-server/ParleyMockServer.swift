@@ -34,7 +34,8 @@ struct ParleyMockServer: AsyncParsableCommand {
             /redirect/{n}, /relative-redirect/{n}, /bytes/{n}, /stream-bytes/{n}?chunk=, \
             /stall?after=, /delay/{ms}, /gzip, /deflate, /bad-encoding, /large-headers?size=, \
             /headers?name=value, /cookies, /cookies/set?name=value, /upload, /multipart, /drop?bytes=, \
-            /flaky/{n}?status=&key=. See the MockServer documentation for each one.
+            /flaky/{n}?status=&key=, /weather?city=&shape=&code=&message=. See the MockServer \
+            documentation for each one.
             """
     )
 
