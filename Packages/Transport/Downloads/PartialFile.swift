@@ -84,13 +84,20 @@ struct PartialFile: Sendable {
 
     /// Appends `bytes` at the end of the partial (`O_APPEND`), retrying short writes.
     func append(_ bytes: UnsafeRawBufferPointer) throws {
+        try Self.writeAll(bytes, to: descriptor, path: partialPath, url: url)
+    }
+
+    /// Writes all of `bytes` to `descriptor`, retrying short and interrupted writes.
+    private static func writeAll(_ bytes: UnsafeRawBufferPointer, to descriptor: Int32, path: String, url: String)
+        throws
+    {
         guard var base = bytes.baseAddress else { return }
         var remaining = bytes.count
         while remaining > 0 {
             let written = systemWrite(descriptor, base, remaining)
             if written < 0 {
                 if errno == EINTR { continue }
-                throw Self.failure("write to", partialPath, url: url)
+                throw failure("write to", path, url: url)
             }
             remaining -= written
             base += written
@@ -140,19 +147,7 @@ struct PartialFile: Sendable {
         let file = systemOpen(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard file >= 0 else { throw Self.failure("create", temporary, url: url) }
         do {
-            try data.withUnsafeBytes { bytes in
-                guard var base = bytes.baseAddress else { return }
-                var remaining = bytes.count
-                while remaining > 0 {
-                    let written = systemWrite(file, base, remaining)
-                    if written < 0 {
-                        if errno == EINTR { continue }
-                        throw Self.failure("write to", temporary, url: url)
-                    }
-                    remaining -= written
-                    base += written
-                }
-            }
+            try data.withUnsafeBytes { try Self.writeAll($0, to: file, path: temporary, url: url) }
             if durable, fsync(file) != 0 { throw Self.failure("flush", temporary, url: url) }
         } catch {
             _ = systemClose(file)
