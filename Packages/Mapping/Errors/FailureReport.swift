@@ -79,14 +79,15 @@ struct FailureReport {
     func pathNotFound(_ error: KeyPathError) -> MappingError {
         let steps = error.path.components.prefix(error.depth + 1).map { (name: $0, index: Int($0)) }
         let place = locate(steps)
+        let found = locate(Array(steps.dropLast())).found
         return make(
             .pathNotFound,
-            "The key path `\(error.path)` leads nowhere \(input.origin): \(error.explanation). "
-                + "Check the key path against the body.",
+            "The key path `\(error.path)` leads nowhere \(input.origin): "
+                + "\(error.explanation(found: found ?? "a value")). Check the key path against the body.",
             codingPath: place.path,
             expected: Int(error.path.components[error.depth]).map { "index \($0) or key `\($0)`" }
                 ?? "key `\(error.path.components[error.depth])`",
-            found: locate(Array(steps.dropLast())).found
+            found: found
         )
     }
 

@@ -125,14 +125,10 @@ struct KeyPathWalker {
             let available = members.allKeys.map(\.stringValue).sorted()
             throw KeyPathError(path: path, depth: depth, reason: .missingKey(component, available: available))
         }
-        let value = try? decoder.singleValueContainer().decode(JSONValue.self)
-        if value == nil || value == .null {
-            throw KeyPathError(path: path, depth: depth, reason: .null)
-        }
-        // Under a key that looks like a credential, name the kind of value, never the value.
-        let underSecret = path.components.prefix(depth).contains(where: BodyExcerpt.isSensitive)
-        let found = value.map { underSecret ? "\($0.kind) (value redacted)" : $0.summary } ?? "a value"
-        throw KeyPathError(path: path, depth: depth, reason: .notAContainer(found: found))
+        // Only what the error is: optional readers catch absences and move on, so describing
+        // the value is left to the failure report, which runs when the error is shown.
+        let isNull = (try? decoder.singleValueContainer().decodeNil()) ?? true
+        throw KeyPathError(path: path, depth: depth, reason: isNull ? .null : .notAContainer)
     }
 
     /// The array index a component names: decimal digits only, no sign.
@@ -168,7 +164,7 @@ struct KeyPathError: Error {
         /// The value at that point is `null`.
         case null
         /// The value at that point is a scalar (or an array and the component is not a number).
-        case notAContainer(found: String)
+        case notAContainer
     }
 
     /// The whole path that was followed.
@@ -190,7 +186,9 @@ struct KeyPathError: Error {
     var reached: JSONKeyPath { path.prefix(depth) }
 
     /// What went wrong, as a sentence fragment naming the path.
-    var explanation: String {
+    ///
+    /// - Parameter found: What the value that could not be followed is, such as `a string`.
+    func explanation(found: String) -> String {
         let component = path.components[depth]
         let place = depth == 0 ? "the document" : "`\(reached)`"
         switch reason {
@@ -201,7 +199,7 @@ struct KeyPathError: Error {
             return "\(place) is an array of \(count) element\(count == 1 ? "" : "s"), so it has no index \(index)"
         case .null:
             return "\(place) is null, so it has no `\(component)`"
-        case .notAContainer(let found):
+        case .notAContainer:
             return "\(place) is \(found), so it has no `\(component)`"
         }
     }
