@@ -36,8 +36,9 @@ public enum DownloadValidator: Sendable, Hashable {
             return
         }
         guard let modified = head.headerFields[.lastModified]?.trimmingASCIISpaces,
-            let modifiedSeconds = HTTPDate.secondsSince1970(modified),
-            let date = head.headerFields[.date], let dateSeconds = HTTPDate.secondsSince1970(date),
+            let modifiedSeconds = HTTPDate.secondsSince1970(modified, obsoleteForms: false),
+            let date = head.headerFields[.date],
+            let dateSeconds = HTTPDate.secondsSince1970(date, obsoleteForms: false),
             dateSeconds >= modifiedSeconds + 1
         else { return nil }
         self = .lastModified(modified)
@@ -78,39 +79,6 @@ public enum DownloadValidator: Sendable, Hashable {
         }
         // etagc = %x21 / %x23-7E / obs-text: no quote, space or control inside.
         return bytes.dropFirst().dropLast().allSatisfy { $0 == 0x21 || ($0 >= 0x23 && $0 != 0x7F) }
-    }
-}
-
-/// Reads the HTTP-date of `Date` and `Last-Modified` headers.
-enum HTTPDate {
-    /// The seconds since 1970 of an IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`), the form
-    /// every current server sends; `nil` for anything else, including the obsolete forms.
-    static func secondsSince1970(_ text: String) -> Int64? {
-        let parts = text.split(separator: " ")
-        guard parts.count == 6, parts[0].count == 4, parts[0].last == ",", parts[5] == "GMT",
-            let day = Int64(parts[1]), parts[1].count == 2, (1...31).contains(day),
-            let monthIndex = months.firstIndex(of: String(parts[2])),
-            let year = Int64(parts[3]), parts[3].count == 4
-        else { return nil }
-        let clock = parts[4].split(separator: ":")
-        guard clock.count == 3, clock.allSatisfy({ $0.count == 2 }),
-            let hour = Int64(clock[0]), let minute = Int64(clock[1]), let second = Int64(clock[2]),
-            hour < 24, minute < 60, second < 61
-        else { return nil }
-        let days = daysSince1970(year: year, month: Int64(monthIndex) + 1, day: day)
-        return ((days * 24 + hour) * 60 + minute) * 60 + second
-    }
-
-    private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
-
-    /// Days from 1970-01-01 to a proleptic Gregorian date (Howard Hinnant's `days_from_civil`).
-    private static func daysSince1970(year: Int64, month: Int64, day: Int64) -> Int64 {
-        let shiftedYear = month <= 2 ? year - 1 : year
-        let era = (shiftedYear >= 0 ? shiftedYear : shiftedYear - 399) / 400
-        let yearOfEra = shiftedYear - era * 400
-        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
     }
 }
 
