@@ -513,7 +513,9 @@ private func exists(_ path: String) -> Bool {
 
             let error = await #expect(throws: TransportError.self) { try await runner.value }
             #expect(error?.category == .cancelled)
-            try await waitUntil { download.state == .suspended }
+            // `run()` returns only once the run has stopped and released the partial.
+            #expect(download.state == .suspended)
+            #expect(error?.message.contains("kept in \(download.partialPath)") == true)
             #expect(exists(download.partialPath))
         }
     }

@@ -21,13 +21,7 @@ struct DownloadPipeline<Form: DownloadFormable>: Sendable {
         let plugins = configuration.activePlugins
         do {
             var request = try await makeRequest()
-            for plugin in plugins {
-                if case .veto(let reason) = await plugin.willSend(request, form: form) {
-                    throw FormError(
-                        .vetoed, message: "The plugin \(plugin.name) stopped the download of \(form.path): \(reason)")
-                }
-            }
-            for plugin in plugins { try await plugin.prepare(&request, form: form) }
+            try await plugins.admit(&request, form: form, action: "download of")
             try Task.checkCancellation()
 
             let lastHop = LastHop(url: request.url)
@@ -47,7 +41,7 @@ struct DownloadPipeline<Form: DownloadFormable>: Sendable {
             let download = FileDownload(
                 request: request, to: form.destination.path, transport: configuration.sendingTransport,
                 options: options(events: events))
-            let summary = try await Self.perform(download)
+            let summary = try await download.run()
             for plugin in plugins { await plugin.afterDownload(.success(summary), form: form) }
             let (url, metrics) = lastHop.state.withLock { ($0.url, $0.metrics) }
             return .init(
@@ -102,46 +96,5 @@ struct DownloadPipeline<Form: DownloadFormable>: Sendable {
                     + "query with the encoding .urlQuery.")
         }
         return request
-    }
-
-    /// Runs the download to its end. Cancelling the task suspends it, so the partial is kept,
-    /// and waits until it has stopped writing before throwing `.cancelled`.
-    private static func perform(_ download: FileDownload) async throws -> FileDownload.Summary {
-        // An unstructured task, so that cancelling the caller does not end the wait early:
-        // the partial must be closed and unlocked before the handle reports the cancellation.
-        let settled = Task { () -> FileDownload.State in
-            for await state in download.stateUpdates {
-                switch state {
-                case .queued, .running: continue
-                case .suspended, .completed, .failed, .cancelled: return state
-                }
-            }
-            return download.state
-        }
-        download.start()
-        let state = await withTaskCancellationHandler {
-            await settled.value
-        } onCancel: {
-            download.suspend()
-        }
-        switch state {
-        case .completed(let summary):
-            return summary
-        case .failed(let error):
-            throw error
-        case .suspended, .queued, .running:
-            let partial = URL(fileURLWithPath: download.partialPath)
-            let kept = (try? partial.resourceValues(forKeys: [.fileSizeKey]))?.fileSize ?? 0
-            throw TransportError(
-                .cancelled,
-                message: "The download of \(download.request.url) was cancelled; the \(kept) bytes received are "
-                    + "kept in \(download.partialPath), and a resuming download to \(download.destination) "
-                    + "continues from them.",
-                url: download.request.url)
-        case .cancelled:
-            throw TransportError(
-                .cancelled, message: "The download of \(download.request.url) was cancelled.",
-                url: download.request.url)
-        }
     }
 }

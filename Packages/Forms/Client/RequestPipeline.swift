@@ -14,13 +14,7 @@ struct RequestPipeline<Form: Formable>: Sendable {
         do {
             var request = try await makeRequest()
             request.options.eventHandler = events.transferHandler
-            for plugin in plugins {
-                if case .veto(let reason) = await plugin.willSend(request, form: form) {
-                    throw FormError(
-                        .vetoed, message: "The plugin \(plugin.name) stopped the request to \(form.path): \(reason)")
-                }
-            }
-            for plugin in plugins { try await plugin.prepare(&request, form: form) }
+            try await plugins.admit(&request, form: form, action: "request to")
             var response = try await configuration.sendingTransport.data(for: request)
             for plugin in plugins { response = try await plugin.process(response, form: form) }
             for plugin in plugins { await plugin.didReceive(response, form: form) }
@@ -110,5 +104,21 @@ struct RequestPipeline<Form: Formable>: Sendable {
         guard !parameters.isEmpty else { return url }
         let query = try ParameterEncoding.queryString(from: parameters)
         return url + (url.contains("?") ? "&" : "?") + query
+    }
+}
+
+extension [any Plugin] {
+    /// Asks each plugin in turn whether `request` may be sent, then lets each prepare it.
+    ///
+    /// - Throws: A ``FormError`` of category `vetoed` naming the first plugin that refused, or
+    ///   whatever a `prepare` throws.
+    func admit(_ request: inout TransportRequest, form: some Formable, action: String) async throws {
+        for plugin in self {
+            if case .veto(let reason) = await plugin.willSend(request, form: form) {
+                throw FormError(
+                    .vetoed, message: "The plugin \(plugin.name) stopped the \(action) \(form.path): \(reason)")
+            }
+        }
+        for plugin in self { try await plugin.prepare(&request, form: form) }
     }
 }

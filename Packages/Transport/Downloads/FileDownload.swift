@@ -86,6 +86,8 @@ public final class FileDownload: Sendable {
         var progress: TransferProgress?
         /// Whether a run was ever launched: only the first may discard an earlier partial.
         var hasLaunched = false
+        /// Resumed when the run in progress has ended (its files closed and unlocked).
+        var stopWaiters: [CheckedContinuation<Void, Never>] = []
     }
 
     private let control = Mutex(Control())
@@ -268,18 +270,46 @@ public final class FileDownload: Sendable {
     /// Starts (or resumes) the download and waits for its outcome.
     ///
     /// Cancelling the calling task suspends the download, keeping the partial for a later run,
-    /// and throws `.cancelled`.
+    /// and throws `.cancelled` once the run has stopped writing and released the partial, so
+    /// a download started right after it can take the partial over at once.
     ///
-    /// - Returns: The summary once the file is at its destination.
+    /// - Returns: The summary once the file is at its destination (also when the last bytes
+    ///   arrived as the task was cancelled).
     /// - Throws: ``TransportError``: the last failure once retries are spent, `.checksumMismatch`,
     ///   `.downloadFailed`, or `.cancelled`.
     @discardableResult
     public func run() async throws -> Summary {
         resume()
-        return try await withTaskCancellationHandler {
-            try await value
-        } onCancel: {
-            suspend()
+        do {
+            return try await withTaskCancellationHandler {
+                try await value
+            } onCancel: {
+                suspend()
+            }
+        } catch let error as TransportError where error.category == .cancelled && Task.isCancelled {
+            await withCheckedContinuation { continuation in
+                let stopped: Bool = control.withLock { control in
+                    guard control.runner != nil else { return true }
+                    control.stopWaiters.append(continuation)
+                    return false
+                }
+                if stopped { continuation.resume() }
+            }
+            switch state {
+            case .completed(let summary):
+                return summary
+            case .failed(let failure):
+                throw failure
+            case .suspended:
+                throw TransportError(
+                    .cancelled,
+                    message:
+                        "The download of \(request.url) was cancelled; the \(PartialFile.size(of: destination)) bytes "
+                        + "received are kept in \(partialPath) for a later download that resumes it.",
+                    url: request.url)
+            default:
+                throw DownloadRun.cancelledError(url: request.url)
+            }
         }
     }
 
@@ -311,6 +341,8 @@ public final class FileDownload: Sendable {
     private func runEnded(with outcome: Result<Summary, any Error>) {
         let finished: Bool = control.withLock { control in
             control.runner = nil
+            for waiter in control.stopWaiters { waiter.resume() }
+            control.stopWaiters = []
             let stopRequest = control.stopRequest
             control.stopRequest = nil
             switch outcome {

@@ -172,6 +172,13 @@ struct PartialFile: Sendable {
         _ = unlink(Self.sidecarTemporaryPath(of: destination))
     }
 
+    /// The size of `DEST.partial`; 0 when there is none.
+    static func size(of destination: String) -> Int64 {
+        var status = stat()
+        guard stat(partialPath(of: destination), &status) == 0 else { return 0 }
+        return Int64(status.st_size)
+    }
+
     /// Removes the partial, its sidecar and a leftover temporary sidecar, whichever exist.
     static func removeArtifacts(of destination: String) {
         _ = unlink(partialPath(of: destination))
