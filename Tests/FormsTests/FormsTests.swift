@@ -331,6 +331,13 @@ struct TeamStatus: TeamForm {
         #expect(log.contains("← 200"))
         #expect(log.contains("Authorization: <redacted>"))
         #expect(!log.contains("token-1"))
+
+        // A credential in the query (a common parameter, say) is redacted in the log too.
+        configuration.commonParameters = { ["access_token": "query-secret"] }
+        _ = try await Screen(clientConfiguration: configuration).request(WeatherForm.forecast(city: "Rome")).value
+        let withQuery = store.all.joined(separator: "\n")
+        #expect(withQuery.contains("access_token=<redacted>"))
+        #expect(!withQuery.contains("query-secret"))
     }
 }
 

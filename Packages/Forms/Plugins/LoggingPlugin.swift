@@ -2,7 +2,8 @@ import HTTPTypes
 public import Logging
 public import Transport
 
-/// Logs every request and its outcome through swift-log, with credential headers redacted.
+/// Logs every request and its outcome through swift-log, with credentials redacted: in
+/// header fields, and in query parameters whose names look like credentials.
 ///
 /// Added for you when ``ClientConfiguration/isLoggingEnabled`` is on; add it to
 /// ``ClientConfiguration/plugins`` yourself to place it among other plugins.
@@ -19,13 +20,14 @@ public struct LoggingPlugin: Plugin {
 
     /// Logs the request line at info level and its headers (redacted) at debug level.
     public func prepare(_ request: inout TransportRequest, form: any Formable) async throws {
-        logger.info("→ \(request.head.method) \(request.url)")
+        logger.info("→ \(request.head.method) \(LogRedaction.redactedURL(request.url))")
         logger.debug("\(request.head.headerFields.redactedForLogging)")
     }
 
     /// Logs the status at info level and the headers (redacted) at debug level.
     public func didReceive(_ response: DataResponse, form: any Formable) async {
-        logger.info("← \(response.status.code) \(response.url) (\(response.body.count) bytes)")
+        logger.info(
+            "← \(response.status.code) \(LogRedaction.redactedURL(response.url)) (\(response.body.count) bytes)")
         logger.debug("\(response.head.headerFields.redactedForLogging)")
     }
 

@@ -80,14 +80,12 @@ public struct MappingError: Error, Hashable, Sendable, CustomStringConvertible, 
         return text
     }
 
-    /// Fragments of key names whose values never appear in an ``excerpt`` or in ``found``.
+    /// Fragments of key names whose values never appear in an ``excerpt`` or in ``found``:
+    /// Transport's `LogRedaction.sensitiveNameFragments`, the one rule every layer redacts by.
     ///
     /// A key matches when, lowercased and with everything but letters and digits removed,
     /// it contains one of these: `access_token`, `X-Api-Key` and `userPassword` all match.
-    public static let redactedKeyFragments: [String] = [
-        "password", "passwd", "passphrase", "secret", "token", "apikey", "authorization", "cookie",
-        "credential", "privatekey", "sessionid",
-    ]
+    public static var redactedKeyFragments: [String] { LogRedaction.sensitiveNameFragments }
 }
 
 extension MappingError {

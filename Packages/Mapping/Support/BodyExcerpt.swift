@@ -1,4 +1,5 @@
 import Foundation
+import Transport
 
 /// A short, redacted glimpse of a body, for error messages.
 ///
@@ -28,14 +29,7 @@ enum BodyExcerpt {
     }
 
     /// Whether a key's value must not be shown; see ``MappingError/redactedKeyFragments``.
-    static func isSensitive(_ key: String) -> Bool {
-        let normalized = String(
-            String.UnicodeScalarView(
-                key.lowercased().unicodeScalars.filter { ("a"..."z").contains($0) || ("0"..."9").contains($0) }
-            )
-        )
-        return MappingError.redactedKeyFragments.contains { normalized.contains($0) }
-    }
+    static func isSensitive(_ key: String) -> Bool { LogRedaction.isSensitive(key) }
 
     // MARK: - JSON members
 

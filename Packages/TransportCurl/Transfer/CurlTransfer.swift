@@ -117,7 +117,7 @@ final class CurlTransfer: @unchecked Sendable {
         self.retainedSelf = Unmanaged.passRetained(self)
         setContext(on: handle)
         if configuration.logger.logLevel <= .debug {
-            configuration.logger.debug("→ \(request.head.method) \(currentURL)")
+            configuration.logger.debug("→ \(request.head.method) \(LogRedaction.redactedURL(currentURL))")
             configuration.logger.trace("request headers:\n\(request.head.headerFields.redactedForLogging)")
         }
     }
@@ -568,7 +568,8 @@ final class CurlTransfer: @unchecked Sendable {
         request.body = body
         redirectCount += 1
         let nextURL = "\(parts.scheme)://\(parts.authority)\(parts.path)"
-        configuration.logger.debug("↪ \(status) \(from) → \(nextURL)")
+        configuration.logger.debug(
+            "↪ \(status) \(LogRedaction.redactedURL(from)) → \(LogRedaction.redactedURL(nextURL))")
         request.options.eventHandler?(
             .redirect(
                 RedirectEvent(
@@ -629,12 +630,13 @@ final class CurlTransfer: @unchecked Sendable {
         guard configuration.logger.logLevel <= .debug else { return }
         switch outcome {
         case .success:
-            configuration.logger.debug("← \(response.status) \(currentURL) (\(bodyBytes) bytes)")
+            configuration.logger.debug(
+                "← \(response.status) \(LogRedaction.redactedURL(currentURL)) (\(bodyBytes) bytes)")
             if configuration.logger.logLevel == .trace, let head = try? response.makeHead(url: currentURL) {
                 configuration.logger.trace("response headers:\n\(head.headerFields.redactedForLogging)")
             }
         case .failure(let error):
-            configuration.logger.debug("✕ \(currentURL): \(error)")
+            configuration.logger.debug("✕ \(LogRedaction.redactedURL(currentURL)): \(error)")
         }
     }
 
