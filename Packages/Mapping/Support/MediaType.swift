@@ -1,16 +1,13 @@
 import Foundation
 
-/// The parts of a `Content-Type` value this module reads: the media type and its charset.
+/// The part of a `Content-Type` value this module reads: its charset.
 struct MediaType {
-    /// The type and subtype, lowercased, such as `application/json`.
-    var essence: String
     /// The `charset` parameter, lowercased and unquoted, when there is one.
     var charset: String?
 
     /// Parses a `Content-Type` value such as `text/plain; charset="ISO-8859-1"`.
     init(_ value: String) {
         let parts = value.split(separator: ";", omittingEmptySubsequences: false)
-        essence = parts.first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
         charset = nil
         for parameter in parts.dropFirst() {
             let pair = parameter.split(separator: "=", maxSplits: 1)
@@ -21,9 +18,6 @@ struct MediaType {
             charset = raw.trimmingCharacters(in: CharacterSet(charactersIn: "\"")).lowercased()
         }
     }
-
-    /// Whether the media type is JSON: `application/json` or any `+json` type.
-    var isJSON: Bool { essence == "application/json" || essence.hasSuffix("+json") }
 
     /// The encoding an IANA charset name stands for, for the charsets servers send.
     ///

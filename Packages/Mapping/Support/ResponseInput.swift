@@ -9,7 +9,6 @@ struct ResponseInput {
     var status: HTTPResponse.Status?
     /// The header fields, for the `Content-Type`, which only errors and text decoding read.
     private var fields: HTTPFields?
-    private var givenContentType: String?
 
     init(_ response: DataResponse) {
         body = response.body
@@ -18,17 +17,14 @@ struct ResponseInput {
         fields = response.head.headerFields
     }
 
-    init(_ data: Data, contentType: String? = nil) {
+    init(_ data: Data) {
         body = data
         url = nil
         status = nil
-        givenContentType = contentType
     }
 
-    /// The `Content-Type` of the response, or the one given with the data.
-    var contentType: String? {
-        givenContentType ?? fields?[.contentType]
-    }
+    /// The `Content-Type` of the response; `nil` for bare data.
+    var contentType: String? { fields?[.contentType] }
 
     /// Whether the body has nothing but whitespace.
     var isBlank: Bool {

@@ -93,8 +93,8 @@ public final class RequestHandle<Value: Sendable>: Sendable {
         core.cancel()
     }
 
-    /// Registers work to run when the handle is cancelled (used to chain cancellation to
-    /// the handles a derived handle depends on).
+    /// Registers work to run when the handle is cancelled, such as cancelling other work
+    /// started on its behalf (a second request, a timer).
     ///
     /// - Parameter hook: Runs once, on the cancelling thread, if the handle is cancelled
     ///   before it finishes.
@@ -156,12 +156,6 @@ public final class RequestHandle<Value: Sendable>: Sendable {
     /// subscription made after the handle finished yields only the completion.
     public var events: AsyncStream<RequestEvent> {
         core.events
-    }
-
-    /// Passes every later non-completion event to `observer`, synchronously. Does nothing
-    /// once the handle has finished.
-    func observe(_ observer: @escaping @Sendable (RequestEvent) -> Void) {
-        core.observe(observer)
     }
 
     // MARK: - Boxing

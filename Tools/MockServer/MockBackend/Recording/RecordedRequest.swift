@@ -42,11 +42,6 @@ public struct RecordedRequest: Hashable, Sendable {
         self.bodyLength = bodyLength
     }
 
-    /// The header fields as `(name, value)` pairs in the order received, names as sent.
-    public var headers: [(name: String, value: String)] {
-        headerFields.map { ($0.name.rawName, $0.value) }
-    }
-
     /// The values of every field called `name` (case-insensitive), in the order received.
     ///
     /// - Parameter name: A header name, such as `"authorization"`.
@@ -54,10 +49,5 @@ public struct RecordedRequest: Hashable, Sendable {
     public func values(forHeader name: String) -> [String] {
         guard let fieldName = HTTPField.Name(name) else { return [] }
         return headerFields[values: fieldName]
-    }
-
-    /// The path without the query: `/echo` for `/echo?a=1`.
-    public var pathWithoutQuery: String {
-        String(path.prefix { $0 != "?" })
     }
 }
