@@ -35,8 +35,7 @@ struct ProgressMeter {
 
     /// bytes received ÷ seconds since the run began.
     private func rate(at now: ContinuousClock.Instant) -> Double {
-        let elapsed = now - startedAt
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
+        let seconds = (now - startedAt) / .seconds(1)
         return seconds > 0 ? Double(received) / seconds : 0
     }
 }

@@ -140,6 +140,8 @@ final class CurlEventLoop: @unchecked Sendable {
         while true {
             var commands = spareCommands
             let shuttingDown = pendingCommands.withLock { queue in
+                // The poll, if there was one, is over: one lock per pass serves both.
+                queue.isPolling = false
                 swap(&commands, &queue.commands)
                 return queue.isShutDown
             }
@@ -163,7 +165,6 @@ final class CurlEventLoop: @unchecked Sendable {
             }
             if mayPoll {
                 curl_multi_poll(multi, nil, 0, active.isEmpty ? 1000 : 250, nil)
-                pendingCommands.withLock { $0.isPolling = false }
             }
         }
         tearDown()

@@ -53,8 +53,7 @@ struct ProgressThrottle {
     private func value(_ direction: (done: Int64, total: Int64), at now: ContinuousClock.Instant, final: Bool)
         -> TransferProgress
     {
-        let elapsed = now - started
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        let seconds = (now - started) / .seconds(1)
         return TransferProgress(
             completed: direction.done,
             total: direction.total > 0 ? direction.total : nil,

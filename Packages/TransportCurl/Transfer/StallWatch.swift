@@ -5,16 +5,17 @@
 /// the clock.
 struct StallWatch {
     private var lastBytes: Int64 = -1
+    /// When the byte count last changed (or an excused sample restarted the clock); `nil`
+    /// before the first sample.
     private var since: ContinuousClock.Instant?
 
     /// Whether the transfer has been idle for at least `timeout` as of `now`.
     mutating func isStalled(bytesMoved: Int64, excused: Bool, now: ContinuousClock.Instant, timeout: Duration) -> Bool {
-        if bytesMoved != lastBytes || excused || since == nil {
+        guard bytesMoved == lastBytes, !excused, let since else {
             lastBytes = bytesMoved
             since = now
             return false
         }
-        guard let since else { return false }
         return now - since >= timeout
     }
 }
