@@ -267,8 +267,9 @@ public actor DownloadManager {
             setState(id, .cancelled)
         case .failure(let error):
             let failure =
-                error as? TransportError
-                ?? TransportError(.other, message: "The download of \(record.download.request.url) failed: \(error)")
+                TransportError(
+                    wrapping: error, url: record.download.request.url,
+                    context: "The download of \(record.download.request.url) failed")
             setState(id, .failed(failure))
         }
         fillSlots()

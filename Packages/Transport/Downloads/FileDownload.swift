@@ -364,9 +364,8 @@ public final class FileDownload: Sendable {
                     return false
                 case nil:
                     let failure =
-                        error as? TransportError
-                        ?? TransportError(
-                            .other, message: "The download of \(request.url) failed: \(error)", url: request.url)
+                        TransportError(
+                            wrapping: error, url: request.url, context: "The download of \(request.url) failed")
                     end(&control, in: .failed(failure), result: .failure(failure))
                     return false
                 }

@@ -134,3 +134,15 @@ extension TransportError {
         public static let other = Category("other")
     }
 }
+
+extension TransportError {
+    /// `error` itself when it is a ``TransportError``, otherwise an `.other` error describing
+    /// it, after `context` (such as "The download of URL failed") when given.
+    package init(wrapping error: any Error, url: String?, context: String? = nil) {
+        if let error = error as? TransportError {
+            self = error
+        } else {
+            self.init(.other, message: context.map { "\($0): \(error)" } ?? "\(error)", url: url)
+        }
+    }
+}

@@ -331,14 +331,3 @@ final class CurlEventLoop: @unchecked Sendable {
     /// Whether the loop has been asked to stop.
     var isShutDown: Bool { pendingCommands.withLock { $0.isShutDown } }
 }
-
-extension TransportError {
-    /// `error` itself when it is a ``TransportError``, otherwise an `.other` error describing it.
-    init(wrapping error: any Error, url: String?) {
-        if let error = error as? TransportError {
-            self = error
-        } else {
-            self.init(.other, message: "\(error)", url: url)
-        }
-    }
-}

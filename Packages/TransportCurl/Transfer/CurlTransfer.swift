@@ -471,10 +471,8 @@ final class CurlTransfer: @unchecked Sendable {
             do {
                 try followRedirect(handle)
                 return .redirect(handle)
-            } catch let error as TransportError {
-                return .finished(.failure(error))
             } catch {
-                return .finished(.failure(TransportError(.other, message: "\(error)", url: currentURL)))
+                return .finished(.failure(TransportError(wrapping: error, url: currentURL)))
             }
         }
         metrics = CurlMetrics.read(from: handle.pointer, redirectCount: redirectCount)
