@@ -106,7 +106,7 @@ import TransportCurl
                 #expect(response.head.headerFields[.transferEncoding] == "chunked")
                 var received = Data()
                 for try await chunk in response.body { received.append(chunk) }
-                #expect(received == patternBytes(0..<100_000))
+                #expect(received == pattern(0..<100_000))
             }
         }
     }
@@ -133,7 +133,7 @@ import TransportCurl
         try await MockServer.withRunning { server in
             try await withTransport { transport in
                 let uploadEvents = EventLog()
-                let payload = patternBytes(0..<(2 << 20))
+                let payload = pattern(0..<(2 << 20))
                 var request = try TransportRequest(method: .post, url: server.url("/upload"), body: .bytes(payload))
                 request.options.eventHandler = uploadEvents.handler
                 _ = try await transport.data(for: request)

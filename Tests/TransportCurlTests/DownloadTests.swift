@@ -15,26 +15,6 @@ func withTemporaryFolder<T>(_ body: (String) async throws -> T) async throws -> 
     return try await body(folder)
 }
 
-/// The mock server's pattern (byte `i` is `i % 251`), like `patternBytes(_:)` but made with a
-/// few `memcpy`s: building megabytes element by element in a debug build keeps one of the
-/// cooperative pool's threads busy long enough to upset the timing tests running beside these.
-private func pattern(_ range: Range<Int>) -> Data {
-    var data = Data(count: range.count)
-    data.withUnsafeMutableBytes { bytes in
-        guard let base = bytes.baseAddress else { return }
-        var filled = min(bytes.count, BytePattern.period)
-        for index in 0..<filled { bytes[index] = BytePattern.byte(at: range.lowerBound + index) }
-        // The pattern repeats every 251 bytes, so the first `filled` bytes (a multiple of the
-        // period once past the first step) continue it.
-        while filled < bytes.count {
-            let count = min(filled, bytes.count - filled)
-            (base + filled).copyMemory(from: base, byteCount: count)
-            filled += count
-        }
-    }
-    return data
-}
-
 /// The mock server, a transport and a fresh folder: what most download tests start from.
 private func withDownloadFixture(
     _ body: (MockServer, CurlTransport, String) async throws -> Void
@@ -607,7 +587,7 @@ private func exists(_ path: String) -> Bool {
             try await withTemporaryFolder { folder in
                 let count = 300_000
                 let digest = SHA256.hexDigest(of: pattern(0..<count))
-                let run = try await runChild(
+                let run = try await ChildProcess.launch(
                     ChildProcess.siblingExecutable("parley-fetch"),
                     arguments: [server.url("/bytes/\(count)"), "--output", folder + "/out.bin", "--sha256", digest])
                 #expect(run.status == 0, "\(run.output)")
@@ -620,7 +600,7 @@ private func exists(_ path: String) -> Bool {
     @Test func parleyFetchExitsNonZeroWithTheErrorMessage() async throws {
         try await MockServer.withRunning { server in
             try await withTemporaryFolder { folder in
-                let run = try await runChild(
+                let run = try await ChildProcess.launch(
                     ChildProcess.siblingExecutable("parley-fetch"),
                     arguments: [server.url("/status/404"), "--output", folder + "/out.bin", "--quiet"])
                 #expect(run.status == 1)
@@ -638,22 +618,6 @@ private func exists(_ path: String) -> Bool {
         let escapedTag = etag.replacingOccurrences(of: "\"", with: "\\\"")
         return Data(#"{"etag":"\#(escapedTag)","totalLength":\#(total),"url":"\#(url)","version":1}"#.utf8)
     }
-}
-
-/// Runs `work` on a thread of its own and waits for it.
-///
-/// For work that blocks (waiting for a child process, polling a file every millisecond): on
-/// one of the cooperative pool's few threads it would starve the in-process mock server, and
-/// a busy pool would delay it.
-func onOwnThread<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
-    try await withCheckedThrowingContinuation { continuation in
-        Thread { continuation.resume(with: Result { try work() }) }.start()
-    }
-}
-
-/// Runs an executable built beside the tests, on a thread of its own, and waits for it.
-func runChild(_ path: String, arguments: [String]) async throws -> ChildProcess {
-    try await onOwnThread { try ChildProcess.run(path, arguments: arguments) }
 }
 
 /// Polls `condition` every 5 ms until it holds, failing after `timeout`.
@@ -724,7 +688,7 @@ struct DownloadCrashTests {
             #expect(kills.violations.isEmpty, "\(kills.violations)")
 
             // And a last run completes with the source's digest, leaving no partial or sidecar
-            let final = try await runChild(nice, arguments: ["-n", "19", fetch] + arguments.dropLast())
+            let final = try await ChildProcess.launch(nice, arguments: ["-n", "19", fetch] + arguments.dropLast())
             #expect(final.status == 0, "\(final.output)")
             #expect(try await sha256sum(destination) == digest)
             #expect(try contents(destination) == source)
@@ -767,7 +731,7 @@ struct DownloadCrashTests {
             #expect(kept >= target && kept < length)
 
             // Then the next run resumes from there and ends with the right size and digest
-            let final = try await runChild(nice, arguments: ["-n", "19", fetch] + arguments)
+            let final = try await ChildProcess.launch(nice, arguments: ["-n", "19", fetch] + arguments)
             #expect(final.status == 0, "\(final.output)")
             #expect(final.output.contains("resumed from \(kept)"))
             #expect(final.output.contains("sha256 \(digest)"))
@@ -783,12 +747,12 @@ struct DownloadCrashTests {
         let fetch = try ChildProcess.siblingExecutable("parley-fetch")
         try await withTemporaryFolder { folder in
             let destination = folder + "/small.bin"
-            let refused = try await runChild(
+            let refused = try await ChildProcess.launch(
                 fetch, arguments: [tlsURL + "/small.bin", "--output", destination, "--quiet"])
             #expect(refused.status == 1)
             #expect(refused.output.contains("caFile"), "\(refused.output)")
 
-            let run = try await runChild(
+            let run = try await ChildProcess.launch(
                 fetch, arguments: [tlsURL + "/small.bin", "--output", destination, "--cacert", caFile])
             #expect(run.status == 0, "\(run.output)")
             #expect(try contents(destination) == contents(root + "/small.bin"))
@@ -864,7 +828,7 @@ private func killRepeatedly(
 
 /// The SHA-256 of a file as coreutils' `sha256sum` computes it: an independent implementation.
 private func sha256sum(_ path: String) async throws -> String {
-    let run = try await runChild(nice, arguments: ["-n", "19", "/usr/bin/sha256sum", path])
+    let run = try await ChildProcess.launch(nice, arguments: ["-n", "19", "/usr/bin/sha256sum", path])
     try #require(run.status == 0, "sha256sum failed: \(run.output)")
     return String(run.output.prefix(64))
 }

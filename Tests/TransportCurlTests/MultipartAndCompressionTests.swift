@@ -15,8 +15,8 @@ import TransportCurl
                 // two files of 300 KB and 2 MB
                 let directory = try Self.temporaryDirectory()
                 defer { try? FileManager.default.removeItem(at: directory) }
-                let photo = patternBytes(0..<300_000)
-                let report = patternBytes(7..<2_000_007)
+                let photo = pattern(0..<300_000)
+                let report = pattern(7..<2_000_007)
                 let photoPath = directory.appendingPathComponent("vacances été.png").path
                 let reportPath = directory.appendingPathComponent("report.pdf").path
                 try photo.write(to: URL(fileURLWithPath: photoPath))
@@ -67,7 +67,7 @@ import TransportCurl
                 // Given a form with a file, posted to a URL that answers 307
                 let directory = try Self.temporaryDirectory()
                 defer { try? FileManager.default.removeItem(at: directory) }
-                let contents = patternBytes(0..<200_000)
+                let contents = pattern(0..<200_000)
                 let path = directory.appendingPathComponent("notes.txt").path
                 try contents.write(to: URL(fileURLWithPath: path))
                 var form = MultipartFormData()
@@ -99,12 +99,12 @@ import TransportCurl
         try await MockServer.withRunning { server in
             try await withTransport { transport in
                 // Given a 5 MB file, bytes, and streams with and without a length
-                let file = patternBytes(0..<5_000_000)
+                let file = pattern(0..<5_000_000)
                 let directory = try Self.temporaryDirectory()
                 defer { try? FileManager.default.removeItem(at: directory) }
                 let path = directory.appendingPathComponent("large.bin").path
                 try file.write(to: URL(fileURLWithPath: path))
-                let streamed = patternBytes(3..<1_000_003)
+                let streamed = pattern(3..<1_000_003)
                 let bodies: [(String, RequestBody, Data)] = [
                     ("file", .file(path: path), file),
                     ("file region", .file(path: path, offset: 1000, length: 70_000), file[1000..<71_000]),
@@ -142,7 +142,7 @@ import TransportCurl
     @Test func replaysACompressedBodyThroughA307Redirect() async throws {
         try await MockServer.withRunning { server in
             try await withTransport { transport in
-                let payload = patternBytes(0..<300_000)
+                let payload = pattern(0..<300_000)
                 let target = try #require(
                     server.url("/upload").addingPercentEncoding(withAllowedCharacters: .alphanumerics))
                 var request = try TransportRequest(

@@ -179,7 +179,7 @@ struct NginxTests {
     private func makeLargeFile(blocks: Int) throws -> (name: String, block: Data, blocks: Int) {
         let root = try ExternalServers.require(ExternalServers.nginxRoot, "PARLEY_NGINX_ROOT")
         let name = "large-\(UUID().uuidString).bin"
-        let block = patternBytes(0..<(251 * 4096))
+        let block = pattern(0..<(251 * 4096))
         let path = root + "/" + name
         try #require(FileManager.default.createFile(atPath: path, contents: nil))
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))

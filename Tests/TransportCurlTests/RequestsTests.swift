@@ -79,7 +79,7 @@ import TransportCurl
     @Test func uploadsBytesFilesAndStreamsWithMatchingDigests() async throws {
         try await MockServer.withRunning { server in
             try await withTransport { transport in
-                let payload = patternBytes(0..<300_000)
+                let payload = pattern(0..<300_000)
                 let digest = SHA256.hexDigest(of: payload)
                 let file = FileManager.default.temporaryDirectory.appendingPathComponent("parley-upload-\(UUID()).bin")
                 try payload.write(to: file)
@@ -104,7 +104,7 @@ import TransportCurl
     @Test func sendsAFileRegionFromAnOffset() async throws {
         try await MockServer.withRunning { server in
             try await withTransport { transport in
-                let payload = patternBytes(0..<10_000)
+                let payload = pattern(0..<10_000)
                 let file = FileManager.default.temporaryDirectory.appendingPathComponent("parley-region-\(UUID()).bin")
                 try payload.write(to: file)
                 defer { try? FileManager.default.removeItem(at: file) }
@@ -145,7 +145,7 @@ import TransportCurl
                 #expect(metrics.bytesReceived == 2000)
                 #expect(metrics.total > .zero)
                 #expect(metrics.firstByte <= metrics.total)
-                #expect(second.body == patternBytes(0..<2000))
+                #expect(second.body == pattern(0..<2000))
             }
         }
     }
@@ -165,7 +165,7 @@ import TransportCurl
                     return try await group.reduce(into: []) { $0.append($1) }
                 }
                 #expect(results.count == 200)
-                for (size, body) in results { #expect(body == patternBytes(0..<size)) }
+                for (size, body) in results { #expect(body == pattern(0..<size)) }
             }
         }
     }

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import Synchronization
 import Testing
 import Transport
 import TransportTesting
@@ -96,7 +97,16 @@ private func options(retryLimit: Int = 3) -> FileDownload.Options {
     @Test func retriesAFailingServerUpToTheLimitAndKeepsThePartial() async throws {
         try await withTemporaryFolder { folder in
             let destination = folder + "/file.bin"
-            let transport = StubTransport(always: .init(status: .serviceUnavailable))
+            // The first answer ends after 10 of its 100 bytes; every later one is a 503.
+            let answered = Mutex(0)
+            let transport = StubTransport { _ in
+                let first = answered.withLock { count in
+                    defer { count += 1 }
+                    return count == 0
+                }
+                guard first else { return .init(status: .serviceUnavailable) }
+                return .init(headers: [.eTag: "\"v1\"", .contentLength: "100"], body: Data(repeating: 7, count: 10))
+            }
             let download = try FileDownload(
                 url: url, to: destination, transport: transport, options: options(retryLimit: 2))
 
@@ -105,7 +115,10 @@ private func options(retryLimit: Int = 3) -> FileDownload.Options {
             #expect(error?.category == .downloadFailed)
             #expect(error?.message.contains("503") == true)
             #expect(error?.message.contains("Gave up after 3 attempts") == true)
+            #expect(error?.message.contains("10 bytes are kept") == true)
             #expect(transport.requests.count == 3)
+            #expect(try Data(contentsOf: URL(fileURLWithPath: download.partialPath)) == Data(repeating: 7, count: 10))
+            #expect(FileManager.default.fileExists(atPath: download.sidecarPath))
             guard case .failed = download.state else {
                 Issue.record("state is \(download.state)")
                 return

@@ -30,9 +30,7 @@ struct ChildProcess {
     /// Runs `path` with `arguments` and waits for it to exit on a thread of its own, so that
     /// the wait never holds one of the few threads of Swift's cooperative pool.
     static func launch(_ path: String, arguments: [String]) async throws -> ChildProcess {
-        try await withCheckedThrowingContinuation { continuation in
-            Thread { continuation.resume(with: Result { try run(path, arguments: arguments) }) }.start()
-        }
+        try await onOwnThread { try run(path, arguments: arguments) }
     }
 
     /// Runs `path` with `arguments`, blocking the calling thread until it exits.
@@ -63,5 +61,16 @@ struct ChildProcess {
             report.split(separator: "\n").last.flatMap { Int($0.trimmingCharacters(in: .whitespaces)) },
             "/usr/bin/time printed no peak RSS: \(report)")
         return ChildProcess(status: exitStatus, output: output, peakResidentBytes: kilobytes * 1024)
+    }
+}
+
+/// Runs `work` on a thread of its own and waits for it.
+///
+/// For work that blocks (waiting for a child process, polling a file every millisecond): on
+/// one of the cooperative pool's few threads it would starve the in-process mock server, and
+/// a busy pool would delay it.
+func onOwnThread<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread { continuation.resume(with: Result { try work() }) }.start()
     }
 }
