@@ -116,13 +116,15 @@ import TransportCurl
             try await withTransport(.with { $0.streamBufferSize = 64 * 1024 }) { transport in
                 // A consumer slower than the stall timeout must not be mistaken for a stalled server.
                 var request = try TransportRequest(method: .get, url: server.url("/bytes/\(4 << 20)"))
-                // Two seconds, not less: on a loaded machine the server itself may take a moment
-                // to resume writing once the reader drains, and that is not what is under test.
-                request.options.stallTimeout = .seconds(2)
+                // Three seconds, not less: every in-process mock server of the test run shares
+                // NIO's two event-loop threads, so while other suites stream hundreds of
+                // megabytes this server may take a couple of seconds to resume writing once the
+                // reader drains, and that is not what is under test.
+                request.options.stallTimeout = .seconds(3)
                 let response = try await transport.send(request)
                 var iterator = response.body.makeAsyncIterator()
                 var received = try await iterator.next()?.count ?? 0
-                try await Task.sleep(for: .milliseconds(4500))
+                try await Task.sleep(for: .milliseconds(6500))
                 while let chunk = try await iterator.next() { received += chunk.count }
                 #expect(received == 4 << 20)
             }
