@@ -1,9 +1,11 @@
 # Parley: the commands a contributor and CI run. `make test` is the gate.
 #
 #   make setup          install what building and testing need (Debian packages, PyPI)
-#   make build          build everything, warnings as errors, imports checked
+#   make build          build the library and the tools, warnings as errors, imports checked
 #   make layering       check the manifest against the layer table
-#   make test           setup, layering, lint, build, then the tests against loopback servers
+#   make test           setup, layering, lint, build, the tests against loopback servers, then
+#                       the consumer check (a package that depends on Parley by URL and version)
+#   make consumer       the consumer check alone
 #   make lint           swift format lint --strict
 #   make format         rewrite the sources in the house format
 #   make bench          compare Parley with its peers (BENCH_ARGS=--quick for a smoke run)
@@ -18,11 +20,16 @@ SHELL := bash
 SWIFT ?= swift
 PYTHON ?= python3
 # A file may use only the modules its target depends on itself, so a layer cannot be
-# crossed through a transitive import. The same flags for build and test share one build.
-SWIFT_FLAGS ?= --explicit-target-dependency-import-check error
+# crossed through a transitive import. Warnings are errors here, in the gate, and not in the
+# manifests: a dependency's unsafe flags break the builds of packages that depend on it.
+# The same flags for build and test share one build.
+SWIFT_FLAGS ?= --explicit-target-dependency-import-check error -Xswiftc -warnings-as-errors
+# The benchmarks' own package: its peers (and AsyncHTTPClient's BoringSSL) are built by
+# `make bench` only.
+BENCH_PACKAGE := Tools/Benchmarks
 LINT_PATHS := Package.swift $(wildcard Packages Tools Tests Apps)
 
-.PHONY: help setup build layering test lint format bench clean-servers
+.PHONY: help setup build layering test consumer lint format bench clean-servers
 
 help:
 	@sed -n 's/^#   make/  make/p' $(firstword $(MAKEFILE_LIST))
@@ -31,16 +38,20 @@ setup:
 	bash Tools/scripts/setup.sh
 
 build:
-	$(SWIFT) build $(SWIFT_FLAGS)
+	$(SWIFT) build --build-tests $(SWIFT_FLAGS)
 
 layering:
 	$(PYTHON) Tools/check-layering.py --self-test
 	$(PYTHON) Tools/check-layering.py
 
-# The servers are stopped by with-test-servers.sh whatever the tests do; its exit status
-# is that of `swift test`.
+# The servers are stopped by with-test-servers.sh whatever the tests do; the exit status is
+# that of `swift test`, or of the consumer check when the tests pass.
 test: setup layering lint build
-	bash Tools/scripts/with-test-servers.sh $(SWIFT) test $(SWIFT_FLAGS)
+	bash Tools/scripts/with-test-servers.sh bash -c \
+		'$(SWIFT) test $(SWIFT_FLAGS) && bash Tools/scripts/check-consumer.sh'
+
+consumer: setup
+	bash Tools/scripts/with-test-servers.sh bash Tools/scripts/check-consumer.sh
 
 lint:
 	$(SWIFT) format lint --strict --recursive $(LINT_PATHS)
@@ -49,6 +60,7 @@ format:
 	$(SWIFT) format format --in-place --recursive $(LINT_PATHS)
 
 bench:
+	$(SWIFT) test --package-path $(BENCH_PACKAGE)
 	$(PYTHON) Tools/Benchmarks/compare.py $(BENCH_ARGS)
 
 clean-servers:

@@ -33,10 +33,12 @@ from pathlib import Path
 LAYERS: dict[str, int] = {
     # 0 System: wrappers of system libraries.
     "CCurl": 0,
+    "CLibCrypto": 0,
     "CZlib": 0,
     # 1 Abstractions.
     "Transport": 1,
     # 2 Capabilities.
+    "Downloads": 2,
     "Forms": 2,
     "Mapping": 2,
     "Retry": 2,
@@ -49,14 +51,6 @@ LAYERS: dict[str, int] = {
     # 4 Features.
     "SystemAPI": 4,
     "WeatherAPI": 4,
-    # 5 Apps and tools.
-    "MockBackend": 5,
-    "parley-mock-server": 5,
-    "BenchmarkSupport": 5,
-    "parley-bench": 5,
-    "parley-bench-curl": 5,
-    "parley-bench-ahc": 5,
-    "parley-bench-urlsession": 5,
 }
 
 FEATURES_PATH = "Packages/Features/"
@@ -75,8 +69,10 @@ ALLOWED_LAYERS: dict[int, set[int]] = {
 #: Edges between two targets allowed beyond ALLOWED_LAYERS.
 ALLOWED_EDGES: set[tuple[str, str]] = {
     ("Feedback", "Mapping"),
-    # Compression is part of Forms' job (gzip request bodies).
-    ("Forms", "CZlib"),
+    # Download forms hand their transfers to the crash-safe downloads.
+    ("Forms", "Downloads"),
+    # Verifying a download's SHA-256 is part of Downloads' job.
+    ("Downloads", "CLibCrypto"),
 }
 
 #: Products of other packages (by product name) each layer may use.
@@ -220,11 +216,13 @@ def self_test() -> int:
     good = {
         "targets": [
             _target("CCurl", "Packages/CCurl", kind="system"),
+            _target("CLibCrypto", "Packages/CLibCrypto", kind="system"),
             _target("CZlib", "Packages/CZlib", kind="system"),
             _target("Transport", "Packages/Transport", "swift-http-types:HTTPTypes", "swift-log:Logging"),
+            _target("Downloads", "Packages/Downloads", "CLibCrypto", "Transport"),
             _target("Mapping", "Packages/Mapping", "Transport"),
             _target("Feedback", "Packages/Feedback", "Mapping", "Transport"),
-            _target("Forms", "Packages/Forms", "CZlib", "Transport"),
+            _target("Forms", "Packages/Forms", "Downloads", "Transport"),
             _target("TransportCurl", "Packages/TransportCurl", "CCurl", "Transport", "swift-log:Logging"),
             _target("WeatherAPI", "Packages/Features/WeatherAPI", "Forms", "Mapping"),
             _target("ParcelAPI", "Packages/Features/ParcelAPI", "Forms", "Mapping"),
@@ -240,6 +238,7 @@ def self_test() -> int:
         _target("Feedback", "Packages/Feedback", "FeedbackConsole", "swift-nio:NIOCore"),
         _target("FeedbackConsole", "Packages/FeedbackConsole", "Feedback", "parley-demo"),
         _target("Transport", "Packages/Transport", "Forms"),
+        _target("Mapping", "Packages/Mapping", "Downloads", "CZlib", "Transport"),
     ]
     bad_targets = {target["name"]: target for target in good["targets"]}
     bad_targets.update({target["name"]: target for target in changes})
@@ -253,6 +252,8 @@ def self_test() -> int:
         "Feedback (layer 2) must not depend on product NIOCore (package swift-nio)",
         "FeedbackConsole (layer 3) must not depend on parley-demo (an app, tool or test)",
         "Transport (layer 1) must not depend on Forms (layer 2)",
+        "Mapping (layer 2) must not depend on Downloads (layer 2)",
+        "Mapping (layer 2) must not depend on CZlib (layer 0)",
     ]
     failures = []
 

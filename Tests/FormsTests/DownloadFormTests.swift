@@ -1,3 +1,4 @@
+import Downloads
 import Forms
 import Foundation
 import HTTPTypes
@@ -236,7 +237,7 @@ private func partial(of destination: URL) -> URL {
     @Test func verifiesTheFormsChecksum() async throws {
         try await withDownloadClient { _, screen, folder in
             let destination = folder.appendingPathComponent("checked.bin")
-            let digest = SHA256.hexDigest(of: Data(BytePattern.bytes(0..<50_000)))
+            let digest = SHA256Hasher.hexDigest(of: Data(BytePattern.bytes(0..<50_000)))
             let good = PatternDownload(count: 50_000, destination: destination, expectedSHA256: digest)
             #expect(try await screen.download(good).value.sha256 == digest)
 

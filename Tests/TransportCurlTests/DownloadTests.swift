@@ -1,8 +1,10 @@
+import Downloads
 import Foundation
 import Glibc
 import HTTPTypes
 import MockBackend
 import Synchronization
+import TestSupport
 import Testing
 import Transport
 import TransportCurl
@@ -317,12 +319,12 @@ private func exists(_ path: String) -> Bool {
         try await withDownloadFixture { server, transport, folder in
             let count = 1 << 20
             var options = testOptions()
-            options.expectedSHA256 = SHA256.hexDigest(of: pattern(0..<count)).uppercased()
+            options.expectedSHA256 = SHA256Hasher.hexDigest(of: pattern(0..<count)).uppercased()
             let summary = try await FileDownload(
                 url: server.url("/bytes/\(count)"), to: folder + "/out.bin", transport: transport,
                 options: options
             ).run()
-            #expect(summary.sha256 == SHA256.hexDigest(of: pattern(0..<count)))
+            #expect(summary.sha256 == SHA256Hasher.hexDigest(of: pattern(0..<count)))
         }
     }
 
@@ -330,7 +332,7 @@ private func exists(_ path: String) -> Bool {
         try await withDownloadFixture { server, transport, folder in
             let destination = folder + "/out.bin"
             var options = testOptions()
-            options.expectedSHA256 = SHA256.hexDigest(of: Data("something else".utf8))
+            options.expectedSHA256 = SHA256Hasher.hexDigest(of: Data("something else".utf8))
             let download = try FileDownload(
                 url: server.url("/bytes/1000000"), to: destination, transport: transport, options: options)
 
@@ -586,7 +588,7 @@ private func exists(_ path: String) -> Bool {
         try await MockServer.withRunning { server in
             try await withTemporaryFolder { folder in
                 let count = 300_000
-                let digest = SHA256.hexDigest(of: pattern(0..<count))
+                let digest = SHA256Hasher.hexDigest(of: pattern(0..<count))
                 let run = try await ChildProcess.launch(
                     ChildProcess.siblingExecutable("parley-fetch"),
                     arguments: [server.url("/bytes/\(count)"), "--output", folder + "/out.bin", "--sha256", digest])

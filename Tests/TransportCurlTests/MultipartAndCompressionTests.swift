@@ -1,3 +1,4 @@
+import Downloads
 import Foundation
 import HTTPTypes
 import MockBackend
@@ -130,7 +131,7 @@ import TransportCurl
                     #expect(report.transferEncoding == "chunked", "\(name)")
                     #expect(report.contentLength == nil, "\(name)")
                     #expect(report.decodedLength == expected.count, "\(name)")
-                    #expect(report.decodedSHA256 == SHA256.hexDigest(of: expected), "\(name)")
+                    #expect(report.decodedSHA256 == SHA256Hasher.hexDigest(of: expected), "\(name)")
                     if expected.count > 10_000 {
                         #expect(report.bodyLength < expected.count / 10, "\(name): compressed to \(report.bodyLength)")
                     }
@@ -153,7 +154,7 @@ import TransportCurl
                 let response = try await transport.data(for: request)
 
                 let report = try JSONDecoder().decode(UploadReport.self, from: response.body)
-                #expect(report.decodedSHA256 == SHA256.hexDigest(of: payload))
+                #expect(report.decodedSHA256 == SHA256Hasher.hexDigest(of: payload))
                 #expect(server.receivedRequests().map { $0.headerFields[.contentEncoding] } == ["gzip", "gzip"])
             }
         }
@@ -239,14 +240,14 @@ struct MultipartReport: Decodable {
         static func text(_ name: String, _ value: String) -> Part {
             Part(
                 name: name, filename: nil, contentType: nil, length: value.utf8.count,
-                sha256: SHA256.hexDigest(of: Array(value.utf8)), value: value)
+                sha256: SHA256Hasher.hexDigest(of: Array(value.utf8)), value: value)
         }
 
         /// A part with a file name as the server reports it.
         static func file(_ name: String, _ filename: String, _ contentType: String, _ contents: Data) -> Part {
             Part(
                 name: name, filename: filename, contentType: contentType, length: contents.count,
-                sha256: SHA256.hexDigest(of: contents), value: nil)
+                sha256: SHA256Hasher.hexDigest(of: contents), value: nil)
         }
 
         var description: String {

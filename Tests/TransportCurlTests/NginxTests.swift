@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Logging
+import TestSupport
 import Testing
 import Transport
 import TransportCurl

@@ -1,3 +1,4 @@
+import Downloads
 import Foundation
 import HTTPTypes
 import MockBackend
@@ -80,7 +81,7 @@ import TransportCurl
         try await MockServer.withRunning { server in
             try await withTransport { transport in
                 let payload = pattern(0..<300_000)
-                let digest = SHA256.hexDigest(of: payload)
+                let digest = SHA256Hasher.hexDigest(of: payload)
                 let file = FileManager.default.temporaryDirectory.appendingPathComponent("parley-upload-\(UUID()).bin")
                 try payload.write(to: file)
                 defer { try? FileManager.default.removeItem(at: file) }
@@ -112,7 +113,7 @@ import TransportCurl
                     method: .post, url: server.url("/echo"), body: .file(path: file.path, offset: 100, length: 50))
                 let echo = try Echo(try await transport.data(for: request).body)
                 #expect(echo.bodyLength == 50)
-                #expect(echo.bodySHA256 == SHA256.hexDigest(of: payload[100..<150]))
+                #expect(echo.bodySHA256 == SHA256Hasher.hexDigest(of: payload[100..<150]))
             }
         }
     }

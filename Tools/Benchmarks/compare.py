@@ -33,6 +33,8 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
+#: The benchmarks' own package (Tools/Benchmarks/Package.swift), where the peers are built.
+PACKAGE = Path(__file__).resolve().parent
 
 # The peers, in table order; the baseline is the yardstick of every ratio.
 PEERS = {
@@ -183,8 +185,8 @@ def log(message: str) -> None:
 def build(peers: list[str]) -> Path:
     for peer in peers:
         log(f"building {PEERS[peer]} (release)")
-        subprocess.run(["swift", "build", "-c", "release", "--product", PEERS[peer]], cwd=ROOT, check=True)
-    path = subprocess.run(["swift", "build", "-c", "release", "--show-bin-path"], cwd=ROOT, check=True,
+        subprocess.run(["swift", "build", "-c", "release", "--product", PEERS[peer]], cwd=PACKAGE, check=True)
+    path = subprocess.run(["swift", "build", "-c", "release", "--show-bin-path"], cwd=PACKAGE, check=True,
                           capture_output=True, text=True).stdout.strip()
     return Path(path)
 
@@ -484,7 +486,7 @@ def main() -> int:
     bin_path = None
     if not arguments.serve:
         if arguments.skip_build:
-            bin_path = Path(subprocess.run(["swift", "build", "-c", "release", "--show-bin-path"], cwd=ROOT,
+            bin_path = Path(subprocess.run(["swift", "build", "-c", "release", "--show-bin-path"], cwd=PACKAGE,
                                            check=True, capture_output=True, text=True).stdout.strip())
         else:
             bin_path = build(peers)

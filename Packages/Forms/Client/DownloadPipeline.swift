@@ -1,3 +1,4 @@
+import Downloads
 import Foundation
 import HTTPTypes
 import Synchronization

@@ -1,3 +1,4 @@
+public import Downloads
 import Foundation
 public import Transport
 

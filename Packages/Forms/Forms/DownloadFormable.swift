@@ -1,5 +1,6 @@
+public import Downloads
 public import Foundation
-public import Transport
+import Transport
 
 /// A form that downloads its response to a file.
 ///

@@ -1,3 +1,4 @@
+public import Downloads
 import HTTPTypes
 public import Logging
 public import Transport

@@ -1,3 +1,4 @@
+public import Downloads
 public import Transport
 
 /// A hook around every request a client sends, with do-nothing defaults.

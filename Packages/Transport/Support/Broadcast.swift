@@ -5,7 +5,7 @@ import Synchronization
 /// Yielding never blocks: a subscriber that falls behind loses its oldest unread elements
 /// (each keeps the newest `bufferSize`). ``finish()`` ends every stream, and a stream made
 /// after that ends at once, after the replayed element if one was given.
-final class Broadcast<Element: Sendable>: Sendable {
+package final class Broadcast<Element: Sendable>: Sendable {
     private struct State {
         var subscribers: [Int: AsyncStream<Element>.Continuation] = [:]
         var nextID = 0
@@ -16,12 +16,12 @@ final class Broadcast<Element: Sendable>: Sendable {
     private let bufferSize: Int
 
     /// Creates a broadcast whose subscribers each buffer up to `bufferSize` unread elements.
-    init(bufferSize: Int) {
+    package init(bufferSize: Int) {
         self.bufferSize = max(1, bufferSize)
     }
 
     /// A new stream of the elements yielded from now on, starting with `first` when given.
-    func subscribe(startingWith first: Element? = nil) -> AsyncStream<Element> {
+    package func subscribe(startingWith first: Element? = nil) -> AsyncStream<Element> {
         let (stream, continuation) = AsyncStream.makeStream(
             of: Element.self, bufferingPolicy: .bufferingNewest(bufferSize))
         if let first { continuation.yield(first) }
@@ -43,7 +43,7 @@ final class Broadcast<Element: Sendable>: Sendable {
     ///
     /// Yielding to an `AsyncStream` only enqueues, so callers may hold their own lock here to
     /// keep elements from different threads in the order of their own state changes.
-    func yield(_ element: Element) {
+    package func yield(_ element: Element) {
         state.withLock { state in
             for subscriber in state.subscribers.values { subscriber.yield(element) }
         }
@@ -53,7 +53,7 @@ final class Broadcast<Element: Sendable>: Sendable {
     ///
     /// Must not be called with a lock held that a stream's termination handler takes: it
     /// runs those handlers.
-    func finish() {
+    package func finish() {
         let subscribers = state.withLock { state in
             state.isFinished = true
             defer { state.subscribers = [:] }

@@ -1,11 +1,11 @@
-import Foundation
+package import Foundation
 
 /// Reads an HTTP date (RFC 9110, section 5.6.7), as `Date`, `Last-Modified` and `Retry-After`
 /// carry it: the IMF-fixdate every current server sends (`Sun, 06 Nov 1994 08:49:37 GMT`) and
 /// the two obsolete forms recipients must still accept (`Sunday, 06-Nov-94 08:49:37 GMT` and
 /// `Sun Nov  6 08:49:37 1994`). Strict: every token must be where its form puts it, and the
 /// day must exist.
-enum HTTPDate {
+package enum HTTPDate {
     /// The seconds since 1970 of `text`, or `nil` when it is not an HTTP date.
     ///
     /// - Parameters:
@@ -14,7 +14,7 @@ enum HTTPDate {
     ///     matters (a validator sent back in `If-Range`), only the IMF-fixdate is trusted.
     ///   - now: The current time, for the two-digit year of the RFC 850 form, which is read as
     ///     the nearest such year no more than 50 years ahead.
-    static func secondsSince1970(_ text: String, obsoleteForms: Bool = true, now: Date = Date()) -> Int64? {
+    package static func secondsSince1970(_ text: String, obsoleteForms: Bool = true, now: Date = Date()) -> Int64? {
         // asctime pads a one-digit day with a second space, which the split absorbs.
         let parts = text.split(separator: " ")
         guard obsoleteForms || parts.count == 6 else { return nil }

@@ -1,8 +1,6 @@
 import Hummingbird
 import NIOCore
 
-import struct Transport.SHA256
-
 extension BodySummary {
     /// Reads a body sent with `Content-Encoding: gzip` to its end, summarising both the bytes
     /// on the wire and the bytes they inflate to, and keeping neither.

@@ -2,7 +2,6 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import NIOCore
-import struct Transport.SHA256
 
 // The routes that describe the request back to the client: /echo, /upload, /cookies.
 extension MockResponder {

@@ -4,8 +4,6 @@ import Hummingbird
 import MultipartKit
 import NIOCore
 
-import struct Transport.SHA256
-
 // The route that checks multipart/form-data bodies with an independent parser: /multipart.
 extension MockResponder {
     /// The longest text value `/multipart` repeats in `value`: 64 KiB.

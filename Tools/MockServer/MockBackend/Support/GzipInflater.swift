@@ -1,4 +1,4 @@
-import CZlib
+import CMockServerSystem
 
 /// Streaming gzip (RFC 1952) decompression through the system zlib, for request bodies sent
 /// with `Content-Encoding: gzip` to `/upload`.
@@ -30,7 +30,7 @@ struct GzipInflater: ~Copyable {
         stream = UnsafeMutablePointer<z_stream>.allocate(capacity: 1)
         stream.initialize(to: z_stream())
         output = UnsafeMutableBufferPointer<Bytef>.allocate(capacity: Self.outputSize)
-        let result = parley_inflateInit2(stream, 15 + 16)
+        let result = mock_inflateInit2(stream, 15 + 16)
         guard result == Z_OK else {
             stream.deinitialize(count: 1)
             stream.deallocate()
@@ -69,7 +69,7 @@ struct GzipInflater: ~Copyable {
         while true {
             stream.pointee.next_out = output.baseAddress
             stream.pointee.avail_out = uInt(output.count)
-            let result = CZlib.inflate(stream, Z_NO_FLUSH)
+            let result = CMockServerSystem.inflate(stream, Z_NO_FLUSH)
             let produced = output.count - Int(stream.pointee.avail_out)
             if produced > 0 { body(UnsafeRawBufferPointer(start: output.baseAddress, count: produced)) }
             switch result {

@@ -1,4 +1,4 @@
-import CZlib
+import CMockServerSystem
 
 /// One-shot DEFLATE compression through the system zlib, for the `/gzip` and `/deflate` routes.
 enum ZlibCompressor {
@@ -34,7 +34,7 @@ enum ZlibCompressor {
             stream.deinitialize(count: 1)
             stream.deallocate()
         }
-        let initResult = parley_deflateInit2(
+        let initResult = mock_deflateInit2(
             stream, Z_DEFAULT_COMPRESSION, Z_DEFLATED, format.windowBits, 8, Z_DEFAULT_STRATEGY)
         guard initResult == Z_OK else {
             throw MockServerError(.compressionFailed, "deflateInit2 returned \(initResult)")

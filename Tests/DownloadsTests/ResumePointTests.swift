@@ -1,3 +1,4 @@
+import Downloads
 import HTTPTypes
 import Testing
 import Transport

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Downloads
 import Foundation
 import Synchronization
 import Transport

@@ -1,3 +1,5 @@
+public import Transport
+
 extension TransportError.Category {
     // MARK: Downloads
 

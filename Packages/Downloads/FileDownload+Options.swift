@@ -1,3 +1,5 @@
+public import Transport
+
 extension FileDownload {
     /// How a ``FileDownload`` verifies, retries, syncs and reports.
     ///
@@ -6,8 +8,9 @@ extension FileDownload {
         /// The SHA-256 the finished file must have, as 64 hexadecimal characters (either
         /// case); `nil` (the default) for no check.
         ///
-        /// The digest is computed from the file on disk once it is complete, before it is
-        /// renamed into place. A mismatch fails the download with
+        /// The digest is computed while the bytes are written (bytes kept from an earlier run
+        /// are read back once, when it resumes) and checked before the file is renamed into
+        /// place, so verifying costs no second pass over the file. A mismatch fails the download with
         /// ``TransportError/Category-swift.struct/checksumMismatch`` and deletes the partial.
         public var expectedSHA256: String?
 

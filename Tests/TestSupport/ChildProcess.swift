@@ -8,13 +8,13 @@ import Testing
 /// The peak is measured by GNU time (`/usr/bin/time -f %M`), which starts the program with
 /// `fork`: a program started from this process with `posix_spawn` (a `vfork`) would have
 /// this whole test process's peak folded into its own by the kernel at `exec`.
-struct ChildProcess {
-    let status: Int32
-    let output: String
-    let peakResidentBytes: Int
+package struct ChildProcess {
+    package let status: Int32
+    package let output: String
+    package let peakResidentBytes: Int
 
     /// The path of an executable product in the same build folder as the test bundle.
-    static func siblingExecutable(_ name: String) throws -> String {
+    package static func siblingExecutable(_ name: String) throws -> String {
         let testBinary = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
         var folder = testBinary.deletingLastPathComponent()
         // The test binary may sit inside a `.xctest` bundle folder.
@@ -29,12 +29,12 @@ struct ChildProcess {
 
     /// Runs `path` with `arguments` and waits for it to exit on a thread of its own, so that
     /// the wait never holds one of the few threads of Swift's cooperative pool.
-    static func launch(_ path: String, arguments: [String]) async throws -> ChildProcess {
+    package static func launch(_ path: String, arguments: [String]) async throws -> ChildProcess {
         try await onOwnThread { try run(path, arguments: arguments) }
     }
 
     /// Runs `path` with `arguments`, blocking the calling thread until it exits.
-    static func run(_ path: String, arguments: [String]) throws -> ChildProcess {
+    package static func run(_ path: String, arguments: [String]) throws -> ChildProcess {
         let outputFile = FileManager.default.temporaryDirectory.appendingPathComponent("parley-child-\(UUID()).out")
         defer { try? FileManager.default.removeItem(at: outputFile) }
         var actions = posix_spawn_file_actions_t()
@@ -69,7 +69,7 @@ struct ChildProcess {
 /// For work that blocks (waiting for a child process, polling a file every millisecond): on
 /// one of the cooperative pool's few threads it would starve the in-process mock server, and
 /// a busy pool would delay it.
-func onOwnThread<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+package func onOwnThread<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
     try await withCheckedThrowingContinuation { continuation in
         Thread { continuation.resume(with: Result { try work() }) }.start()
     }

@@ -1,3 +1,4 @@
+import Downloads
 import Foundation
 import HTTPTypes
 import Synchronization
@@ -166,7 +167,7 @@ private func options(retryLimit: Int = 3) -> FileDownload.Options {
             let error = await #expect(throws: TransportError.self) { try await download.run() }
 
             #expect(error?.category == .checksumMismatch)
-            #expect(error?.message.contains(SHA256.hexDigest(of: content(5000))) == true)
+            #expect(error?.message.contains(SHA256Hasher.hexDigest(of: content(5000))) == true)
             for path in [destination, destination + ".partial", destination + ".partial.json"] {
                 #expect(!FileManager.default.fileExists(atPath: path), "\(path) exists")
             }

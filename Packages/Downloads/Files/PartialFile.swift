@@ -1,4 +1,5 @@
 import Foundation
+import Transport
 
 #if canImport(Glibc)
     import Glibc
@@ -109,25 +110,30 @@ struct PartialFile: Sendable {
         guard fsync(descriptor) == 0 else { throw Self.failure("flush", partialPath, url: url) }
     }
 
-    /// The SHA-256 of the partial's bytes as they are on disk, read with `pread` in 1 MiB blocks.
-    func sha256Hex() throws -> String {
+    /// Reads the partial's first `length` bytes with `pread`, in 1 MiB blocks, handing each to
+    /// `body` in order. Fails when the partial is shorter than `length`.
+    func read(upTo length: Int64, _ body: (UnsafeRawBufferPointer) -> Void) throws {
         let blockSize = 1 << 20
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: blockSize, alignment: 16)
         defer { buffer.deallocate() }
-        guard let base = buffer.baseAddress else { return SHA256().finalizeHex() }
-        var hasher = SHA256()
-        var offset: off_t = 0
-        while true {
-            let count = pread(descriptor, base, blockSize, offset)
+        guard let base = buffer.baseAddress else { return }
+        var offset: Int64 = 0
+        while offset < length {
+            let count = pread(descriptor, base, Int(min(Int64(blockSize), length - offset)), off_t(offset))
             if count < 0 {
                 if errno == EINTR { continue }
                 throw Self.failure("read", partialPath, url: url)
             }
-            if count == 0 { break }
-            hasher.update(UnsafeRawBufferPointer(start: base, count: count))
-            offset += off_t(count)
+            if count == 0 {
+                throw TransportError(
+                    .downloadFailed,
+                    message: "\(partialPath) holds \(offset) bytes, fewer than the \(length) this download wrote; "
+                        + "something else changed it. Run the download again to start over.",
+                    url: url, mayHaveReachedServer: false)
+            }
+            body(UnsafeRawBufferPointer(start: base, count: count))
+            offset += Int64(count)
         }
-        return hasher.finalizeHex()
     }
 
     // MARK: - The sidecar

@@ -1,4 +1,5 @@
 import HTTPTypes
+public import Transport
 
 /// Runs many ``FileDownload``s, a few at a time, and lets each be suspended, resumed or
 /// cancelled by its identifier.

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Synchronization
+public import Transport
 
 /// Downloads a URL to a file, and survives anything: dropped connections, a suspend, a
 /// `kill -9`, a server that changes the file or ignores ranges.
@@ -57,8 +58,9 @@ import Synchronization
 /// With ``Options/synchronizesToDisk`` (the default) each ordering point is also flushed with
 /// `fsync`, so the argument holds across a power cut too.
 ///
-/// File writes happen on the download's task: they go to the page cache and return at once.
-/// The flushes and the final digest run on a thread of their own.
+/// File writes, and the SHA-256 of each chunk when a digest is expected, happen on the
+/// download's task: writes go to the page cache and return at once. The flushes, and reading
+/// back the bytes a resumed run starts from to hash them, run on a thread of their own.
 public final class FileDownload: Sendable {
     /// The request to download; `GET` and its header fields, as the caller built it.
     public let request: TransportRequest

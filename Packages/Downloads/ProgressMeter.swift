@@ -1,3 +1,5 @@
+import Transport
+
 /// Turns a download's byte counts into progress events: at most one per interval, with the
 /// average rate since the run began, and the final one on demand.
 struct ProgressMeter {

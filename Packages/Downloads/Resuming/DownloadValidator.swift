@@ -1,4 +1,5 @@
 public import HTTPTypes
+import Transport
 
 /// What identifies one version of a remote file well enough to resume a download of it: a
 /// strong entity tag, or a `Last-Modified` date that is strong.

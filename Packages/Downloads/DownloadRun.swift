@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import Transport
 
 /// One run of a ``FileDownload``: from opening the partial to renaming it into place, with
 /// the retries in between. A run ends complete, failed, or cancelled (by its task).
@@ -56,6 +57,11 @@ struct DownloadRun: Sendable {
 
         var position = try startingPosition(of: file)
         let resumedFrom = position.size
+        var digest: PartialDigest?
+        if expectedDigest != nil {
+            digest =
+                position.size > 0 ? try await PartialDigest.prefix(of: file, length: position.size) : PartialDigest()
+        }
         var lastResponse: HTTPResponse?
         var meter = ProgressMeter(interval: options.progressInterval)
         var failuresInARow = 0
@@ -67,7 +73,9 @@ struct DownloadRun: Sendable {
             let sizeBefore = position.size
             requestCount += 1
             do {
-                switch try await attempt(file: file, position: &position, meter: &meter, head: &lastResponse) {
+                switch try await attempt(
+                    file: file, position: &position, digest: &digest, meter: &meter, head: &lastResponse)
+                {
                 case .finished:
                     break attempts
                 case .refetch(let reason):
@@ -119,7 +127,7 @@ struct DownloadRun: Sendable {
         }
 
         return try await finish(
-            file: file, byteCount: position.size, expectedDigest: expectedDigest, meter: meter,
+            file: file, byteCount: position.size, expectedDigest: expectedDigest, digest: digest, meter: meter,
             resumedFrom: resumedFrom, requestCount: requestCount, response: lastResponse)
     }
 
@@ -146,11 +154,12 @@ struct DownloadRun: Sendable {
         return position
     }
 
-    /// Sends one request and writes its body, keeping `position` true to the disk throughout,
-    /// also when it throws.
+    /// Sends one request and writes its body, keeping `position` (and `digest`, when there is
+    /// one) true to the disk throughout, also when it throws.
     private func attempt(
         file: PartialFile,
         position: inout Position,
+        digest: inout PartialDigest?,
         meter: inout ProgressMeter,
         head: inout HTTPResponse?
     ) async throws -> AttemptOutcome {
@@ -173,6 +182,7 @@ struct DownloadRun: Sendable {
             response.body.cancel()
             try file.truncate(to: 0, durable: false)
             position.size = 0
+            digest?.reset()
             return .refetch(reason: reason)
         case .unexpectedStatus(let code):
             response.body.cancel()
@@ -191,6 +201,7 @@ struct DownloadRun: Sendable {
             if position.size > 0 {
                 try await blocking { try file.truncate(to: 0, durable: options.synchronizesToDisk) }
                 position.size = 0
+                digest?.reset()
             }
             let record = DownloadSidecar(url: url, validator: validator, totalLength: completeLength)
             if record != position.sidecar {
@@ -209,7 +220,10 @@ struct DownloadRun: Sendable {
                             + "bytes were not written. Report the server's framing to its owner.",
                         url: url)
                 }
-                try chunk.withUnsafeBytes { try file.append($0) }
+                try chunk.withUnsafeBytes { bytes in
+                    try file.append(bytes)
+                    digest?.append(bytes)
+                }
                 position.size += Int64(chunk.count)
                 meter.add(chunk.count)
                 if let progress = meter.progress(completed: position.size, total: total) { report(progress) }
@@ -231,6 +245,7 @@ struct DownloadRun: Sendable {
         file: PartialFile,
         byteCount: Int64,
         expectedDigest: String?,
+        digest: PartialDigest?,
         meter: ProgressMeter,
         resumedFrom: Int64,
         requestCount: Int,
@@ -238,9 +253,14 @@ struct DownloadRun: Sendable {
     ) async throws -> FileDownload.Summary {
         let durable = options.synchronizesToDisk
         if durable { try await BlockingWork.run { try file.synchronize() } }
-        var digest: String?
-        if let expectedDigest {
-            let actual = try await BlockingWork.run { try file.sha256Hex() }
+        var verifiedDigest: String?
+        if let expectedDigest, var digest {
+            if digest.length != byteCount {
+                // Not reached while the run keeps the digest in step with the partial; should that
+                // ever break, the file on disk is what is renamed, so it is what gets verified.
+                digest = try await PartialDigest.prefix(of: file, length: byteCount)
+            }
+            let actual = digest.finalizeHex()
             guard actual == expectedDigest else {
                 PartialFile.removeArtifacts(of: destination)
                 throw TransportError(
@@ -250,12 +270,12 @@ struct DownloadRun: Sendable {
                         + "server now serves another version, then download again.",
                     url: url)
             }
-            digest = actual
+            verifiedDigest = actual
         }
         try await blocking { try file.commit(durable: durable) }
         report(meter.finalProgress(completed: byteCount))
         return FileDownload.Summary(
-            destination: destination, byteCount: byteCount, sha256: digest, resumedFrom: resumedFrom,
+            destination: destination, byteCount: byteCount, sha256: verifiedDigest, resumedFrom: resumedFrom,
             requestCount: requestCount, response: response)
     }
 

@@ -1,3 +1,5 @@
+public import Transport
+
 /// A handle for a download to a file: its value is the summary of the finished file.
 ///
 /// Downloads sent through the business layer keep their partial file when the handle is

@@ -1,4 +1,5 @@
 public import HTTPTypes
+public import Transport
 
 extension FileDownload {
     /// Where a download is in its life.

@@ -1,0 +1,44 @@
+import Foundation
+import HTTPTypes
+import TestSupport
+import Testing
+import Transport
+import TransportCurl
+
+/// `parley-mock-server`, run as a person runs it: the built binary, its one line on standard
+/// output, a request to the port it names, and a clean exit on SIGTERM.
+@Suite struct MockServerCommandTests {
+    @Test func servesOnTheAnnouncedPortAndExitsCleanlyOnSIGTERM() async throws {
+        // Given the server started on a port of the kernel's choosing
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: try ChildProcess.siblingExecutable("parley-mock-server"))
+        process.arguments = ["--port", "0"]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        defer { if process.isRunning { process.terminate() } }
+
+        // When it announces its address and is asked for /echo
+        let line = try await onOwnThread { () -> String in
+            var bytes: [UInt8] = []
+            while let byte = try output.fileHandleForReading.read(upToCount: 1)?.first, byte != UInt8(ascii: "\n") {
+                bytes.append(byte)
+            }
+            return String(decoding: bytes, as: UTF8.self)
+        }
+        let prefix = "listening on "
+        try #require(line.hasPrefix(prefix), "the first line was \(line.debugDescription)")
+        let baseURL = String(line.dropFirst(prefix.count))
+        let response = try await withTransport { transport in
+            try await transport.data(for: TransportRequest(method: .get, url: baseURL + "/echo?from=command"))
+        }
+
+        // Then it answers, and SIGTERM ends it with status 0
+        #expect(response.status == .ok)
+        #expect(String(decoding: response.body, as: UTF8.self).contains("\"from\""))
+        process.terminate()
+        try await onOwnThread { process.waitUntilExit() }
+        #expect(process.terminationReason == .exit)
+        #expect(process.terminationStatus == 0)
+    }
+}

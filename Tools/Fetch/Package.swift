@@ -1,0 +1,45 @@
+// swift-tools-version: 6.2
+//
+// parley-fetch, a resumable download from the command line: `FileDownload` on
+// `CurlTransport`. A package of its own so that its argument parser never reaches a package
+// that depends on Parley's library; the library's crash tests build it beside themselves and
+// kill it mid-download.
+
+import PackageDescription
+
+let package = Package(
+    name: "ParleyFetch",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "parley-fetch", targets: ["parley-fetch"])
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        // The root package, named so that the reference holds whatever its folder is called.
+        .package(name: "Parley", path: "../.."),
+    ],
+    targets: [
+        .executableTarget(
+            name: "parley-fetch",
+            dependencies: [
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Downloads", package: "Parley"),
+                .product(name: "Transport", package: "Parley"),
+                .product(name: "TransportCurl", package: "Parley"),
+            ],
+            path: "parley-fetch"
+        )
+    ]
+)
+
+// MARK: - Shared settings
+
+// The same language settings as the library's manifest; warnings are errors through the gate.
+for target in package.targets {
+    target.swiftSettings =
+        (target.swiftSettings ?? []) + [
+            .enableUpcomingFeature("ExistentialAny"),
+            .enableUpcomingFeature("MemberImportVisibility"),
+            .enableUpcomingFeature("InternalImportsByDefault"),
+        ]
+}
