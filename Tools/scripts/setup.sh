@@ -3,7 +3,8 @@
 # Installs what building and testing Parley needs on Debian 12, skipping whatever is
 # already there. Safe to run any number of times; asks nothing.
 #
-#   Debian: libcurl4-openssl-dev, pkg-config, zlib1g-dev (the CCurl and CZlib modules),
+#   Debian: libcurl4-openssl-dev, libssl-dev, pkg-config, zlib1g-dev (the CCurl, CLibCrypto
+#           and CZlib modules),
 #           nginx-light (nginx with TLS, HTTP/2 and the echo module), openssl, curl
 #           (the test servers)
 #   PyPI:   httpbin, gunicorn and brotlicffi, pinned in test-servers-requirements.txt
@@ -33,7 +34,7 @@ fi
 
 # In Debian 12 `nginx-light` is the `nginx` binary (built with the SSL and HTTP/2 modules)
 # plus the echo module, which the test servers' /upload uses to read a whole body.
-apt_packages=(libcurl4-openssl-dev pkg-config zlib1g-dev nginx-light openssl curl ca-certificates time)
+apt_packages=(libcurl4-openssl-dev libssl-dev pkg-config zlib1g-dev nginx-light openssl curl ca-certificates time)
 
 is_installed() {
     [[ $(dpkg-query -W -f='${Status}' "$1" 2>/dev/null || true) == "install ok installed" ]]

@@ -1,58 +1,101 @@
-/// The SHA-256 of a partial file's bytes, kept up to date while the download appends them, so
-/// that a finished download is verified without reading the whole file a second time.
+import Dispatch
+import Foundation
+import Synchronization
+
+/// The SHA-256 of a partial file's bytes, computed on a thread of its own while the download
+/// appends them, so that a finished download is verified without reading the whole file again
+/// and without slowing the task that writes it.
 ///
-/// The invariant: the hasher has been fed exactly the partial's first ``length`` bytes, in
-/// order. A run keeps it with three moves, one for each thing that happens to the partial:
+/// The invariant: once the queued work has run, the hasher has been fed exactly the partial's
+/// first ``finalize()``-reported length of bytes, in order. A run keeps it with three moves,
+/// one for each thing that happens to the partial:
 ///
 /// - bytes already on disk when the run starts (a resumed download) are read back once, off
 ///   the cooperative pool, by ``prefix(of:length:)``;
-/// - every chunk the run appends is fed by ``append(_:)`` right after it is written;
+/// - every chunk the run appends is handed over by ``append(_:)`` right after it is written;
 /// - a truncation to zero (a new version of the file) starts over with ``reset()``.
 ///
-/// Hashing as the bytes arrive overlaps the digest with the network instead of adding a pass
-/// over the file at the end: for a 1 GiB download the second pass cost more than a third of
-/// the download's time (docs/BENCHMARKS.md). What is hashed is what was written to the
-/// partial, which holds the lock on it for the whole run, so it is the file that is renamed
-/// into place.
-struct PartialDigest {
-    private var hasher = SHA256Hasher()
-    /// How many bytes of the partial the hasher has been fed.
-    private(set) var length: Int64 = 0
+/// The chunks are hashed in order on a serial dispatch queue, in parallel with the network and
+/// the writes. ``append(_:)`` returns at once unless more than ``backlogLimit`` bytes wait to
+/// be hashed, so memory stays bounded when hashing is slower than the network. What is hashed
+/// is what was written to the partial, which the run keeps locked, so it is the file that is
+/// renamed into place.
+final class PartialDigest: @unchecked Sendable {
+    // `@unchecked Sendable` is safe because the two mutable stored properties, `hasher` and
+    // `length`, are read and written only by blocks running on `queue`, a serial queue that runs
+    // one block at a time in submission order; `backlog` is a `Mutex`; the rest is immutable.
+    private let queue = DispatchQueue(label: "parley.download.digest")
+    private var hasher: SHA256Hasher
+    private var length: Int64
+    private let backlog = Mutex(Backlog())
+
+    /// How many appended bytes may wait to be hashed before ``append(_:)`` waits: 8 MiB.
+    static let backlogLimit = 8 << 20
+
+    private struct Backlog {
+        var bytes = 0
+        var waiter: CheckedContinuation<Void, Never>?
+    }
 
     /// A digest of the empty partial.
-    init() {}
+    convenience init() {
+        self.init(hasher: SHA256Hasher(), length: 0)
+    }
 
-    /// Feeds the bytes just appended to the partial.
-    mutating func append(_ bytes: UnsafeRawBufferPointer) {
-        hasher.update(bytes)
-        length += Int64(bytes.count)
+    private init(hasher: SHA256Hasher, length: Int64) {
+        self.hasher = hasher
+        self.length = length
+    }
+
+    /// Hands over the bytes just appended to the partial; waits only while the backlog is full.
+    func append(_ chunk: Data) async {
+        let count = chunk.count
+        backlog.withLock { $0.bytes += count }
+        queue.async { [self] in
+            chunk.withUnsafeBytes { hasher.update($0) }
+            length += Int64(count)
+            let waiter = backlog.withLock { backlog -> CheckedContinuation<Void, Never>? in
+                backlog.bytes -= count
+                guard backlog.bytes <= Self.backlogLimit else { return nil }
+                defer { backlog.waiter = nil }
+                return backlog.waiter
+            }
+            waiter?.resume()
+        }
+        await withCheckedContinuation { continuation in
+            let full = backlog.withLock { backlog in
+                guard backlog.bytes > Self.backlogLimit else { return false }
+                backlog.waiter = continuation
+                return true
+            }
+            if !full { continuation.resume() }
+        }
     }
 
     /// Starts over, after the partial was truncated to zero.
-    mutating func reset() {
-        self = PartialDigest()
+    func reset() {
+        queue.async { [self] in
+            hasher = SHA256Hasher()
+            length = 0
+        }
     }
 
-    /// The digest of everything fed, in lowercase hexadecimal.
-    mutating func finalizeHex() -> String {
-        hasher.finalizeHex()
+    /// Waits for every chunk handed over to be hashed, then returns the digest, in lowercase
+    /// hexadecimal, and how many bytes it covers.
+    func finalize() async -> (hex: String, length: Int64) {
+        await withCheckedContinuation { continuation in
+            queue.async { [self] in
+                continuation.resume(returning: (hasher.finalizeHex(), length))
+            }
+        }
     }
 
     /// The digest of the first `length` bytes already in `file`, read on a thread of its own.
     static func prefix(of file: PartialFile, length: Int64) async throws -> PartialDigest {
         try await BlockingWork.run {
-            var digest = PartialDigest()
-            try file.read(upTo: length) { digest.append($0) }
-            return HandOver(digest: digest)
-        }.digest
+            var hasher = SHA256Hasher()
+            try file.read(upTo: length) { hasher.update($0) }
+            return PartialDigest(hasher: hasher, length: length)
+        }
     }
-}
-
-/// Carries a digest built on a blocking thread back to the task that awaits it.
-///
-/// `@unchecked Sendable` is safe here: the blocking closure creates the digest, returns it in
-/// this box and keeps no reference to it, so its hasher is used by one thread at a time: the
-/// closure's until it returns, then the awaiting task's.
-private struct HandOver: @unchecked Sendable {
-    var digest: PartialDigest
 }
