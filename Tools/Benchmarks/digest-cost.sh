@@ -1,52 +1,83 @@
 #!/usr/bin/env bash
 #
-# What verifying a download's SHA-256 costs: one `parley-fetch` binary (or several, to compare
-# builds) downloads the same file from the same server with and without `--sha256`, in
-# interleaved rounds, and the median throughput of each is printed with the ratio
-# digest / no digest.
+# What verifying a download's SHA-256 costs. Each `parley-fetch` binary given (several, to
+# compare builds) downloads the same 1 GiB of random bytes with and without `--sha256`, in
+# interleaved rounds, from a private nginx at full loopback speed and limited to 400 MB/s; the
+# median throughput of each is printed with the ratio digest / no digest.
 #
-#   Tools/Benchmarks/digest-cost.sh URL ROUNDS FETCH [FETCH...]
+#   swift build -c release --package-path Tools/Fetch
+#   Tools/Benchmarks/digest-cost.sh 9 Tools/Fetch/.build/release/parley-fetch [OTHER-FETCH...]
 #
-# URL is a large file (docs/BENCHMARKS.md uses 1 GiB of random bytes from the test nginx).
-# The file goes to /dev/shm, so the disk (and the download's fsyncs, no-ops on tmpfs) does not
-# dilute the difference. The expected digest is computed once with sha256sum.
+# Everything lives in /dev/shm (the file nginx serves, the download, nginx's prefix), so the
+# disk, and the download's fsyncs (no-ops on tmpfs), do not dilute the difference. nginx is
+# started on a free port and stopped by its process id. Needs nginx, sha256sum and curl.
 
 set -euo pipefail
 
-(($# >= 3)) || { echo "usage: $0 URL ROUNDS FETCH [FETCH...]" >&2; exit 2; }
-url=$1 rounds=$2
-shift 2
+(($# >= 2)) || { echo "usage: $0 ROUNDS FETCH [FETCH...]" >&2; exit 2; }
+rounds=$1
+shift
 binaries=("$@")
 
 work="$(mktemp -d /dev/shm/parley-digest.XXXXXX)"
-trap 'rm -rf "$work"' EXIT
+cleanup() {
+    [[ -s $work/nginx.pid ]] && kill "$(cat "$work/nginx.pid")" 2>/dev/null || true
+    rm -rf "$work"
+}
+trap cleanup EXIT
 
-curl -sf -o "$work/reference" "$url"
-size=$(stat -c %s "$work/reference")
-digest=$(sha256sum "$work/reference" | cut -c1-64)
-rm -f "$work/reference"
-echo "file: $url, $size bytes, sha256 $digest; $rounds rounds" >&2
+chmod 755 "$work"  # nginx's worker runs as another user
+mkdir -p "$work/www" "$work/logs"
+head -c $((1 << 30)) /dev/urandom >"$work/www/1g.bin"
+digest=$(sha256sum "$work/www/1g.bin" | cut -c1-64)
+port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+cat >"$work/nginx.conf" <<EOF
+worker_processes 1;
+pid $work/nginx.pid;
+error_log $work/logs/error.log;
+events { worker_connections 64; }
+http {
+    access_log off;
+    sendfile on;
+    server {
+        listen 127.0.0.1:$port;
+        location /full/ { alias $work/www/; }
+        location /limited/ { alias $work/www/; limit_rate 400m; }
+    }
+}
+EOF
+nginx -c "$work/nginx.conf" -p "$work"
+for ((wait = 0; wait < 100; wait++)); do
+    curl -sf -o /dev/null -r 0-0 "http://127.0.0.1:$port/full/1g.bin" && break
+    sleep 0.1
+done
+((wait < 100)) || { echo "nginx did not serve the file; see $work/logs/error.log" >&2; exit 1; }
+echo "1 GiB of random bytes, sha256 $digest, $rounds rounds" >&2
 
-declare -A seconds
-for ((round = 1; round <= rounds; round++)); do
-    for index in "${!binaries[@]}"; do
-        for mode in plain digest; do
-            arguments=("$url" --output "$work/file" --quiet)
-            [[ $mode == digest ]] && arguments+=(--sha256 "$digest")
-            start=$(date +%s.%N)
-            "${binaries[$index]}" "${arguments[@]}"
-            end=$(date +%s.%N)
-            rm -f "$work/file"
-            seconds[$index.$mode]+="$(awk -v a="$end" -v b="$start" 'BEGIN {print a - b}') "
+median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{a[NR] = $1} END {print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2}'; }
+
+for speed in full limited; do
+    url="http://127.0.0.1:$port/$speed/1g.bin"
+    declare -A seconds=()
+    for ((round = 1; round <= rounds; round++)); do
+        for index in "${!binaries[@]}"; do
+            for mode in plain digest; do
+                arguments=("$url" --output "$work/file" --quiet)
+                [[ $mode == digest ]] && arguments+=(--sha256 "$digest")
+                start=$(date +%s.%N)
+                "${binaries[$index]}" "${arguments[@]}"
+                end=$(date +%s.%N)
+                rm -f "$work/file"
+                seconds[$index.$mode]+="$(awk -v a="$end" -v b="$start" 'BEGIN {print a - b}') "
+            done
         done
     done
-done
-
-median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2}'; }
-printf '| binary | no digest (MB/s) | with digest (MB/s) | ratio |\n|---|---|---|---|\n'
-for index in "${!binaries[@]}"; do
-    plain=$(echo "${seconds[$index.plain]}" | median)
-    with=$(echo "${seconds[$index.digest]}" | median)
-    awk -v name="${binaries[$index]}" -v size="$size" -v plain="$plain" -v with="$with" \
-        'BEGIN {printf "| %s | %.0f | %.0f | %.3f |\n", name, size / plain / 1e6, size / with / 1e6, plain / with}'
+    printf '\n%s speed\n\n| binary | no digest (MB/s) | with digest (MB/s) | ratio |\n|---|---|---|---|\n' "$speed"
+    for index in "${!binaries[@]}"; do
+        plain=$(echo "${seconds[$index.plain]}" | median)
+        with=$(echo "${seconds[$index.digest]}" | median)
+        awk -v name="${binaries[$index]}" -v size=$((1 << 30)) -v plain="$plain" -v with="$with" \
+            'BEGIN {printf "| %s | %.0f | %.0f | %.3f |\n", name, size / plain / 1e6, size / with / 1e6, plain / with}'
+    done
+    unset seconds
 done
