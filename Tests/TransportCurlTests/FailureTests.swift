@@ -128,6 +128,25 @@ import TransportCurl
         }
     }
 
+    /// libcurl 7.88.1 refuses one header line over 100 KiB itself, below the engine's
+    /// 256 KiB header limit, and reports it as out of memory.
+    @Test(arguments: [150 << 10, 1 << 20])
+    func reportsOneOverlongHeaderLineAsHeadersTooLarge(length: Int) async throws {
+        let response =
+            "HTTP/1.1 200 OK\r\nX-Large: \(String(repeating: "a", count: length))\r\n"
+            + "Content-Length: 2\r\n\r\nok"
+        try await ScriptedSocketServer.withRunning(.respond(response)) { server in
+            try await withTransport { transport in
+                let error = await #expect(throws: TransportError.self) {
+                    try await transport.data(for: TransportRequest(method: .get, url: server.baseURL + "/"))
+                }
+                #expect(error?.category == .headersTooLarge)
+                #expect(error?.message.contains("127.0.0.1:\(server.port)") == true)
+                #expect(error?.message.contains("100 KiB") == true)
+            }
+        }
+    }
+
     @Test(arguments: ["HELLO THERE\r\n\r\n", "HTTP/1.1 2000 Nope\r\n\r\n", "HTTP/1.1 200 OK\r\nBad Header\r\n\r\n"])
     func reportsAResponseThatBreaksTheProtocol(raw: String) async throws {
         try await ScriptedSocketServer.withRunning(.respond(Array(raw.utf8), thenClose: true)) { server in

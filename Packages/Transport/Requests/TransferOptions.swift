@@ -61,6 +61,9 @@ public struct TransferOptions: Sendable {
     }
 
     /// The largest response header section accepted, 256 KiB by default.
+    ///
+    /// An engine may refuse a single oversized line below this limit: the libcurl engine fails
+    /// any header line over 100 KiB with ``TransportError/Category-swift.struct/headersTooLarge``.
     public var maximumHeaderSize: Int {
         get { storedMaximumHeaderSize ?? 256 * 1024 }
         set { storedMaximumHeaderSize = newValue }

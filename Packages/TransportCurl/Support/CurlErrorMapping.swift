@@ -11,12 +11,14 @@ enum CurlErrorMapping {
     ///   - url: The URL of the failed hop.
     ///   - options: The transfer's options, to name the limit that was hit.
     ///   - elapsed: Time since the transfer started (redirects included).
+    ///   - headIsComplete: Whether the header callback had seen the end of the hop's final head.
     static func error(
         for code: CURLcode,
         handle: CurlEasyHandle,
         url: String,
         options: TransferOptions,
-        elapsed: Duration
+        elapsed: Duration,
+        headIsComplete: Bool
     ) -> TransportError {
         let detail = handle.errorMessage ?? String(cString: curl_easy_strerror(code))
         let host = hostAndPort(of: url)
@@ -90,6 +92,16 @@ enum CurlErrorMapping {
                 .invalidResponse,
                 "The server at \(host) sent a response that breaks the HTTP protocol "
                     + "(\(detail)).")
+        case CURLE_OUT_OF_MEMORY where !headIsComplete:
+            // libcurl 7.88.1 gathers each header line in a buffer capped at CURL_MAX_HTTP_HEADER
+            // (100 KiB) and reports a longer line as out of memory, before the header callback
+            // (and with it `maximumHeaderSize`) sees the line.
+            return make(
+                .headersTooLarge,
+                "A header line in the response from \(host) is longer than libcurl accepts (100 KiB for one "
+                    + "line), so the response was refused before its head was complete. The server sent an "
+                    + "abnormally large header, often an oversized cookie or token; fix it on the server. "
+                    + "TransferOptions.maximumHeaderSize cannot raise this limit: it is libcurl's own.")
         case CURLE_OUT_OF_MEMORY:
             return make(
                 .other,
