@@ -6,10 +6,21 @@ extension CurlTransport {
     ///
     /// Every default is the safe one and is stated beside its property.
     public struct Configuration: Sendable {
-        /// The options a request starts from; a request's own ``TransportRequest/options`` win.
+        /// The options every request of this transport starts from.
         ///
-        /// Defaults: connect timeout 10 s, stall timeout 30 s, no deadline, 64 MiB in-memory
-        /// body limit, 256 KiB header limit, at most 10 redirects (http and https only).
+        /// Each option a request sets in its own ``Transport/TransportRequest/options`` wins; each
+        /// option it leaves unset takes the value set here (see
+        /// ``Transport/TransferOptions/resolved(over:)``), and an option set in neither place
+        /// takes its built-in default. Nothing is set by default, so the built-in defaults apply:
+        /// connect timeout 10 s, stall timeout 30 s, no deadline, 64 MiB in-memory body limit,
+        /// 256 KiB header limit, at most 10 redirects (http and https only), content decoding
+        /// on, request bodies sent as they are, no event handler.
+        ///
+        /// ```swift
+        /// var configuration = CurlTransport.Configuration()
+        /// configuration.defaultOptions.maximumBodySize = 1 << 20
+        /// configuration.defaultOptions.stallTimeout = .seconds(5)
+        /// ```
         public var defaultOptions = TransferOptions()
 
         /// The most connections open to one host at once, 16 by default; further requests wait

@@ -19,7 +19,8 @@ public import Transport
 /// Safe by default: TLS verification on, at most 10 redirects (http and https only, with
 /// credentials dropped on a change of origin), a 10 s connect timeout, a 30 s stall timeout, a
 /// 64 MiB limit on bodies collected in memory, and CR, LF and NUL rejected in URLs and
-/// headers before any socket opens.
+/// headers before any socket opens. Change a default for every request in
+/// ``Configuration/defaultOptions``; a request's own options win over it.
 ///
 /// Cancelling the task that awaits a request stops the transfer within milliseconds and frees
 /// its connection.
@@ -78,7 +79,8 @@ public final class CurlTransport: HTTPTransport {
     /// - Parameter request: The request.
     /// - Returns: The head, the body (decoded if compressed) and the transfer's metrics.
     /// - Throws: ``TransportError``; a body larger than ``TransferOptions/maximumBodySize``
-    ///   fails with `.responseTooLarge` as soon as the limit is passed.
+    ///   (the request's own, else ``Configuration/defaultOptions``', else 64 MiB) fails with
+    ///   `.responseTooLarge` as soon as the limit is passed.
     public func data(for request: TransportRequest) async throws -> DataResponse {
         let transfer = try makeTransfer(request)
         let collected = try await withTaskCancellationHandler {
@@ -106,8 +108,11 @@ public final class CurlTransport: HTTPTransport {
                 url: request.url, mayHaveReachedServer: false)
         }
         let url = try RequestValidation.validate(request.head)
-        let transfer = CurlTransfer(request: request, configuration: configuration, loop: loop, validatedURL: url)
-        return transfer
+        // From here on the transfer reads only resolved options: what the request set, else
+        // the engine's defaults, else the built-in ones.
+        var resolved = request
+        resolved.options = request.options.resolved(over: configuration.defaultOptions)
+        return CurlTransfer(request: resolved, configuration: configuration, loop: loop, validatedURL: url)
     }
 
     private func start(_ transfer: CurlTransfer) {

@@ -326,6 +326,21 @@ private func partial(of destination: URL) -> URL {
         #expect(stub.requests.last?.options.deadline == .seconds(600))
     }
 
+    @Test func leavesTheDeadlineToTheEngineWhenTheFormSetsNone() async throws {
+        let (stub, base) = stubbed(.init(body: Data("x".utf8)))
+        var configuration = base
+        configuration.timeout = .seconds(2)
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("parley-forms-\(UUID())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        var engineDefaults = TransferOptions()
+        engineDefaults.deadline = .seconds(3600)
+
+        let screen = Screen(clientConfiguration: configuration)
+        _ = try await screen.download(PatternDownload(count: 1, destination: folder.appendingPathComponent("a"))).value
+        #expect(try #require(stub.requests.last).options.resolved(over: engineDefaults).deadline == .seconds(3600))
+    }
+
     @Test func failsClearlyWithoutAConfiguration() async throws {
         struct Unconfigured: Requestable {
             var clientConfiguration: ClientConfiguration? { nil }

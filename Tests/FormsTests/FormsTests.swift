@@ -378,6 +378,25 @@ struct TeamStatus: TeamForm {
         #expect(stub.requests.count == 2)
     }
 
+    @Test func leavesTheOptionsNobodySetToTheEngine() async throws {
+        var (stub, configuration) = stubbed()
+        configuration.transferOptions.maximumBodySize = 2 << 20
+        var engineDefaults = TransferOptions()
+        engineDefaults.stallTimeout = .seconds(2)
+        engineDefaults.deadline = .seconds(60)
+        engineDefaults.maximumBodySize = 1 << 20
+
+        _ = try await Screen(clientConfiguration: configuration).request(WeatherForm.forecast(city: "Oslo")).value
+        let sent = try #require(stub.requests.last).options.resolved(over: engineDefaults)
+        #expect(sent.stallTimeout == .seconds(2))
+        #expect(sent.deadline == .seconds(60))
+        #expect(sent.maximumBodySize == 2 << 20)
+
+        configuration.timeout = .seconds(5)
+        _ = try await Screen(clientConfiguration: configuration).request(WeatherForm.forecast(city: "Oslo")).value
+        #expect(try #require(stub.requests.last).options.resolved(over: engineDefaults).deadline == .seconds(5))
+    }
+
     @Test func failsClearlyWithoutAConfiguration() async throws {
         let result = await Screen(clientConfiguration: nil).request(WeatherForm.forecast(city: "Rome")).result
         let error = try #require(result.failureValue as? FormError)

@@ -128,6 +128,53 @@ import TransportCurl
         }
     }
 
+    /// libcurl 7.88.1 refuses one header line over 100 KiB itself, below the engine's
+    /// 256 KiB header limit, and reports it as out of memory.
+    @Test(arguments: [150 << 10, 1 << 20])
+    func reportsOneOverlongHeaderLineAsHeadersTooLarge(length: Int) async throws {
+        let response =
+            "HTTP/1.1 200 OK\r\nX-Large: \(String(repeating: "a", count: length))\r\n"
+            + "Content-Length: 2\r\n\r\nok"
+        try await ScriptedSocketServer.withRunning(.respond(response)) { server in
+            try await withTransport { transport in
+                let error = await #expect(throws: TransportError.self) {
+                    try await transport.data(for: TransportRequest(method: .get, url: server.baseURL + "/"))
+                }
+                #expect(error?.category == .headersTooLarge)
+                #expect(error?.message.contains("127.0.0.1:\(server.port)") == true)
+                #expect(error?.message.contains("100 KiB") == true)
+            }
+        }
+    }
+
+    /// A TLS server given plain HTTP answers with a TLS alert (a record of type 21), closes
+    /// (OpenSSL's `s_server`), or closes with the request unread, which resets the connection
+    /// (Python's `ssl` module). Each keeps its category, and the request may have reached the
+    /// server, but the message names the likely scheme mismatch instead of advising a retry.
+    @Test(arguments: [
+        (
+            ScriptedSocketServer.Behaviour.respond([0x15, 0x03, 0x03, 0x00, 0x02, 0x02, 0x46], thenClose: true),
+            TransportError.Category.invalidResponse
+        ),
+        (.closeImmediately, .emptyReply),
+        (.reset, .connectionReset),
+    ])
+    func suggestsHTTPSWhenAnHTTPRequestMeetsWhatATLSServerAnswers(
+        behaviour: ScriptedSocketServer.Behaviour, category: TransportError.Category
+    ) async throws {
+        try await ScriptedSocketServer.withRunning(behaviour) { server in
+            try await withTransport { transport in
+                let error = await #expect(throws: TransportError.self) {
+                    try await transport.data(for: TransportRequest(method: .get, url: server.baseURL + "/status"))
+                }
+                #expect(error?.category == category)
+                #expect(error?.mayHaveReachedServer == true)
+                #expect(error?.message.contains("may expect https://127.0.0.1:\(server.port)/") == true)
+                #expect(error?.message.contains("usually safe") == false)
+            }
+        }
+    }
+
     @Test(arguments: ["HELLO THERE\r\n\r\n", "HTTP/1.1 2000 Nope\r\n\r\n", "HTTP/1.1 200 OK\r\nBad Header\r\n\r\n"])
     func reportsAResponseThatBreaksTheProtocol(raw: String) async throws {
         try await ScriptedSocketServer.withRunning(.respond(Array(raw.utf8), thenClose: true)) { server in

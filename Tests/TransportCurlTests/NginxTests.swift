@@ -41,6 +41,18 @@ struct NginxTests {
         }
     }
 
+    /// nginx notices plain HTTP on its TLS port and answers it in plain HTTP, so libcurl 7.88.1
+    /// reports no failure: the caller gets nginx's own `400`, which names the mistake.
+    @Test func plainHTTPToTheTLSPortGetsNginxsOwnAnswer() async throws {
+        let plainToTLS = "http://" + tlsURL.dropFirst("https://".count) + "/small.bin"
+        try await withTransport { transport in
+            let response = try await transport.data(for: TransportRequest(method: .get, url: plainToTLS))
+            #expect(response.status == .badRequest)
+            #expect(
+                String(decoding: response.body, as: UTF8.self).contains("plain HTTP request was sent to HTTPS port"))
+        }
+    }
+
     @Test func multiplexesConcurrentRequestsOverOneConnection() async throws {
         try await withTransport(
             .with {

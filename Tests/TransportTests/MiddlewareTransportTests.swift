@@ -44,6 +44,31 @@ import TransportTesting
         #expect(sent.head.headerFields[values: HTTPField.Name("X-Through")!] == ["a", "b"])
     }
 
+    /// A base that collects bodies itself under its own engine-wide limit, as `CurlTransport` does.
+    struct LargeBodyEngine: HTTPTransport {
+        let bodySize: Int
+        func send(_ request: TransportRequest) async throws -> TransportResponse {
+            TransportResponse(
+                head: HTTPResponse(status: .ok), body: ResponseBody(Data(count: bodySize)), url: request.url)
+        }
+        func data(for request: TransportRequest) async throws -> DataResponse {
+            DataResponse(head: HTTPResponse(status: .ok), body: Data(count: bodySize), url: request.url)
+        }
+    }
+
+    @Test func aBodyTheBaseCollectedUnderItsOwnLimitIsNotLimitedAgain() async throws {
+        // Above the built-in 64 MiB, as an engine-wide `maximumBodySize` may allow.
+        let transport = MiddlewareTransport(LargeBodyEngine(bodySize: 65 << 20), middleware: [PassThrough()])
+        let response = try await transport.data(for: TransportRequest(method: .get, url: "http://example.com/"))
+        #expect(response.body.count == 65 << 20)
+    }
+
+    struct PassThrough: TransportMiddleware {
+        func intercept(_ request: TransportRequest, next: Next) async throws -> TransportResponse {
+            try await next(request)
+        }
+    }
+
     @Test func aMiddlewareCanAnswerWithoutSending() async throws {
         let stub = StubTransport(always: .init())
         let transport = MiddlewareTransport(stub, middleware: [ShortCircuit()])

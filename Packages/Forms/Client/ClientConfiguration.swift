@@ -25,9 +25,15 @@ public struct ClientConfiguration: Sendable {
     /// Parameters added to every request (a token, the app version), encoded like the form's
     /// own, which win on a clash. None by default.
     public var commonParameters: @Sendable () -> Parameters = { [:] }
-    /// The deadline of each request unless its form sets one; `nil` (the default) for none.
+    /// The deadline of each request unless its form sets one; `nil` (the default) leaves the
+    /// deadline to ``transferOptions`` and then to the engine's defaults, which set none unless
+    /// configured to.
     public var timeout: Duration?
     /// The options every request starts from (connect and stall timeouts, size limits, redirects).
+    ///
+    /// Nothing is set by default. Only the options set here are applied to requests, where they
+    /// win over the engine's defaults; the others are left to the engine (for `CurlTransport`,
+    /// its `Configuration.defaultOptions`).
     public var transferOptions = TransferOptions()
     /// Hooks around every request, in order; none by default.
     public var plugins: [any Plugin] = []

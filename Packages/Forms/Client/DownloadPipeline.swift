@@ -85,10 +85,12 @@ struct DownloadPipeline<Form: DownloadFormable>: Sendable {
                 message: "The download form for \(form.path) has the destination \(form.destination), which is not "
                     + "a file URL; use URL(fileURLWithPath:).")
         }
-        var request = try await RequestPipeline(configuration: configuration, form: form, uploadBody: nil).makeRequest()
         // The client's timeout is meant for ordinary requests and would cut long downloads; a
-        // download is bounded by its form's own timeout, and a stall by the stall timeout.
-        request.options.deadline = form.timeout ?? configuration.transferOptions.deadline
+        // download is bounded by its form's own timeout, and a stall by the stall timeout. With
+        // no form timeout the deadline stays as the client's transfer options left it (unset,
+        // unless they set one), so an engine-wide default still applies.
+        let request = try await RequestPipeline(configuration: configuration, form: form, uploadBody: nil)
+            .makeRequest(appliesClientTimeout: false)
         guard request.body == nil else {
             throw FormError(
                 .invalidForm,

@@ -29,7 +29,10 @@ struct RequestPipeline<Form: Formable>: Sendable {
     }
 
     /// The transport request the form describes.
-    func makeRequest() async throws -> TransportRequest {
+    ///
+    /// - Parameter appliesClientTimeout: Whether the client's ``ClientConfiguration/timeout``
+    ///   bounds the request when the form sets no timeout; `true` by default.
+    func makeRequest(appliesClientTimeout: Bool = true) async throws -> TransportRequest {
         let base = form.baseURL ?? configuration.baseURL
         guard !base.isEmpty else {
             throw FormError(
@@ -84,7 +87,10 @@ struct RequestPipeline<Form: Formable>: Sendable {
             try Self.setHeaders(await configuration.dynamicHeaders(), on: &request)
             try Self.setHeaders(form.headers, on: &request)
         }
-        if let timeout = form.timeout ?? configuration.timeout { request.options.deadline = timeout }
+        // Only a timeout that exists is set: an unset deadline leaves the engine's default in force.
+        if let timeout = form.timeout ?? (appliesClientTimeout ? configuration.timeout : nil) {
+            request.options.deadline = timeout
+        }
         return request
     }
 

@@ -1,3 +1,4 @@
+import Foundation
 import Synchronization
 
 /// A layer around sending: it may adapt the request, answer without sending
@@ -64,7 +65,16 @@ public struct MiddlewareTransport: HTTPTransport {
             lastMetrics.withLock { $0 = collected.metrics }
             return TransportResponse(head: collected.head, body: ResponseBody(collected.body), url: collected.url)
         }
-        let body = try await response.body.collect(upTo: request.options.maximumBodySize)
+        // A body already in memory passed the base transport's own limit, which may be an
+        // engine-wide default the request never set; checking it again against the request's
+        // options alone would apply the built-in 64 MiB instead. Only a body a middleware
+        // streams itself is collected here, under the request's limit.
+        let body: Data
+        if let collected = response.body.collectedData {
+            body = collected
+        } else {
+            body = try await response.body.collect(upTo: request.options.maximumBodySize)
+        }
         return DataResponse(
             head: response.head, body: body, url: response.url, metrics: lastMetrics.withLock { $0 })
     }

@@ -1,33 +1,87 @@
 /// Timeouts, limits, redirect rules and observers for one transfer.
 ///
-/// Every default is the safe one; each is stated beside its property. An engine applies its
-/// configuration's defaults to requests that do not override them.
+/// Options are layered. A value holds only the options that were set on it: assigning a
+/// property sets that option, even to its default value (`deadline = nil` is "no deadline",
+/// not "unset"). When an engine sends a request, every option the request left unset takes
+/// the engine's own default (``resolved(over:)`` with `CurlTransport.Configuration.defaultOptions`
+/// for the libcurl engine), and an option set nowhere takes the built-in default stated beside
+/// its property. Reading an option that was never set gives that built-in default.
+///
+/// ```swift
+/// var configuration = CurlTransport.Configuration()
+/// configuration.defaultOptions.maximumBodySize = 1 << 20   // every request: 1 MiB in memory
+/// configuration.defaultOptions.stallTimeout = .seconds(5)
+/// var request = try TransportRequest(method: .get, url: "https://example.com/export.csv")
+/// request.options.maximumBodySize = 32 << 20              // this request: 32 MiB, 5 s stall timeout
+/// ```
+///
+/// Every built-in default is the safe one.
 public struct TransferOptions: Sendable {
+    // Each option is stored as an optional: `nil` means "never set here". The deadline and
+    // the event handler are optional values themselves, so theirs are doubly optional:
+    // `.some(nil)` is "set to none", which wins over a default that has one.
+    private var storedConnectTimeout: Duration?
+    private var storedStallTimeout: Duration?
+    private var storedDeadline: Duration??
+    private var storedMaximumBodySize: Int?
+    private var storedMaximumHeaderSize: Int?
+    private var storedRedirects: RedirectPolicy?
+    private var storedDecodesContent: Bool?
+    private var storedCompressesRequestBody: Bool?
+    private var storedEventHandler: (@Sendable (TransferEvent) -> Void)??
+
     /// The longest wait for a connection (TCP and TLS), 10 seconds by default.
-    public var connectTimeout: Duration = .seconds(10)
+    public var connectTimeout: Duration {
+        get { storedConnectTimeout ?? .seconds(10) }
+        set { storedConnectTimeout = newValue }
+    }
 
     /// How long the transfer may go without moving a byte before it fails as stalled,
     /// 30 seconds by default.
     ///
     /// A streaming response that is paused because its consumer is not reading is not stalled.
-    public var stallTimeout: Duration = .seconds(30)
+    public var stallTimeout: Duration {
+        get { storedStallTimeout ?? .seconds(30) }
+        set { storedStallTimeout = newValue }
+    }
 
     /// The longest the whole transfer may take, redirects included; `nil` (the default) for no limit.
-    public var deadline: Duration?
+    ///
+    /// Setting it to `nil` sets "no limit": it wins over an engine default that has a deadline.
+    public var deadline: Duration? {
+        get { storedDeadline ?? nil }
+        set { storedDeadline = .some(newValue) }
+    }
 
     /// The largest response body, counted after content decoding, that may be collected in
     /// memory: 64 MiB by default. Streaming consumers are not limited by it.
-    public var maximumBodySize: Int = 64 * 1024 * 1024
+    public var maximumBodySize: Int {
+        get { storedMaximumBodySize ?? 64 * 1024 * 1024 }
+        set { storedMaximumBodySize = newValue }
+    }
 
     /// The largest response header section accepted, 256 KiB by default.
-    public var maximumHeaderSize: Int = 256 * 1024
+    ///
+    /// An engine may refuse a single oversized line below this limit: the libcurl engine fails
+    /// any header line over 100 KiB with ``TransportError/Category-swift.struct/headersTooLarge``.
+    public var maximumHeaderSize: Int {
+        get { storedMaximumHeaderSize ?? 256 * 1024 }
+        set { storedMaximumHeaderSize = newValue }
+    }
 
-    /// Which redirects are followed, and how many.
-    public var redirects: RedirectPolicy = .follow(limit: 10)
+    /// Which redirects are followed, and how many: ``RedirectPolicy/follow(limit:)`` with a
+    /// limit of 10 by default.
+    public var redirects: RedirectPolicy {
+        get { storedRedirects ?? .follow(limit: 10) }
+        set { storedRedirects = newValue }
+    }
 
     /// Whether the engine advertises and decodes compressed responses (gzip, deflate, br, zstd),
     /// `true` by default. When `false`, bodies arrive exactly as the server sent them.
-    public var decodesContent: Bool = true
+    public var decodesContent: Bool {
+        get { storedDecodesContent ?? true }
+        set { storedDecodesContent = newValue }
+    }
 
     /// Whether the engine sends the request body gzip-compressed, `false` by default.
     ///
@@ -38,16 +92,48 @@ public struct TransferOptions: Sendable {
     /// accept gzip-encoded request bodies; others answer `415` or misread the body. A request
     /// that already has a `Content-Encoding` header fails with
     /// ``TransportError/Category-swift.struct/invalidHeader`` rather than being encoded twice.
-    public var compressesRequestBody: Bool = false
+    public var compressesRequestBody: Bool {
+        get { storedCompressesRequestBody ?? false }
+        set { storedCompressesRequestBody = newValue }
+    }
 
     /// Receives progress, redirect and metrics events while the transfer runs; `nil` by default.
     ///
     /// The handler runs on the engine's thread: it must return quickly and must not block.
     /// Progress events come at most about 20 times a second per direction, plus a final one.
-    public var eventHandler: (@Sendable (TransferEvent) -> Void)?
+    /// Like every option, a request's own handler replaces the engine's default one rather
+    /// than adding to it, and setting `nil` silences the engine's.
+    public var eventHandler: (@Sendable (TransferEvent) -> Void)? {
+        get { storedEventHandler ?? nil }
+        set { storedEventHandler = .some(newValue) }
+    }
 
-    /// Creates the default options.
+    /// Creates options with nothing set: each reads as its built-in default and, when an engine
+    /// sends the request, takes the engine's default instead.
     public init() {}
+
+    /// These options over `defaults`: each option set here wins; each option left unset here
+    /// takes its value from `defaults` when it is set there, and stays unset otherwise (so it
+    /// still reads as its built-in default).
+    ///
+    /// Engines call it with their own defaults before a request starts; resolving the result
+    /// again changes nothing that was set by then.
+    ///
+    /// - Parameter defaults: The options to fall back on, such as an engine's defaults.
+    /// - Returns: The merged options.
+    public func resolved(over defaults: TransferOptions) -> TransferOptions {
+        var merged = self
+        merged.storedConnectTimeout = storedConnectTimeout ?? defaults.storedConnectTimeout
+        merged.storedStallTimeout = storedStallTimeout ?? defaults.storedStallTimeout
+        merged.storedDeadline = storedDeadline ?? defaults.storedDeadline
+        merged.storedMaximumBodySize = storedMaximumBodySize ?? defaults.storedMaximumBodySize
+        merged.storedMaximumHeaderSize = storedMaximumHeaderSize ?? defaults.storedMaximumHeaderSize
+        merged.storedRedirects = storedRedirects ?? defaults.storedRedirects
+        merged.storedDecodesContent = storedDecodesContent ?? defaults.storedDecodesContent
+        merged.storedCompressesRequestBody = storedCompressesRequestBody ?? defaults.storedCompressesRequestBody
+        merged.storedEventHandler = storedEventHandler ?? defaults.storedEventHandler
+        return merged
+    }
 }
 
 /// Which redirects a transfer follows.

@@ -21,7 +21,9 @@ public struct TransportRequest: Sendable {
     public var head: HTTPRequest
     /// The bytes to send, if any.
     public var body: RequestBody?
-    /// Timeouts, limits, redirect policy and observers for this transfer.
+    /// Timeouts, limits, redirect policy and observers for this transfer; nothing set by default.
+    ///
+    /// Only the options set here override the engine's defaults; see ``TransferOptions``.
     public var options: TransferOptions
 
     /// Creates a request from an `HTTPRequest` you have built yourself.
@@ -33,7 +35,8 @@ public struct TransportRequest: Sendable {
     /// - Parameters:
     ///   - head: The request head; its scheme, authority and path form the URL.
     ///   - body: The body, `nil` by default.
-    ///   - options: The transfer options, ``TransferOptions/init()`` by default.
+    ///   - options: The transfer options, ``TransferOptions/init()`` (nothing set, so the engine's
+    ///     defaults apply) by default.
     public init(head: HTTPRequest, body: RequestBody? = nil, options: TransferOptions = TransferOptions()) {
         self.head = head
         self.body = body
@@ -47,7 +50,8 @@ public struct TransportRequest: Sendable {
     ///   - url: An absolute `http` or `https` URL.
     ///   - headers: Header fields, in order; repeated names are kept as separate fields.
     ///   - body: The body, `nil` by default.
-    ///   - options: The transfer options, ``TransferOptions/init()`` by default.
+    ///   - options: The transfer options, ``TransferOptions/init()`` (nothing set, so the engine's
+    ///     defaults apply) by default.
     /// - Throws: ``TransportError`` with category ``TransportError/Category-swift.struct/invalidURL``
     ///   for a malformed or non-HTTP URL or one holding whitespace or control characters, and
     ///   ``TransportError/Category-swift.struct/invalidHeader`` for a bad header name or a value

@@ -11,12 +11,14 @@ enum CurlErrorMapping {
     ///   - url: The URL of the failed hop.
     ///   - options: The transfer's options, to name the limit that was hit.
     ///   - elapsed: Time since the transfer started (redirects included).
+    ///   - headIsComplete: Whether the header callback had seen the end of the hop's final head.
     static func error(
         for code: CURLcode,
         handle: CurlEasyHandle,
         url: String,
         options: TransferOptions,
-        elapsed: Duration
+        elapsed: Duration,
+        headIsComplete: Bool
     ) -> TransportError {
         let detail = handle.errorMessage ?? String(cString: curl_easy_strerror(code))
         let host = hostAndPort(of: url)
@@ -50,6 +52,14 @@ enum CurlErrorMapping {
                 .tlsFailure, "The TLS connection to \(host) failed: \(detail). Hint: \(tlsHint(code))",
                 reached: false)
         case CURLE_SEND_ERROR, CURLE_RECV_ERROR:
+            if looksLikePlainHTTPSentToTLS(handle: handle, url: url) {
+                return make(
+                    .connectionReset,
+                    "The server at \(host) reset a new connection before sending any response (\(detail)). "
+                        + "Many TLS servers answer plain HTTP that way, so it may expect https://\(host)/. Check "
+                        + "the URL's scheme and port first: if they are wrong, every retry fails the same way; if "
+                        + "they are right, the server or a proxy reset the connection.")
+            }
             return make(
                 .connectionReset,
                 "The connection to \(host) broke during the transfer (\(detail)). The server "
@@ -60,6 +70,14 @@ enum CurlErrorMapping {
                 "The server at \(host) closed the connection before sending the whole body "
                     + "(\(detail)). The response is incomplete; retry, or resume a download with a Range request.")
         case CURLE_GOT_NOTHING:
+            if looksLikePlainHTTPSentToTLS(handle: handle, url: url) {
+                return make(
+                    .emptyReply,
+                    "The server at \(host) closed a new connection without sending a response. Some TLS "
+                        + "servers answer plain HTTP that way, so it may expect https://\(host)/; check the URL's "
+                        + "scheme and port. If they are right, the server crashed or rejected the request; check "
+                        + "its logs.")
+            }
             return make(
                 .emptyReply,
                 "The server at \(host) closed the connection without sending a response. It may "
@@ -75,6 +93,13 @@ enum CurlErrorMapping {
         case CURLE_UNSUPPORTED_PROTOCOL:
             // Schemes are validated before a transfer starts, so libcurl reports this for a
             // reply it will not speak, such as an HTTP/0.9 response with no status line.
+            if looksLikePlainHTTPSentToTLS(handle: handle, url: url) {
+                return make(
+                    .invalidResponse,
+                    "The server at \(host) answered with bytes that are not HTTP (\(detail)), as a TLS server "
+                        + "answers plain HTTP with a TLS alert. It may expect https://\(host)/, or the port may "
+                        + "belong to another service: check the URL's scheme and port.")
+            }
             return make(
                 .invalidResponse,
                 "The server at \(host) did not answer in HTTP/1.x or HTTP/2 (\(detail)). "
@@ -90,6 +115,16 @@ enum CurlErrorMapping {
                 .invalidResponse,
                 "The server at \(host) sent a response that breaks the HTTP protocol "
                     + "(\(detail)).")
+        case CURLE_OUT_OF_MEMORY where !headIsComplete:
+            // libcurl 7.88.1 gathers each header line in a buffer capped at CURL_MAX_HTTP_HEADER
+            // (100 KiB) and reports a longer line as out of memory, before the header callback
+            // (and with it `maximumHeaderSize`) sees the line.
+            return make(
+                .headersTooLarge,
+                "A header line in the response from \(host) is longer than libcurl accepts (100 KiB for one "
+                    + "line), so the response was refused before its head was complete. The server sent an "
+                    + "abnormally large header, often an oversized cookie or token; fix it on the server. "
+                    + "TransferOptions.maximumHeaderSize cannot raise this limit: it is libcurl's own.")
         case CURLE_OUT_OF_MEMORY:
             return make(
                 .other,
@@ -144,6 +179,26 @@ enum CurlErrorMapping {
         default:
             "the server may not speak TLS on this port, or client and server share no protocol version or cipher."
         }
+    }
+
+    /// Whether a failure looks like plain HTTP sent to a TLS port: an `http` URL whose new
+    /// connection ended, or answered something that is not HTTP, before a single byte of a
+    /// response head or body arrived.
+    ///
+    /// libcurl 7.88.1 cannot tell more apart. A TLS server given plain HTTP either answers a
+    /// TLS alert (`CURLE_UNSUPPORTED_PROTOCOL`, "Received HTTP/0.9 when not allowed"), closes
+    /// (`CURLE_GOT_NOTHING`), or closes with the request unread, which resets the connection
+    /// (`CURLE_RECV_ERROR`); nginx answers an HTTP `400` of its own, which is no failure. A
+    /// reused connection has already spoken HTTP, so it is never a suspect.
+    static func looksLikePlainHTTPSentToTLS(handle: CurlEasyHandle, url: String) -> Bool {
+        guard let parts = try? RequestValidation.parseURL(url), parts.scheme == "http" else { return false }
+        var connects = 0
+        var headerBytes = 0
+        var bodyBytes: curl_off_t = 0
+        _ = parley_easy_getinfo_long(handle.pointer, CURLINFO_NUM_CONNECTS, &connects)
+        _ = parley_easy_getinfo_long(handle.pointer, CURLINFO_HEADER_SIZE, &headerBytes)
+        _ = parley_easy_getinfo_off_t(handle.pointer, CURLINFO_SIZE_DOWNLOAD_T, &bodyBytes)
+        return connects > 0 && headerBytes == 0 && bodyBytes == 0
     }
 
     /// `host:port` of a URL, for messages.

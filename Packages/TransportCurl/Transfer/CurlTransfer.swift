@@ -481,7 +481,8 @@ final class CurlTransfer: @unchecked Sendable {
         return .finished(
             .failure(
                 CurlErrorMapping.error(
-                    for: code, handle: handle, url: currentURL, options: request.options, elapsed: elapsed)))
+                    for: code, handle: handle, url: currentURL, options: request.options, elapsed: elapsed,
+                    headIsComplete: response.isComplete)))
     }
 
     private var elapsed: Duration { firstStart.map { ContinuousClock.now - $0 } ?? .zero }
