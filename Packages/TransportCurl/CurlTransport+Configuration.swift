@@ -6,7 +6,7 @@ extension CurlTransport {
     ///
     /// Every default is the safe one and is stated beside its property.
     public struct Configuration: Sendable {
-        /// The options a request starts from; a request's own ``TransportRequest/options`` win.
+        /// The options a request starts from; a request's own ``/Transport/TransportRequest/options`` win.
         ///
         /// Defaults: connect timeout 10 s, stall timeout 30 s, no deadline, 64 MiB in-memory
         /// body limit, 256 KiB header limit, at most 10 redirects (http and https only).
