@@ -3,8 +3,11 @@
 #   make setup          install what building and testing need (Debian packages, PyPI)
 #   make build          build the library and the tools, warnings as errors, imports checked
 #   make layering       check the manifest against the layer table
-#   make test           setup, layering, lint, build, the tests against loopback servers, then
-#                       the consumer check (a package that depends on Parley by URL and version)
+#   make docs           build every library product's DocC docs; a broken ``Symbol`` link fails
+#                       (swift-docc-plugin, docc's warnings as errors)
+#   make test           setup, layering, lint, build, docs, the tests against loopback servers,
+#                       then the consumer check (a package that depends on Parley by URL and
+#                       version)
 #   make consumer       the consumer check alone
 #   make lint           swift format lint --strict
 #   make format         rewrite the sources in the house format
@@ -29,7 +32,7 @@ SWIFT_FLAGS ?= --explicit-target-dependency-import-check error -Xswiftc -warning
 BENCH_PACKAGE := Tools/Benchmarks
 LINT_PATHS := Package.swift $(wildcard Packages Tools Tests Apps)
 
-.PHONY: help setup build layering test consumer lint format bench clean-servers
+.PHONY: help setup build layering docs test consumer lint format bench clean-servers
 
 help:
 	@sed -n 's/^#   make/  make/p' $(firstword $(MAKEFILE_LIST))
@@ -44,9 +47,15 @@ layering:
 	$(PYTHON) Tools/check-layering.py --self-test
 	$(PYTHON) Tools/check-layering.py
 
+# With PARLEY_DOCS=1, in a scratch folder of its own (.build/docs): the build it makes for the
+# symbol graphs holds the library targets only, and leaves the build above alone.
+docs:
+	SWIFT='$(SWIFT)' PYTHON='$(PYTHON)' bash Tools/scripts/docs.sh
+
 # The servers are stopped by with-test-servers.sh whatever the tests do; the exit status is
-# that of `swift test`, or of the consumer check when the tests pass.
-test: setup layering lint build
+# that of `swift test`, or of the consumer check when the tests pass. The documentation is
+# built after the library and before the tests: a broken link fails in seconds, not after them.
+test: setup layering lint build docs
 	bash Tools/scripts/with-test-servers.sh bash -c \
 		'$(SWIFT) test $(SWIFT_FLAGS) && bash Tools/scripts/check-consumer.sh'
 

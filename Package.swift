@@ -218,3 +218,25 @@ for target in package.targets where target.type != .system {
             .enableUpcomingFeature("InternalImportsByDefault"),
         ]
 }
+
+// MARK: - Documentation
+
+// `make docs` sets PARLEY_DOCS=1 to build the DocC catalogs with swift-docc-plugin. The manifest
+// it sees holds the library alone: the library targets, their two packages and the plugin.
+//
+// - The tools' packages are left out, with the test targets and the helpers under Tests/ that
+//   use them: Tools/Fetch and Tools/Benchmarks depend on this package by path, and SwiftPM 6.3
+//   recurses without end on such a package-level cycle when it hands the package graph to a
+//   command plugin (it crashes with a stack overflow). Nothing of the tests is resolved or
+//   built for the docs either.
+// - The plugin is added here only. SwiftPM would not resolve it for a package that depends on
+//   Parley anyway (no product uses it), but the builds and tests have no use for it either.
+if Context.environment["PARLEY_DOCS"] == "1" {
+    package.dependencies.removeAll { dependency in
+        if case .fileSystem = dependency.kind { true } else { false }
+    }
+    package.targets.removeAll { $0.type == .test || $0.path?.hasPrefix("Tests/") == true }
+    package.dependencies.append(
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0")
+    )
+}

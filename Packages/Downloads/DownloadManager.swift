@@ -120,7 +120,8 @@ public actor DownloadManager {
     ///   - destination: Where the file goes.
     ///   - options: The download's options.
     /// - Returns: The task's identifier.
-    /// - Throws: ``TransportError`` with category `.invalidURL` for a URL ``TransportRequest`` refuses.
+    /// - Throws: ``/Transport/TransportError`` with category `.invalidURL` for a URL
+    ///   ``/Transport/TransportRequest`` refuses.
     @discardableResult
     public func enqueue(
         url: String,
@@ -163,7 +164,7 @@ public actor DownloadManager {
     ///
     /// - Returns: The summary once the file is at its destination.
     /// - Throws: The error of a failed run, `.cancelled` after ``cancel(_:)``, and
-    ///   ``TransportError`` with category `.other` for an unknown identifier.
+    ///   ``/Transport/TransportError`` with category `.other` for an unknown identifier.
     public func value(of id: TaskID) async throws -> FileDownload.Summary {
         guard let download = records[id]?.download else {
             throw TransportError(.other, message: "No download \(id) in this manager.")

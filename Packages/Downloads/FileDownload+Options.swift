@@ -10,8 +10,8 @@ extension FileDownload {
         ///
         /// The digest is computed while the bytes are written (bytes kept from an earlier run
         /// are read back once, when it resumes) and checked before the file is renamed into
-        /// place, so verifying costs no second pass over the file. A mismatch fails the download with
-        /// ``TransportError/Category-swift.struct/checksumMismatch`` and deletes the partial.
+        /// place, so verifying costs no second pass over the file. A mismatch fails the download
+        /// with ``Transport/TransportError/Category/checksumMismatch`` and deletes the partial.
         public var expectedSHA256: String?
 
         /// How many times in a row a failed attempt is retried, resuming where the bytes on

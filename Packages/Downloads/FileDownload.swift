@@ -124,8 +124,9 @@ public final class FileDownload: Sendable {
     ///   - destination: The file to create or replace.
     ///   - transport: The transport the requests go through.
     ///   - options: ``Options/init()`` by default.
-    /// - Throws: ``TransportError`` with category ``TransportError/Category-swift.struct/invalidURL``
-    ///   for a URL that ``TransportRequest`` refuses.
+    /// - Throws: ``/Transport/TransportError`` with category
+    ///   ``/Transport/TransportError/Category-swift.struct/invalidURL`` for a URL that
+    ///   ``/Transport/TransportRequest`` refuses.
     public convenience init(
         url: String,
         to destination: String,
@@ -277,8 +278,8 @@ public final class FileDownload: Sendable {
     ///
     /// - Returns: The summary once the file is at its destination (also when the last bytes
     ///   arrived as the task was cancelled).
-    /// - Throws: ``TransportError``: the last failure once retries are spent, `.checksumMismatch`,
-    ///   `.downloadFailed`, or `.cancelled`.
+    /// - Throws: ``/Transport/TransportError``: the last failure once retries are spent,
+    ///   `.checksumMismatch`, `.downloadFailed`, or `.cancelled`.
     @discardableResult
     public func run() async throws -> Summary {
         resume()

@@ -214,7 +214,7 @@ extension ResponseDecoder {
 extension ResponseDecoder {
     /// Reads the error a server describes in a response's body, whatever the HTTP status.
     ///
-    /// Feedback uses this to show a server's own message: decode the type at its
+    /// Use it to show a server's own message: decode the type at its
     /// ``JSONErrorable/keyPath``, then ask it ``Errorable/isFailure``:
     ///
     /// ```swift

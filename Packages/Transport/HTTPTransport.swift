@@ -9,7 +9,7 @@
 /// engine can do with less work per request than streaming.
 ///
 /// ```swift
-/// let transport: any HTTPTransport = CurlTransport()
+/// let transport: any HTTPTransport = try CurlTransport()
 /// let request = try TransportRequest(method: .get, url: "https://example.com/")
 /// let response = try await transport.data(for: request)
 /// print(response.status, response.body.count)

@@ -8,9 +8,9 @@ extension CurlTransport {
     public struct Configuration: Sendable {
         /// The options every request of this transport starts from.
         ///
-        /// Each option a request sets in its own ``Transport/TransportRequest/options`` wins; each
+        /// Each option a request sets in its own ``/Transport/TransportRequest/options`` wins; each
         /// option it leaves unset takes the value set here (see
-        /// ``Transport/TransferOptions/resolved(over:)``), and an option set in neither place
+        /// ``/Transport/TransferOptions/resolved(over:)``), and an option set in neither place
         /// takes its built-in default. Nothing is set by default, so the built-in defaults apply:
         /// connect timeout 10 s, stall timeout 30 s, no deadline, 64 MiB in-memory body limit,
         /// 256 KiB header limit, at most 10 redirects (http and https only), content decoding

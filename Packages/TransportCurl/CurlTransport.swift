@@ -1,6 +1,6 @@
 public import Transport
 
-/// The HTTP engine: an ``HTTPTransport`` on libcurl's multi interface.
+/// The HTTP engine: an ``/Transport/HTTPTransport`` on libcurl's multi interface.
 ///
 /// One `CurlTransport` owns one event-loop thread and one libcurl multi handle; every request
 /// sent through it shares that thread and its connection cache, so create one transport for
@@ -32,7 +32,7 @@ public final class CurlTransport: HTTPTransport {
     /// Starts an engine.
     ///
     /// - Parameter configuration: Engine-wide settings; ``Configuration/init()`` by default.
-    /// - Throws: ``TransportError`` when libcurl cannot be initialised.
+    /// - Throws: ``/Transport/TransportError`` when libcurl cannot be initialised.
     public init(configuration: Configuration = Configuration()) throws {
         self.configuration = configuration
         self.loop = try CurlEventLoop(configuration: configuration)
@@ -49,7 +49,7 @@ public final class CurlTransport: HTTPTransport {
     ///
     /// - Parameter request: The request.
     /// - Returns: The head and a streaming body. Read it to the end or cancel it.
-    /// - Throws: ``TransportError``.
+    /// - Throws: ``/Transport/TransportError``.
     public func send(_ request: TransportRequest) async throws -> TransportResponse {
         let transfer = try makeTransfer(request)
         let buffer = ResponseStreamBuffer(
@@ -78,8 +78,9 @@ public final class CurlTransport: HTTPTransport {
     ///
     /// - Parameter request: The request.
     /// - Returns: The head, the body (decoded if compressed) and the transfer's metrics.
-    /// - Throws: ``TransportError``; a body larger than ``TransferOptions/maximumBodySize``
-    ///   (the request's own, else ``Configuration/defaultOptions``', else 64 MiB) fails with
+    /// - Throws: ``/Transport/TransportError``; a body larger than
+    ///   ``/Transport/TransferOptions/maximumBodySize`` (the request's own, else
+    ///   ``Configuration/defaultOptions``', else 64 MiB) fails with
     ///   `.responseTooLarge` as soon as the limit is passed.
     public func data(for request: TransportRequest) async throws -> DataResponse {
         let transfer = try makeTransfer(request)

@@ -46,7 +46,7 @@ public final class StubTransport: HTTPTransport {
         public var body: Data?
         /// The options it was sent with.
         public var options: TransferOptions
-        /// The request's URL, as ``Transport/TransportRequest/url`` gave it.
+        /// The request's URL, as ``/Transport/TransportRequest/url`` gave it.
         public var url: String
     }
 
@@ -55,7 +55,7 @@ public final class StubTransport: HTTPTransport {
 
     /// Creates a stub that answers every request with `respond`.
     ///
-    /// - Parameter respond: Produces the reply, or throws (a ``TransportError`` to simulate a
+    /// - Parameter respond: Produces the reply, or throws (a ``/Transport/TransportError`` to simulate a
     ///   network failure).
     public init(_ respond: @escaping @Sendable (TransportRequest) async throws -> Reply) {
         self.respond = respond

@@ -2,7 +2,7 @@ public import Transport
 
 /// A failure of the forms layer itself: configuration, parameters, or a plugin's veto.
 ///
-/// Network failures stay ``Transport/TransportError``s; this type covers what goes wrong
+/// Network failures stay ``/Transport/TransportError``s; this type covers what goes wrong
 /// before a request is sent.
 public struct FormError: Error, Hashable, Sendable, CustomStringConvertible, ActionableError {
     /// What kind of failure this is.

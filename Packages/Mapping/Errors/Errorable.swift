@@ -1,8 +1,9 @@
 /// A description of an outcome a person may need to hear about: a code, the codes that
 /// mean success, and a message.
 ///
-/// Feedback presenters (the `Warnable` and `Informable` of the Feedback module) show an
-/// `Errorable`'s ``message`` when ``isFailure`` is `true`. Two kinds conform:
+/// Whatever tells a person about the outcome (an application's alert, banner or log) shows
+/// an `Errorable`'s ``message`` when ``isFailure`` is `true`; no Parley module presents
+/// errors itself. Two kinds conform:
 ///
 /// - `String`: a message and nothing else, for failures that are already known, such as a
 ///   transport error's text (see the `String` conformance below);

@@ -3,8 +3,9 @@ public import HTTPTypes
 /// The reference handle every send returns: chain callbacks on it, await it, observe its
 /// events, cancel it.
 ///
-/// `DataRequest`, `UploadRequest` and `DownloadRequest` are this one type under the names
-/// the business layer speaks; what differs between them is the operation behind the handle.
+/// ``DataRequest``, ``UploadRequest`` and Downloads' `DownloadRequest` are this one type under
+/// the names the business layer speaks; what differs between them is the operation behind
+/// the handle.
 ///
 /// Callbacks chain and may be mixed freely with `await`:
 ///

@@ -16,7 +16,7 @@ import Synchronization
 ///         return try await next(request)
 ///     }
 /// }
-/// let transport = MiddlewareTransport(CurlTransport(), middleware: [BearerToken(token: t)])
+/// let transport = MiddlewareTransport(try CurlTransport(), middleware: [BearerToken(token: t)])
 /// ```
 public protocol TransportMiddleware: Sendable {
     /// The rest of the chain: the next middleware, or the transport itself.
