@@ -1,6 +1,7 @@
 import Downloads
 import Foundation
 import HTTPTypes
+import TestSupport
 import Testing
 import Transport
 import TransportTesting
@@ -23,14 +24,6 @@ import TransportTesting
         return options
     }
 
-    /// A folder for one test's files, removed afterwards.
-    private func withFolder<T>(_ body: (String) async throws -> T) async throws -> T {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("parley-digest-\(UUID())").path
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        return try await body(folder)
-    }
-
     /// Writes `bytes` as the partial of `destination`, under a sidecar for version `"v1"`.
     private func keepPartial(_ bytes: Data, of destination: String, totalLength: Int) throws {
         try bytes.write(to: URL(fileURLWithPath: destination + ".partial"))
@@ -39,7 +32,7 @@ import TransportTesting
     }
 
     @Test func aResumedDownloadIsVerifiedWithTheBytesItStartedFrom() async throws {
-        try await withFolder { folder in
+        try await withTemporaryFolder { folder in
             // Given 400 of 1000 bytes kept, and a server that sends the other 600
             let destination = folder + "/file.bin"
             let file = content(1000)
@@ -63,7 +56,7 @@ import TransportTesting
     }
 
     @Test func keptBytesThatDifferFromTheServersFailTheCheck() async throws {
-        try await withFolder { folder in
+        try await withTemporaryFolder { folder in
             // Given 400 kept bytes that are not the server's (damaged on disk)
             let destination = folder + "/file.bin"
             let file = content(1000)
@@ -87,7 +80,7 @@ import TransportTesting
     }
 
     @Test func aNewVersionStartsTheDigestOver() async throws {
-        try await withFolder { folder in
+        try await withTemporaryFolder { folder in
             // Given 400 kept bytes of version v1, and a server that now sends all of v2 with a 200
             let destination = folder + "/file.bin"
             try keepPartial(content(400), of: destination, totalLength: 1000)
@@ -108,7 +101,7 @@ import TransportTesting
     }
 
     @Test func aBodyLargerThanTheHashingBacklogIsHashedWhole() async throws {
-        try await withFolder { folder in
+        try await withTemporaryFolder { folder in
             // Given a body three times the bytes that may wait to be hashed
             let destination = folder + "/file.bin"
             let file = content(3 * 8 << 20)

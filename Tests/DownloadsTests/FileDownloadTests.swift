@@ -2,17 +2,10 @@ import Downloads
 import Foundation
 import HTTPTypes
 import Synchronization
+import TestSupport
 import Testing
 import Transport
 import TransportTesting
-
-/// A fresh folder for one test's files, removed afterwards.
-private func withTemporaryFolder<T>(_ body: (String) async throws -> T) async throws -> T {
-    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("parley-download-\(UUID())").path
-    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(atPath: folder) }
-    return try await body(folder)
-}
 
 /// `count` bytes that differ from their neighbours, so a shifted or duplicated byte shows.
 private func content(_ count: Int, seed: Int = 0) -> Data {

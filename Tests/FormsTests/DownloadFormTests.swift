@@ -4,6 +4,7 @@ import Foundation
 import HTTPTypes
 import MockBackend
 import Synchronization
+import TestSupport
 import Testing
 import Transport
 import TransportCurl
@@ -50,7 +51,7 @@ extension FileDownload.Options {
 
 /// Records each hook a download runs, in order.
 struct DownloadRecordingPlugin: Plugin {
-    let log: LogStore
+    let log: LockedRecorder<String>
     var veto: String?
 
     func willSend(_ request: TransportRequest, form: any Formable) async -> PluginDecision {
@@ -69,12 +70,8 @@ struct DownloadRecordingPlugin: Plugin {
     }
 }
 
-/// The events of a handle, collected until its completion.
-final class EventLog: Sendable {
-    private let events = Mutex<[RequestEvent]>([])
-    func append(_ event: RequestEvent) { events.withLock { $0.append(event) } }
-    var all: [RequestEvent] { events.withLock { $0 } }
-
+/// What the events of a handle, collected until its completion, say.
+extension LockedRecorder<RequestEvent> {
     var progress: [TransferProgress] {
         all.compactMap { if case .transfer(.downloadProgress(let progress)) = $0 { progress } else { nil } }
     }
@@ -118,7 +115,7 @@ private func partial(of destination: URL) -> URL {
     @Test func downloadsToTheDestinationWithProgressAndTheResponse() async throws {
         try await withDownloadClient { server, screen, folder in
             let destination = folder.appendingPathComponent("report.bin")
-            let log = EventLog()
+            let log = LockedRecorder<RequestEvent>()
             let request = screen.download(
                 PatternDownload(count: 300_000, destination: destination, query: ["v": 2]), startImmediately: false)
             // Subscribed before the start, so that no event can come first.
@@ -165,7 +162,7 @@ private func partial(of destination: URL) -> URL {
                     first.cancel()
                 }
             }
-            let failure = try #require(await first.result.failureValue as? TransportError)
+            let failure = try #require(await first.result.failure as? TransportError)
             #expect(failure.category == .cancelled)
             #expect(failure.message.contains("kept in \(partial(of: destination).path)"))
             let kept = size(of: partial(of: destination))
@@ -219,7 +216,7 @@ private func partial(of destination: URL) -> URL {
     @Test func reportsRetriesAsEventsAndResumesAfterADrop() async throws {
         try await withDownloadClient { _, screen, folder in
             let destination = folder.appendingPathComponent("flaky.bin")
-            let log = EventLog()
+            let log = LockedRecorder<RequestEvent>()
             let query: Parameters = ["drop-after": 100_000, "key": "forms-retry-\(UUID())"]
             let request = screen.download(
                 PatternDownload(count: 500_000, destination: destination, query: query), startImmediately: false)
@@ -244,7 +241,7 @@ private func partial(of destination: URL) -> URL {
             let other = folder.appendingPathComponent("mismatch.bin")
             let bad = PatternDownload(
                 count: 50_000, destination: other, expectedSHA256: String(repeating: "0", count: 64))
-            let failure = try #require(await screen.download(bad).result.failureValue as? TransportError)
+            let failure = try #require(await screen.download(bad).result.failure as? TransportError)
             #expect(failure.category == .checksumMismatch)
             #expect(!FileManager.default.fileExists(atPath: other.path))
         }
@@ -257,7 +254,7 @@ private func partial(of destination: URL) -> URL {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("parley-forms-\(UUID())")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
-        let log = LogStore()
+        let log = LockedRecorder<String>()
         var configuration = base
         configuration.plugins = [DownloadRecordingPlugin(log: log)]
         let destination = folder.appendingPathComponent("a.txt")
@@ -269,11 +266,11 @@ private func partial(of destination: URL) -> URL {
         #expect(stub.requests.first?.head.headerFields[HTTPField.Name("X-Prepared")!] == "yes")
         #expect(stub.requests.first?.head.headerFields[.authorization] == "Bearer token-1")
 
-        let vetoLog = LogStore()
+        let vetoLog = LockedRecorder<String>()
         configuration.plugins = [DownloadRecordingPlugin(log: vetoLog, veto: "offline")]
         let vetoed = Screen(clientConfiguration: configuration)
             .download(PatternDownload(count: 4, destination: folder.appendingPathComponent("b.txt")))
-        let error = try #require(await vetoed.result.failureValue as? FormError)
+        let error = try #require(await vetoed.result.failure as? FormError)
         #expect(error.category == .vetoed)
         #expect(error.message.contains("DownloadRecordingPlugin") && error.message.contains("offline"))
         #expect(vetoLog.all == ["willSend", "afterDownload failure \(error.message)"])
@@ -287,18 +284,18 @@ private func partial(of destination: URL) -> URL {
 
         var post = PatternDownload(count: 1, destination: destination)
         post.method = .post
-        let postError = try #require(await screen.download(post).result.failureValue as? FormError)
+        let postError = try #require(await screen.download(post).result.failure as? FormError)
         #expect(postError.category == .invalidForm)
         #expect(postError.message.contains("must be GET"))
 
         var withBody = PatternDownload(count: 1, destination: destination, query: ["a": 1])
         withBody.encoding = .json
-        let bodyError = try #require(await screen.download(withBody).result.failureValue as? FormError)
+        let bodyError = try #require(await screen.download(withBody).result.failure as? FormError)
         #expect(bodyError.category == .invalidForm)
         #expect(bodyError.message.contains(".urlQuery"))
 
         let remote = PatternDownload(count: 1, destination: try #require(URL(string: "https://example.com/x")))
-        let remoteError = try #require(await screen.download(remote).result.failureValue as? FormError)
+        let remoteError = try #require(await screen.download(remote).result.failure as? FormError)
         #expect(remoteError.category == .invalidForm)
         #expect(stub.requests.isEmpty)
     }
@@ -347,7 +344,7 @@ private func partial(of destination: URL) -> URL {
         }
         let request = Unconfigured().download(
             PatternDownload(count: 1, destination: URL(fileURLWithPath: "/tmp/parley-never-written")))
-        let error = try #require(await request.result.failureValue as? FormError)
+        let error = try #require(await request.result.failure as? FormError)
         #expect(error.category == .notConfigured)
     }
 }

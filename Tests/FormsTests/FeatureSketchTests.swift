@@ -3,26 +3,12 @@ import Foundation
 import Mapping
 import MockBackend
 import Synchronization
+import TestSupport
 import Testing
 import Transport
 import TransportCurl
 
 // A feature module as the design sketches it: it imports Forms, Mapping and Transport only.
-
-struct Forecast: Decodable, Sendable, Equatable {
-    struct Day: Decodable, Sendable, Equatable {
-        let conditions: String
-        let day: String
-        let temperature: Int
-    }
-    let location: String
-    let threeDayForecast: [Day]
-
-    enum CodingKeys: String, CodingKey {
-        case location
-        case threeDayForecast = "three_day_forecast"
-    }
-}
 
 enum SketchWeatherForm: RequestFormable {
     case forecast(city: String)
@@ -58,12 +44,6 @@ struct SketchScreen: SketchWeatherAPI {
 }
 
 @Suite struct FeatureSketchTests {
-    final class Lines: Sendable {
-        private let lines = Mutex<[String]>([])
-        func add(_ line: String) { lines.withLock { $0.append(line) } }
-        var all: [String] { lines.withLock { $0 } }
-    }
-
     func withScreen(_ body: (SketchScreen) async throws -> Void) async throws {
         try await MockServer.withRunning { server in
             let transport = try CurlTransport()
@@ -96,11 +76,11 @@ struct SketchScreen: SketchWeatherAPI {
 
     @Test func mixesCallbackChainsWithAwait() async throws {
         try await withScreen { screen in
-            let lines = Lines()
+            let lines = LockedRecorder<String>()
             let request = screen.forecast(city: "Paris")
-                .success { lines.add("location \($0.location)") }
-                .failure { lines.add("failure \($0.message)") }
-                .completion { _ in lines.add("done") }
+                .success { lines.append("location \($0.location)") }
+                .failure { lines.append("failure \($0.message)") }
+                .completion { _ in lines.append("done") }
             _ = try await request.value
             #expect(lines.all == ["location Paris", "done"])
         }
@@ -108,14 +88,14 @@ struct SketchScreen: SketchWeatherAPI {
 
     @Test func turnsANonSuccessCodeIntoABusinessErrorAndRoutesChosenCodes() async throws {
         try await withScreen { screen in
-            let routed = Lines()
-            let envelope = StandardEnvelope.standard(routes: ["TOKEN_EXPIRED": { routed.add("refresh \($0.code)") }])
+            let routed = LockedRecorder<String>()
+            let envelope = StandardEnvelope.standard(routes: ["TOKEN_EXPIRED": { routed.append("refresh \($0.code)") }])
             let decoder = ResponseDecoder(envelope: envelope)
-            let lines = Lines()
+            let lines = LockedRecorder<String>()
             let request = screen.failing(code: "TOKEN_EXPIRED", message: "Sign in again", decoder: decoder)
-                .failure { lines.add($0.message) }
+                .failure { lines.append($0.message) }
             let result = await request.result
-            let error = try #require(result.failureValue as? BusinessError)
+            let error = try #require(result.failure as? BusinessError)
             #expect(error.code == "TOKEN_EXPIRED")
             #expect(lines.all == ["Sign in again"])
             #expect(routed.all == ["refresh TOKEN_EXPIRED"])

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Mapping
 import Synchronization
+import TestSupport
 import Testing
 import Transport
 
@@ -17,7 +18,7 @@ import Transport
         let forecast = try decoder.decodeEnvelope(Forecast.self, from: response(body))
 
         // Then the data is the forecast
-        #expect(forecast == Fixture.toronto)
+        #expect(forecast == Forecast.toronto)
     }
 
     @Test func decodesAtAKeyPathInsideTheData() throws {
@@ -25,7 +26,7 @@ import Transport
         let days = try decoder.decodeEnvelope([Day].self, from: response(body), at: "three_day_forecast")
         let second = try decoder.decode(
             String.self, from: response(body), at: "three_day_forecast.1.day", in: .envelope)
-        #expect(days == Fixture.toronto.threeDayForecast)
+        #expect(days == Forecast.toronto.threeDayForecast)
         #expect(second == "Tuesday")
     }
 
@@ -37,7 +38,7 @@ import Transport
     @Test func acceptsAStringSuccessCode() throws {
         let okDecoder = ResponseDecoder(envelope: .standard(successCodes: ["OK"]))
         let body = enveloped(try Fixture.topLevel.text(), code: #""OK""#)
-        #expect(try okDecoder.decodeEnvelope(Forecast.self, from: response(body)) == Fixture.toronto)
+        #expect(try okDecoder.decodeEnvelope(Forecast.self, from: response(body)) == Forecast.toronto)
     }
 
     @Test(arguments: [
@@ -112,7 +113,7 @@ import Transport
         let failure = #"{"status":"7","msg":"city unknown","result":null}"#
 
         // Then its data decodes, and its failures carry its message
-        #expect(try custom.decodeEnvelope(Forecast.self, from: response(success)) == Fixture.toronto)
+        #expect(try custom.decodeEnvelope(Forecast.self, from: response(success)) == Forecast.toronto)
         let error = try #require(throws: BusinessError.self) { try custom.success(from: response(failure)) }
         #expect(error.code == 7)
         #expect(error.message == "city unknown")
@@ -177,40 +178,5 @@ import Transport
         }
         #expect(error.category == .pathNotFound)
         #expect(error.codingPath == "data")
-    }
-}
-
-@Suite struct BusinessCodeTests {
-    @Test(arguments: [
-        (BusinessCode(200), BusinessCode("200"), true),
-        (BusinessCode("0200"), BusinessCode(200), true),
-        (BusinessCode("OK"), BusinessCode("OK"), true),
-        (BusinessCode("OK"), BusinessCode("ok"), false),
-        (BusinessCode(200), BusinessCode(201), false),
-    ])
-    func codesCompareAsIntegersWhenBothAreIntegers(left: BusinessCode, right: BusinessCode, equal: Bool) {
-        #expect((left == right) == equal)
-        if equal { #expect(left.hashValue == right.hashValue) }
-    }
-
-    @Test func aSetOfCodesMatchesEitherSpelling() {
-        let successCodes: Set<BusinessCode> = [200, "OK"]
-        #expect(successCodes.contains("200"))
-        #expect(successCodes.contains(BusinessCode("OK")))
-        #expect(!successCodes.contains(0))
-    }
-
-    @Test func decodesNumbersAndStringsAndRefusesOtherValues() throws {
-        let decoder = JSONDecoder()
-        #expect(try decoder.decode(BusinessCode.self, from: Data("200".utf8)).rawValue == "200")
-        #expect(try decoder.decode(BusinessCode.self, from: Data(#""OK""#.utf8)).rawValue == "OK")
-        #expect(throws: DecodingError.self) { try decoder.decode(BusinessCode.self, from: Data("true".utf8)) }
-        #expect(throws: DecodingError.self) { try decoder.decode(BusinessCode.self, from: Data("2.5".utf8)) }
-    }
-
-    @Test func encodesAsItWasRead() throws {
-        let encoder = JSONEncoder()
-        #expect(String(decoding: try encoder.encode(BusinessCode(200)), as: UTF8.self) == "200")
-        #expect(String(decoding: try encoder.encode(BusinessCode("200")), as: UTF8.self) == #""200""#)
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Mapping
+import TestSupport
 import Testing
 
 @Suite struct KeyPathDecodingTests {
@@ -13,23 +14,23 @@ import Testing
         let forecast = try decoder.decode(Forecast.self, from: response(body))
 
         // Then it is the whole forecast
-        #expect(forecast == Fixture.toronto)
+        #expect(forecast == Forecast.toronto)
     }
 
     @Test func decodesTheForecastNestedUnderData() throws {
         let forecast = try decoder.decode(Forecast.self, from: response(try Fixture.keyPath.data()), at: "data")
-        #expect(forecast == Fixture.toronto)
+        #expect(forecast == Forecast.toronto)
     }
 
     @Test func decodesTheListOfDaysAtANestedKeyPath() throws {
         let days = try decoder.decode(
             [Day].self, from: response(try Fixture.keyPath.data()), at: "data.three_day_forecast")
-        #expect(days == Fixture.toronto.threeDayForecast)
+        #expect(days == Forecast.toronto.threeDayForecast)
     }
 
     @Test func decodesABareArray() throws {
         let days = try decoder.decode([Day].self, from: response(try Fixture.array.data()))
-        #expect(days == Fixture.toronto.threeDayForecast)
+        #expect(days == Forecast.toronto.threeDayForecast)
     }
 
     @Test func decodesRawDataAsWellAsResponses() throws {
@@ -126,7 +127,7 @@ import Testing
             [Day].self, from: response(try Fixture.keyPath.data()), at: "data.three_day_forecast")
 
         // Then both find their values
-        #expect(forecast.threeDayForecast == Fixture.toronto.threeDayForecast)
+        #expect(forecast.threeDayForecast == Forecast.toronto.threeDayForecast)
         #expect(days.count == 3)
     }
 
@@ -159,30 +160,5 @@ import Testing
         #expect(date == Date(timeIntervalSince1970: 1_714_564_800))
         #expect(
             try seconds.decode(Date.self, from: response("1714564800")) == Date(timeIntervalSince1970: 1_714_564_800))
-    }
-}
-
-@Suite struct JSONKeyPathTests {
-    @Test(arguments: [
-        ("", [String]()),
-        ("data", ["data"]),
-        ("data.three_day_forecast", ["data", "three_day_forecast"]),
-        ("items.0.name", ["items", "0", "name"]),
-        ("data.", ["data"]),
-    ])
-    func splitsOnDots(path: String, components: [String]) {
-        #expect(JSONKeyPath(path).components == components)
-    }
-
-    @Test func theEmptyPathIsTheRoot() {
-        let path: JSONKeyPath = ""
-        #expect(path.isRoot)
-        #expect(path == .root)
-        #expect(path.description == "<root>")
-    }
-
-    @Test func pathsConcatenate() {
-        let path: JSONKeyPath = "data"
-        #expect((path + "three_day_forecast.1").description == "data.three_day_forecast.1")
     }
 }

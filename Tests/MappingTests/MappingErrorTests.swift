@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Mapping
+import TestSupport
 import Testing
 import Transport
 

@@ -87,7 +87,7 @@ struct NginxTests {
     }
 
     @Test func connectsWithoutVerificationOnlyWhenAskedAndWarnsEachTime() async throws {
-        let store = RecordingLogHandlerStore()
+        let store = LogCapture()
         try await withTransport(
             .with {
                 $0.tls.disablesVerification = true
@@ -99,7 +99,7 @@ struct NginxTests {
                 #expect(response.status == .ok)
             }
         }
-        let warnings = store.all.filter { $0.hasPrefix("warning:") && $0.contains("TLS verification is disabled") }
+        let warnings = store.messages(at: .warning).filter { $0.contains("TLS verification is disabled") }
         #expect(warnings.count == 2)
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import MockBackend
+import TestSupport
 import Testing
 import Transport
 import TransportCurl
@@ -9,7 +10,7 @@ import TransportCurl
     @Test func followsUpToTheLimitOfTen() async throws {
         try await MockServer.withRunning { server in
             try await withTransport { transport in
-                let events = EventLog()
+                let events = LockedRecorder<TransferEvent>()
                 var request = try TransportRequest(method: .get, url: server.url("/redirect/10"))
                 request.options.eventHandler = events.handler
                 let response = try await transport.data(for: request)
@@ -96,7 +97,7 @@ import TransportCurl
                     let hop =
                         other.url("/redirect-to?url=\(back)")
                         .addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
-                    let events = EventLog()
+                    let events = LockedRecorder<TransferEvent>()
                     var request = try TransportRequest(
                         method: .get, url: origin.url("/redirect-to?url=\(hop)"),
                         headers: [

@@ -1,20 +1,15 @@
 import Foundation
 import HTTPTypes
 import Synchronization
+import TestSupport
 import Testing
 import Transport
 import TransportTesting
 
 @Suite struct MiddlewareTransportTests {
-    final class Log: Sendable {
-        let entries = Mutex<[String]>([])
-        func append(_ entry: String) { entries.withLock { $0.append(entry) } }
-        var all: [String] { entries.withLock { $0 } }
-    }
-
     struct Tag: TransportMiddleware {
         let name: String
-        let log: Log
+        let log: LockedRecorder<String>
         func intercept(_ request: TransportRequest, next: Next) async throws -> TransportResponse {
             log.append("→\(name)")
             var request = request
@@ -32,7 +27,7 @@ import TransportTesting
     }
 
     @Test func runsMiddlewareOutermostFirstAroundTheBase() async throws {
-        let log = Log()
+        let log = LockedRecorder<String>()
         let stub = StubTransport(always: .init(body: Data("ok".utf8)))
         let transport = MiddlewareTransport(stub, middleware: [Tag(name: "a", log: log), Tag(name: "b", log: log)])
 
@@ -77,22 +72,5 @@ import TransportTesting
 
         #expect(response.status == .notModified)
         #expect(stub.requests.isEmpty)
-    }
-}
-
-@Suite struct TransportErrorTests {
-    @Test func describesCategoryMessageURLAndCurlCode() {
-        let error = TransportError(
-            .dnsFailure, message: "No such host.", url: "http://nowhere.invalid/", curlCode: 6,
-            mayHaveReachedServer: false)
-        #expect(error.description == "dnsFailure: No such host. [url: http://nowhere.invalid/] [curl code 6]")
-        #expect(error.category == .dnsFailure)
-        #expect(error.category != .connectionRefused)
-    }
-
-    @Test func redirectPolicyClampsNegativeLimits() {
-        #expect(RedirectPolicy.follow(limit: -3).limit == 0)
-        #expect(RedirectPolicy.none.limit == 0)
-        #expect(RedirectPolicy.follow().limit == 10)
     }
 }

@@ -1,16 +1,11 @@
 import Foundation
 import HTTPTypes
 import Synchronization
+import TestSupport
 import Testing
 import Transport
 
 @Suite struct RequestHandleTests {
-    final class Log: Sendable {
-        private let entries = Mutex<[String]>([])
-        func append(_ entry: String) { entries.withLock { $0.append(entry) } }
-        var all: [String] { entries.withLock { $0 } }
-    }
-
     static func handle(
         _ value: Int, after delay: Duration = .milliseconds(20), startImmediately: Bool = true
     ) -> DataRequest<Int> {
@@ -21,7 +16,7 @@ import Transport
     }
 
     @Test func runsEveryHandlerOnceInTheOrderAdded() async throws {
-        let log = Log()
+        let log = LockedRecorder<String>()
         let request = Self.handle(7)
             .success { log.append("success1 \($0)") }
             .failure { log.append("failure \($0.message)") }
@@ -33,7 +28,7 @@ import Transport
     }
 
     @Test func deliversFailuresWithAMessage() async throws {
-        let log = Log()
+        let log = LockedRecorder<String>()
         let request = DataRequest<Int> { _ in
             throw TransportError(.connectionRefused, message: "Nothing listens on 127.0.0.1:1.")
         }
@@ -44,7 +39,7 @@ import Transport
     }
 
     @Test func waitsForStartWhenDeferred() async throws {
-        let started = Log()
+        let started = LockedRecorder<String>()
         let request = DataRequest<Int>(startImmediately: false) { _ in
             started.append("started")
             return .init(value: 1, response: nil)
@@ -109,7 +104,7 @@ import Transport
     }
 
     @Test func runsTheHandlersOfADerivedHandleNobodyKeeps() async throws {
-        let log = Log()
+        let log = LockedRecorder<String>()
         let source = Self.handle(2)
         _ = source.map { value, _ in value * 10 }.success { log.append("derived \($0)") }
         _ = await source.result
@@ -186,12 +181,5 @@ import Transport
             .init(value: "ok", response: .init(head: HTTPResponse(status: .created), url: "http://x/", metrics: nil))
         }
         #expect(await request.response?.head.status == .created)
-    }
-}
-
-extension Result {
-    fileprivate var failure: Failure? {
-        if case .failure(let error) = self { return error }
-        return nil
     }
 }

@@ -3,24 +3,6 @@ import HTTPTypes
 import Testing
 import Transport
 
-/// The three-day forecast of the weather fixtures.
-struct Forecast: Decodable, Equatable, Sendable {
-    var location: String
-    var threeDayForecast: [Day]
-
-    enum CodingKeys: String, CodingKey {
-        case location
-        case threeDayForecast = "three_day_forecast"
-    }
-}
-
-/// One day of the forecast.
-struct Day: Decodable, Equatable, Sendable {
-    var conditions: String
-    var day: String
-    var temperature: Int
-}
-
 /// The weather fixtures, read from the test bundle.
 enum Fixture: String, CaseIterable, Sendable {
     /// The forecast object at the top level.
@@ -41,16 +23,6 @@ enum Fixture: String, CaseIterable, Sendable {
     func text() throws -> String {
         String(decoding: try data(), as: UTF8.self)
     }
-
-    /// The forecast every fixture describes.
-    static let toronto = Forecast(
-        location: "Toronto, Canada",
-        threeDayForecast: [
-            Day(conditions: "Partly cloudy", day: "Monday", temperature: 20),
-            Day(conditions: "Showers", day: "Tuesday", temperature: 22),
-            Day(conditions: "Sunny", day: "Wednesday", temperature: 28),
-        ]
-    )
 }
 
 /// The URL every test response claims to come from.

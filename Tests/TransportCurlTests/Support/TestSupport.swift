@@ -58,34 +58,6 @@ enum ExternalServers {
     }
 }
 
-/// A swift-log handler that keeps every message, for asserting on what was logged.
-final class RecordingLogHandlerStore: Sendable {
-    private let lines = Mutex<[String]>([])
-    func append(_ line: String) { lines.withLock { $0.append(line) } }
-    var all: [String] { lines.withLock { $0 } }
-
-    func logger(level: Logger.Level) -> Logger {
-        var logger = Logger(label: "test") { _ in RecordingLogHandler(store: self) }
-        logger.logLevel = level
-        return logger
-    }
-}
-
-struct RecordingLogHandler: LogHandler {
-    let store: RecordingLogHandlerStore
-    var metadata: Logger.Metadata = [:]
-    var logLevel: Logger.Level = .trace
-
-    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-        get { metadata[key] }
-        set { metadata[key] = newValue }
-    }
-
-    func log(event: LogEvent) {
-        store.append("\(event.level): \(event.message)")
-    }
-}
-
 /// Decodes the mock server's `/echo` JSON.
 struct Echo: Decodable {
     let method: String
@@ -121,11 +93,4 @@ func pattern(_ range: Range<Int>) -> Data {
         }
     }
     return data
-}
-
-/// A collector of transfer events for assertions.
-final class EventLog: Sendable {
-    private let events = Mutex<[TransferEvent]>([])
-    var handler: @Sendable (TransferEvent) -> Void { { [self] event in events.withLock { $0.append(event) } } }
-    var all: [TransferEvent] { events.withLock { $0 } }
 }

@@ -1,0 +1,76 @@
+import Foundation
+import HTTPTypes
+import MockBackend
+import TestSupport
+import Testing
+import Transport
+import TransportCurl
+
+@Suite struct StreamingTests {
+    @Test func streamsAChunkedBodyInOrder() async throws {
+        try await MockServer.withRunning { server in
+            try await withTransport { transport in
+                let response = try await transport.send(
+                    TransportRequest(method: .get, url: server.url("/stream-bytes/100000?chunk=1000")))
+                #expect(response.status == .ok)
+                #expect(response.head.headerFields[.transferEncoding] == "chunked")
+                var received = Data()
+                for try await chunk in response.body { received.append(chunk) }
+                #expect(received == pattern(0..<100_000))
+            }
+        }
+    }
+
+    @Test func pausesReadingWhileTheConsumerWaitsWithoutStalling() async throws {
+        try await MockServer.withRunning { server in
+            try await withTransport(.with { $0.streamBufferSize = 64 * 1024 }) { transport in
+                // A consumer slower than the stall timeout must not be mistaken for a stalled server.
+                var request = try TransportRequest(method: .get, url: server.url("/bytes/\(4 << 20)"))
+                // Three seconds, not less: every in-process mock server of the test run shares
+                // NIO's two event-loop threads, so while other suites stream hundreds of
+                // megabytes this server may take a couple of seconds to resume writing once the
+                // reader drains, and that is not what is under test.
+                request.options.stallTimeout = .seconds(3)
+                let response = try await transport.send(request)
+                var iterator = response.body.makeAsyncIterator()
+                var received = try await iterator.next()?.count ?? 0
+                try await Task.sleep(for: .milliseconds(6500))
+                while let chunk = try await iterator.next() { received += chunk.count }
+                #expect(received == 4 << 20)
+            }
+        }
+    }
+
+    @Test func reportsMonotonicThrottledProgressWithAFinalEvent() async throws {
+        try await MockServer.withRunning { server in
+            try await withTransport { transport in
+                let uploadEvents = LockedRecorder<TransferEvent>()
+                let payload = pattern(0..<(2 << 20))
+                var request = try TransportRequest(method: .post, url: server.url("/upload"), body: .bytes(payload))
+                request.options.eventHandler = uploadEvents.handler
+                _ = try await transport.data(for: request)
+                let downloadEvents = LockedRecorder<TransferEvent>()
+                var download = try TransportRequest(method: .get, url: server.url("/bytes/\(8 << 20)"))
+                download.options.eventHandler = downloadEvents.handler
+                _ = try await transport.data(for: download)
+
+                let uploads = uploadEvents.all.compactMap { if case .uploadProgress(let p) = $0 { p } else { nil } }
+                let downloads = downloadEvents.all.compactMap {
+                    if case .downloadProgress(let p) = $0 { p } else { nil }
+                }
+                for series in [uploads, downloads] {
+                    #expect(!series.isEmpty)
+                    #expect(zip(series, series.dropFirst()).allSatisfy { $0.completed <= $1.completed })
+                    #expect(series.last?.isFinal == true)
+                    #expect(series.filter(\.isFinal).count == 1)
+                }
+                #expect(uploads.last?.completed == Int64(payload.count))
+                #expect(downloads.last?.completed == Int64(8 << 20))
+                #expect(downloads.last?.fractionCompleted == 1)
+                let metrics = downloadEvents.all.compactMap { if case .metrics(let m) = $0 { m } else { nil } }
+                #expect(metrics.count == 1)
+                #expect(metrics.first?.bytesReceived == Int64(8 << 20))
+            }
+        }
+    }
+}

@@ -1,0 +1,60 @@
+import Downloads
+import Foundation
+import Glibc
+import HTTPTypes
+import MockBackend
+import Synchronization
+import TestSupport
+import Testing
+import Transport
+import TransportCurl
+
+/// The mock server, a transport and a fresh folder: what most download tests start from.
+func withDownloadFixture(
+    _ body: (MockServer, CurlTransport, String) async throws -> Void
+) async throws {
+    try await MockServer.withRunning { server in
+        try await withTransport { transport in
+            try await withTemporaryFolder { folder in try await body(server, transport, folder) }
+        }
+    }
+}
+
+/// Options for tests: quick retries, no flushing (the tests stop processes, not power).
+func testOptions(retryLimit: Int = 3) -> FileDownload.Options {
+    var options = FileDownload.Options()
+    options.retryLimit = retryLimit
+    options.retryDelay = .milliseconds(10)
+    options.synchronizesToDisk = false
+    return options
+}
+
+func contents(_ path: String) throws -> Data {
+    try Data(contentsOf: URL(fileURLWithPath: path))
+}
+
+func exists(_ path: String) -> Bool {
+    FileManager.default.fileExists(atPath: path)
+}
+
+/// The JSON of a sidecar, as ``FileDownload`` writes it.
+func sidecar(url: String, etag: String, total: Int) -> Data {
+    let escapedTag = etag.replacingOccurrences(of: "\"", with: "\\\"")
+    return Data(#"{"etag":"\#(escapedTag)","totalLength":\#(total),"url":"\#(url)","version":1}"#.utf8)
+}
+
+/// Polls `condition` every 5 ms until it holds, failing after `timeout`.
+func waitUntil(
+    timeout: Duration = .seconds(30),
+    sourceLocation: SourceLocation = #_sourceLocation,
+    _ condition: () async throws -> Bool
+) async throws {
+    let deadline = ContinuousClock.now + timeout
+    while try await !condition() {
+        guard ContinuousClock.now < deadline else {
+            Issue.record("condition not met within \(timeout)", sourceLocation: sourceLocation)
+            throw CancellationError()
+        }
+        try await Task.sleep(for: .milliseconds(5))
+    }
+}
