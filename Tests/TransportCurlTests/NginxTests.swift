@@ -128,15 +128,25 @@ struct NginxTests {
         }
     }
 
+    /// A 128 MiB file reaches a consumer that keeps stopping intact, and never more than the
+    /// stream buffer (and one of libcurl's writes) at a time: the engine pauses reading while
+    /// the consumer sleeps instead of collecting what nginx sends meanwhile.
+    ///
+    /// Checked to fail without pausing: with `ResponseStreamBuffer.offer(_:)` made never to
+    /// answer `.pause`, the largest chunk was 30,680,409 bytes (nginx sends over 1 GB/s here)
+    /// against a bound of 320 KiB.
     @Test func streamsALargeFileIntactToASlowConsumer() async throws {
         let (name, block, blocks) = try makeLargeFile(blocks: 128)
         defer { removeLargeFile(name) }
+        let bufferSize = 256 * 1024
 
-        try await withTransport(.with { $0.streamBufferSize = 256 * 1024 }) { transport in
+        try await withTransport(.with { $0.streamBufferSize = bufferSize }) { transport in
             let response = try await transport.send(TransportRequest(method: .get, url: plainURL + "/" + name))
             var offset = 0
             var matches = true
+            var largestChunk = 0
             for try await chunk in response.body {
+                largestChunk = max(largestChunk, chunk.count)
                 // Compare against the pattern block, which repeats every `block.count` bytes.
                 var position = 0
                 while position < chunk.count {
@@ -153,6 +163,7 @@ struct NginxTests {
             }
             #expect(offset == block.count * blocks)
             #expect(matches)
+            #expect(largestChunk <= bufferSize + 64 * 1024, "a chunk of \(largestChunk) bytes")
         }
     }
 

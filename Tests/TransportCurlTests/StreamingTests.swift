@@ -21,9 +21,18 @@ import TransportCurl
         }
     }
 
+    /// While the consumer does not read, the engine stops reading the socket once its buffer
+    /// is full: the bytes waiting for the consumer when it comes back are at most the buffer and
+    /// one of libcurl's writes, not everything the server could send meanwhile. And the pause
+    /// is not mistaken for a stalled server.
+    ///
+    /// Checked to fail without pausing: with `ResponseStreamBuffer.offer(_:)` made never to
+    /// answer `.pause`, the first chunk after the wait held the whole rest of the 4 MiB body
+    /// (3,932,160 bytes against a bound of 131,072).
     @Test func pausesReadingWhileTheConsumerWaitsWithoutStalling() async throws {
+        let bufferSize = 64 * 1024
         try await MockServer.withRunning { server in
-            try await withTransport(.with { $0.streamBufferSize = 64 * 1024 }) { transport in
+            try await withTransport(.with { $0.streamBufferSize = bufferSize }) { transport in
                 // A consumer slower than the stall timeout must not be mistaken for a stalled server.
                 var request = try TransportRequest(method: .get, url: server.url("/bytes/\(4 << 20)"))
                 // Three seconds, not less: every in-process mock server of the test run shares
@@ -35,8 +44,13 @@ import TransportCurl
                 var iterator = response.body.makeAsyncIterator()
                 var received = try await iterator.next()?.count ?? 0
                 try await Task.sleep(for: .milliseconds(6500))
+                let waiting = try await iterator.next()?.count ?? 0
+                received += waiting
                 while let chunk = try await iterator.next() { received += chunk.count }
                 #expect(received == 4 << 20)
+                // The buffer, plus the write that filled it (libcurl hands over 16 KiB at most;
+                // the bound leaves room for a larger one).
+                #expect(waiting <= bufferSize + 64 * 1024, "\(waiting) bytes were read while the consumer waited")
             }
         }
     }
