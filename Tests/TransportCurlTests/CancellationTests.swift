@@ -14,9 +14,9 @@ import TransportCurl
                 // Given a request the server answers only after ten seconds
                 let request = try TransportRequest(method: .get, url: server.url("/delay/10000"))
                 let task = Task { try await transport.data(for: request) }
-                try await Task.sleep(for: .milliseconds(200))
+                try await waitUntil { server.receivedRequests().contains { $0.path == "/delay/10000" } }
 
-                // When its task is cancelled
+                // When its task is cancelled while the server holds the request
                 let start = ContinuousClock.now
                 task.cancel()
                 let result = await task.result
@@ -74,12 +74,18 @@ import TransportCurl
             try await withTransport { transport in
                 let response = try await transport.send(
                     TransportRequest(method: .get, url: server.url("/stall?after=10")))
+                // The consumer says when it holds the ten bytes the server sends before stalling, so
+                // it is waiting for more when it is cancelled.
+                let firstBytes = AsyncStream<Void>.makeStream()
                 let consumer = Task {
                     var total = 0
-                    for try await chunk in response.body { total += chunk.count }
+                    for try await chunk in response.body {
+                        total += chunk.count
+                        if total >= 10 { firstBytes.continuation.yield() }
+                    }
                     return total
                 }
-                try await Task.sleep(for: .milliseconds(200))
+                for await _ in firstBytes.stream { break }
                 consumer.cancel()
                 let error = try #require(await consumer.result.failure as? TransportError)
                 #expect(error.category == .cancelled)
@@ -93,7 +99,7 @@ import TransportCurl
             let running = Task {
                 try await transport.data(for: TransportRequest(method: .get, url: server.url("/delay/5000")))
             }
-            try await Task.sleep(for: .milliseconds(200))
+            try await waitUntil { server.receivedRequests().contains { $0.path == "/delay/5000" } }
 
             await transport.shutdown()
 

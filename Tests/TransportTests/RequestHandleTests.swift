@@ -15,6 +15,17 @@ import Transport
         }
     }
 
+    /// A handle whose operation says when it has started, then sleeps for `delay` and returns 1.
+    static func signallingHandle(after delay: Duration) -> (DataRequest<Int>, AsyncStream<Void>) {
+        let started = AsyncStream<Void>.makeStream()
+        let request = DataRequest<Int> { _ in
+            started.continuation.yield()
+            try await Task.sleep(for: delay)
+            return .init(value: 1, response: nil)
+        }
+        return (request, started.stream)
+    }
+
     @Test func runsEveryHandlerOnceInTheOrderAdded() async throws {
         let log = LockedRecorder<String>()
         let request = Self.handle(7)
@@ -59,8 +70,8 @@ import Transport
     }
 
     @Test func cancellingWhileRunningStopsTheOperation() async throws {
-        let request = Self.handle(1, after: .seconds(10))
-        try await Task.sleep(for: .milliseconds(20))
+        let (request, started) = Self.signallingHandle(after: .seconds(10))
+        for await _ in started { break }
         let start = ContinuousClock.now
         request.cancel()
         let error = try #require(await request.result.failure as? TransportError)
@@ -71,9 +82,9 @@ import Transport
     }
 
     @Test func cancellingTheAwaitingTaskCancelsTheRequest() async throws {
-        let request = Self.handle(1, after: .seconds(10))
+        let (request, started) = Self.signallingHandle(after: .seconds(10))
         let waiter = Task { try await request.value }
-        try await Task.sleep(for: .milliseconds(20))
+        for await _ in started { break }
         waiter.cancel()
         _ = await waiter.result
         #expect(await request.result.failure != nil)
@@ -157,13 +168,18 @@ import Transport
     }
 
     @Test func publishesEventsAndEndsWithCompletion() async throws {
+        // The operation sends its event only once the test has subscribed, so the event cannot
+        // go out before there is anyone to see it.
+        let gate = AsyncStream<Void>.makeStream()
         let request = DataRequest<Int> { events in
-            try await Task.sleep(for: .milliseconds(50))
+            for await _ in gate.stream { break }
             events.send(.retry(attempt: 2, reason: "503"))
             return .init(value: 1, response: nil)
         }
+        let events = request.events
+        gate.continuation.yield()
         var seen: [String] = []
-        for await event in request.events {
+        for await event in events {
             switch event {
             case .retry(let attempt, _): seen.append("retry \(attempt)")
             case .completed(let succeeded): seen.append("completed \(succeeded)")

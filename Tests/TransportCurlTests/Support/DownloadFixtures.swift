@@ -42,19 +42,3 @@ func sidecar(url: String, etag: String, total: Int) -> Data {
     let escapedTag = etag.replacingOccurrences(of: "\"", with: "\\\"")
     return Data(#"{"etag":"\#(escapedTag)","totalLength":\#(total),"url":"\#(url)","version":1}"#.utf8)
 }
-
-/// Polls `condition` every 5 ms until it holds, failing after `timeout`.
-func waitUntil(
-    timeout: Duration = .seconds(30),
-    sourceLocation: SourceLocation = #_sourceLocation,
-    _ condition: () async throws -> Bool
-) async throws {
-    let deadline = ContinuousClock.now + timeout
-    while try await !condition() {
-        guard ContinuousClock.now < deadline else {
-            Issue.record("condition not met within \(timeout)", sourceLocation: sourceLocation)
-            throw CancellationError()
-        }
-        try await Task.sleep(for: .milliseconds(5))
-    }
-}
