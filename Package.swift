@@ -125,8 +125,6 @@ let package = Package(
         .target(
             name: "TestSupport",
             dependencies: [
-                "Downloads",
-                "Transport",
                 .product(name: "InMemoryLogging", package: "swift-log"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -165,7 +163,6 @@ let package = Package(
                 "Mapping",
                 "TestSupport",
                 "Transport",
-                "TransportTesting",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             path: "Tests/MappingTests",
