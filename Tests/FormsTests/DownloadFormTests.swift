@@ -83,21 +83,21 @@ extension LockedRecorder<RequestEvent> {
 private func withDownloadClient(
     _ body: (MockServer, Screen, URL) async throws -> Void
 ) async throws {
-    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("parley-forms-\(UUID())")
-    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: folder) }
-    try await MockServer.withRunning { server in
-        let transport = try CurlTransport()
-        var configuration = ClientConfiguration(transport: transport, baseURL: server.baseURL)
-        configuration.headers = ["X-App": "demo"]
-        configuration.commonParameters = { ["app_version": "2.1.0"] }
-        do {
-            try await body(server, Screen(clientConfiguration: configuration), folder)
-        } catch {
+    try await withTemporaryFolder { path in
+        let folder = URL(fileURLWithPath: path)
+        try await MockServer.withRunning { server in
+            let transport = try CurlTransport()
+            var configuration = ClientConfiguration(transport: transport, baseURL: server.baseURL)
+            configuration.headers = ["X-App": "demo"]
+            configuration.commonParameters = { ["app_version": "2.1.0"] }
+            do {
+                try await body(server, Screen(clientConfiguration: configuration), folder)
+            } catch {
+                await transport.shutdown()
+                throw error
+            }
             await transport.shutdown()
-            throw error
         }
-        await transport.shutdown()
     }
 }
 
@@ -251,30 +251,30 @@ private func partial(of destination: URL) -> URL {
 
     @Test func runsThePluginHooksOfADownload() async throws {
         let (stub, base) = stubbed(.init(body: Data("file".utf8)))
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("parley-forms-\(UUID())")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let log = LockedRecorder<String>()
-        var configuration = base
-        configuration.plugins = [DownloadRecordingPlugin(log: log)]
-        let destination = folder.appendingPathComponent("a.txt")
-        let summary = try await Screen(clientConfiguration: configuration)
-            .download(PatternDownload(count: 4, destination: destination)).value
-        #expect(summary.byteCount == 4)
-        #expect(try String(contentsOf: destination, encoding: .utf8) == "file")
-        #expect(log.all == ["willSend", "prepare", "afterDownload 4"])
-        #expect(stub.requests.first?.head.headerFields[HTTPField.Name("X-Prepared")!] == "yes")
-        #expect(stub.requests.first?.head.headerFields[.authorization] == "Bearer token-1")
+        try await withTemporaryFolder { path in
+            let folder = URL(fileURLWithPath: path)
+            let log = LockedRecorder<String>()
+            var configuration = base
+            configuration.plugins = [DownloadRecordingPlugin(log: log)]
+            let destination = folder.appendingPathComponent("a.txt")
+            let summary = try await Screen(clientConfiguration: configuration)
+                .download(PatternDownload(count: 4, destination: destination)).value
+            #expect(summary.byteCount == 4)
+            #expect(try String(contentsOf: destination, encoding: .utf8) == "file")
+            #expect(log.all == ["willSend", "prepare", "afterDownload 4"])
+            #expect(stub.requests.first?.head.headerFields[HTTPField.Name("X-Prepared")!] == "yes")
+            #expect(stub.requests.first?.head.headerFields[.authorization] == "Bearer token-1")
 
-        let vetoLog = LockedRecorder<String>()
-        configuration.plugins = [DownloadRecordingPlugin(log: vetoLog, veto: "offline")]
-        let vetoed = Screen(clientConfiguration: configuration)
-            .download(PatternDownload(count: 4, destination: folder.appendingPathComponent("b.txt")))
-        let error = try #require(await vetoed.result.failure as? FormError)
-        #expect(error.category == .vetoed)
-        #expect(error.message.contains("DownloadRecordingPlugin") && error.message.contains("offline"))
-        #expect(vetoLog.all == ["willSend", "afterDownload failure \(error.message)"])
-        #expect(stub.requests.count == 1)
+            let vetoLog = LockedRecorder<String>()
+            configuration.plugins = [DownloadRecordingPlugin(log: vetoLog, veto: "offline")]
+            let vetoed = Screen(clientConfiguration: configuration)
+                .download(PatternDownload(count: 4, destination: folder.appendingPathComponent("b.txt")))
+            let error = try #require(await vetoed.result.failure as? FormError)
+            #expect(error.category == .vetoed)
+            #expect(error.message.contains("DownloadRecordingPlugin") && error.message.contains("offline"))
+            #expect(vetoLog.all == ["willSend", "afterDownload failure \(error.message)"])
+            #expect(stub.requests.count == 1)
+        }
     }
 
     @Test func refusesDownloadsThatAreNotPlainGETs() async throws {
@@ -304,38 +304,39 @@ private func partial(of destination: URL) -> URL {
         let (stub, base) = stubbed(.init(body: Data("x".utf8)))
         var configuration = base
         configuration.timeout = .seconds(2)
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("parley-forms-\(UUID())")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let screen = Screen(clientConfiguration: configuration)
+        try await withTemporaryFolder { path in
+            let folder = URL(fileURLWithPath: path)
+            let screen = Screen(clientConfiguration: configuration)
 
-        let deferred = screen.download(
-            PatternDownload(count: 1, destination: folder.appendingPathComponent("a")), startImmediately: false)
-        try await Task.sleep(for: .milliseconds(50))
-        #expect(stub.requests.isEmpty)
-        deferred.start()
-        _ = try await deferred.value
-        #expect(stub.requests.first?.options.deadline == nil)
+            let deferred = screen.download(
+                PatternDownload(count: 1, destination: folder.appendingPathComponent("a")), startImmediately: false)
+            try await Task.sleep(for: .milliseconds(50))
+            #expect(stub.requests.isEmpty)
+            deferred.start()
+            _ = try await deferred.value
+            #expect(stub.requests.first?.options.deadline == nil)
 
-        var bounded = PatternDownload(count: 1, destination: folder.appendingPathComponent("b"))
-        bounded.timeout = .seconds(600)
-        _ = try await screen.download(bounded).value
-        #expect(stub.requests.last?.options.deadline == .seconds(600))
+            var bounded = PatternDownload(count: 1, destination: folder.appendingPathComponent("b"))
+            bounded.timeout = .seconds(600)
+            _ = try await screen.download(bounded).value
+            #expect(stub.requests.last?.options.deadline == .seconds(600))
+        }
     }
 
     @Test func leavesTheDeadlineToTheEngineWhenTheFormSetsNone() async throws {
         let (stub, base) = stubbed(.init(body: Data("x".utf8)))
         var configuration = base
         configuration.timeout = .seconds(2)
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("parley-forms-\(UUID())")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        var engineDefaults = TransferOptions()
-        engineDefaults.deadline = .seconds(3600)
+        try await withTemporaryFolder { path in
+            let folder = URL(fileURLWithPath: path)
+            var engineDefaults = TransferOptions()
+            engineDefaults.deadline = .seconds(3600)
 
-        let screen = Screen(clientConfiguration: configuration)
-        _ = try await screen.download(PatternDownload(count: 1, destination: folder.appendingPathComponent("a"))).value
-        #expect(try #require(stub.requests.last).options.resolved(over: engineDefaults).deadline == .seconds(3600))
+            let screen = Screen(clientConfiguration: configuration)
+            _ = try await screen.download(PatternDownload(count: 1, destination: folder.appendingPathComponent("a")))
+                .value
+            #expect(try #require(stub.requests.last).options.resolved(over: engineDefaults).deadline == .seconds(3600))
+        }
     }
 
     @Test func failsClearlyWithoutAConfiguration() async throws {
