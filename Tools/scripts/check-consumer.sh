@@ -29,16 +29,20 @@ trap 'rm -rf "$work"' EXIT
 # The repository a user would clone: the tracked and new (not ignored) files of the checkout.
 log "tagging a copy of $repo as 0.1.0"
 mkdir "$work/parley"
-(cd "$repo" && git ls-files -z --cached --others --exclude-standard) |
-    (cd "$repo" && xargs -0 -I{} sh -c 'test -e "{}" && echo "{}"' ) |
-    (cd "$repo" && tar -cf - -T -) | tar -xf - -C "$work/parley"
+# (A tracked file deleted in the checkout is left out, as a commit of it would leave it out.)
+(
+    cd "$repo"
+    git ls-files -z --cached --others --exclude-standard |
+        while IFS= read -r -d '' file; do [[ -e $file ]] && printf '%s\0' "$file"; done |
+        tar --null -T - -cf -
+) | tar -xf - -C "$work/parley"
 git -C "$work/parley" init -q
 git -C "$work/parley" add -A
 git -C "$work/parley" -c user.name=consumer -c user.email=consumer@localhost commit -q -m "Parley"
 git -C "$work/parley" tag 0.1.0
 
 cp -R "$repo/Tests/Consumer" "$work/consumer"
-rm -rf "$work/consumer/.build"
+rm -rf "$work/consumer/.build" "$work/consumer/Package.resolved"
 export PARLEY_GIT_URL="file://$work/parley"
 
 log "building the consumer"
