@@ -22,9 +22,12 @@ let package = Package(
         .library(name: "Transport", targets: ["Transport"]),
         // MARK: - Layer 2: Capabilities
         .library(name: "Downloads", targets: ["Downloads"]),
+        .library(name: "Feedback", targets: ["Feedback"]),
         .library(name: "Forms", targets: ["Forms"]),
         .library(name: "Mapping", targets: ["Mapping"]),
         // MARK: - Layer 3: Implementations
+        .library(name: "FeedbackConsole", targets: ["FeedbackConsole"]),
+        .library(name: "FeedbackTesting", targets: ["FeedbackTesting"]),
         .library(name: "TransportCurl", targets: ["TransportCurl"]),
         .library(name: "TransportTesting", targets: ["TransportTesting"]),
     ],
@@ -82,6 +85,15 @@ let package = Package(
             path: "Packages/Downloads"
         ),
         .target(
+            name: "Feedback",
+            dependencies: [
+                "Mapping",
+                "Transport",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            path: "Packages/Feedback"
+        ),
+        .target(
             name: "Forms",
             dependencies: [
                 "Downloads",
@@ -101,6 +113,23 @@ let package = Package(
         ),
 
         // MARK: - Layer 3: Implementations
+        .target(
+            name: "FeedbackConsole",
+            dependencies: [
+                "Feedback",
+                "Mapping",
+                "Transport",
+            ],
+            path: "Packages/FeedbackConsole"
+        ),
+        .target(
+            name: "FeedbackTesting",
+            dependencies: [
+                "Feedback",
+                "Transport",
+            ],
+            path: "Packages/FeedbackTesting"
+        ),
         .target(
             name: "TransportCurl",
             dependencies: [
@@ -140,6 +169,31 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             path: "Tests/DownloadsTests"
+        ),
+        .testTarget(
+            name: "FeedbackConsoleTests",
+            dependencies: [
+                "Feedback",
+                "FeedbackConsole",
+                "FeedbackTesting",
+                "Mapping",
+                "TestSupport",
+                "Transport",
+            ],
+            path: "Tests/FeedbackConsoleTests"
+        ),
+        .testTarget(
+            name: "FeedbackTests",
+            dependencies: [
+                "Feedback",
+                "FeedbackTesting",
+                "Mapping",
+                "TestSupport",
+                "Transport",
+                "TransportTesting",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            path: "Tests/FeedbackTests"
         ),
         .testTarget(
             name: "FormsTests",

@@ -169,7 +169,7 @@ final class RequestCore: Sendable {
 
     /// Runs `hook` when the operation starts, or at once when it has started (or finished)
     /// already.
-    private func whenStarted(_ hook: @escaping @Sendable () -> Void) {
+    func whenStarted(_ hook: @escaping @Sendable () -> Void) {
         let startedAlready = state.withLock { state in
             switch state.phase {
             case .waiting, .waitingForSource:

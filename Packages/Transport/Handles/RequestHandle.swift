@@ -103,6 +103,17 @@ public final class RequestHandle<Value: Sendable>: Sendable {
         core.onCancel(hook)
     }
 
+    /// Registers work to run when the operation starts: at once when it has started (or
+    /// finished) already, otherwise on the thread that calls ``start()``.
+    ///
+    /// A derived handle (from ``map(_:)``) starts when its source does. Presenters use this to
+    /// show a loading mask only while a deferred request actually runs.
+    ///
+    /// - Parameter hook: Runs exactly once.
+    public func onStart(_ hook: @escaping @Sendable () -> Void) {
+        core.whenStarted(hook)
+    }
+
     // MARK: - Callbacks
 
     /// Adds a handler for the value; runs after earlier handlers, only on success.
@@ -157,6 +168,18 @@ public final class RequestHandle<Value: Sendable>: Sendable {
     /// subscription made after the handle finished yields only the completion.
     public var events: AsyncStream<RequestEvent> {
         core.events
+    }
+
+    /// Passes every later event but the completion to `observer`, synchronously, on the
+    /// thread that reports it (for a transfer's progress, the engine's own thread).
+    ///
+    /// Unlike ``events`` this needs no task to consume it, so it suits presenters that only
+    /// record the newest state under a lock; keep `observer` that quick. Nothing is passed
+    /// once the handle has finished: pair it with ``completion(_:)`` to learn the end.
+    ///
+    /// - Parameter observer: Receives progress, redirect, metrics and retry events.
+    public func observe(_ observer: @escaping @Sendable (RequestEvent) -> Void) {
+        core.observe(observer)
     }
 
     // MARK: - Boxing

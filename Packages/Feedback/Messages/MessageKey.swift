@@ -1,0 +1,63 @@
+public import Mapping
+public import Transport
+
+/// An entry of a ``MessageCatalog``: a failure category, a business code, or one of the
+/// presenters' own phrases.
+///
+/// An open set of names, like `TransportError.Category`: feature teams may add their own.
+public struct MessageKey: Sendable, Hashable, CustomStringConvertible {
+    /// The stable name, such as `transport.connectionRefused` or `business.404`.
+    public let name: String
+
+    /// Creates a key.
+    public init(_ name: String) {
+        self.name = name
+    }
+
+    /// The name.
+    public var description: String { name }
+
+    /// The sentence for a transport failure of `category`.
+    public static func transport(_ category: TransportError.Category) -> MessageKey {
+        MessageKey("transport." + category.name)
+    }
+
+    /// The sentence for a response that could not be read, of `category`.
+    public static func mapping(_ category: MappingError.Category) -> MessageKey {
+        MessageKey("mapping." + category.name)
+    }
+
+    /// The sentence for business code `code`, in place of the server's message.
+    public static func business(_ code: BusinessCode) -> MessageKey {
+        MessageKey("business." + code.rawValue)
+    }
+
+    /// A transport failure with no sentence of its own.
+    public static let network = MessageKey("network")
+    /// An answer that could not be read, with no sentence of its own.
+    public static let unreadableAnswer = MessageKey("mapping")
+    /// A refused HTTP status; `{status}` is its code.
+    public static let httpStatus = MessageKey("httpStatus")
+    /// A business failure without a message from the server; `{code}` is its code.
+    public static let businessWithoutMessage = MessageKey("business")
+    /// Any other failure.
+    public static let unknown = MessageKey("unknown")
+    /// A notice of a retry: `{delay}`, `{asked}`, `{attempt}`, `{of}` and `{reason}` are filled in.
+    public static let retrying = MessageKey("retrying")
+    /// A retry sent at once: `{attempt}`, `{of}` and `{reason}` are filled in.
+    public static let retryingNow = MessageKey("retrying.now")
+    /// Inserted as `{asked}` when the server chose the wait.
+    public static let retryServerAsked = MessageKey("retrying.asked")
+    /// Inserted as `{of}` when the number of attempts is known: `{attempts}` is filled in.
+    public static let retryOf = MessageKey("retrying.of")
+    /// The default title of a warning box.
+    public static let warningTitle = MessageKey("title.warning")
+    /// The default title of an information box.
+    public static let informationTitle = MessageKey("title.information")
+    /// A finished activity in a summary line.
+    public static let done = MessageKey("summary.done")
+    /// A failed activity in a summary line.
+    public static let failed = MessageKey("summary.failed")
+    /// A cancelled activity in a summary line.
+    public static let cancelled = MessageKey("summary.cancelled")
+}
