@@ -38,6 +38,12 @@ public enum Quantity {
         return "\(whole / 3600) h \(twoDigits(whole / 60 % 60)) min"
     }
 
+    /// A fraction as a whole percentage: `0.456` is `46%`; clamped to `0%...100%`.
+    public static func percent(_ fraction: Double) -> String {
+        guard fraction.isFinite else { return "?%" }
+        return "\(Int((min(1, max(0, fraction)) * 100).rounded(.down)))%"
+    }
+
     /// The time left at the current rate, or `nil` when it cannot be told (no total, no rate).
     public static func remaining(completed: Int64, total: Int64?, bytesPerSecond: Double) -> Double? {
         guard let total, total >= completed, bytesPerSecond.isFinite, bytesPerSecond > 0 else { return nil }

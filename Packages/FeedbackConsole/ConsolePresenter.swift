@@ -1,0 +1,328 @@
+import Dispatch
+public import Feedback
+import Synchronization
+
+/// Draws feedback on a console: spinners and HUD boxes over masked regions, progress bars,
+/// alert boxes, in one live area under the program's normal output, on standard error.
+///
+/// Install it once at start-up and finish it before the program exits:
+///
+/// ```swift
+/// let console = ConsolePresenter()
+/// FeedbackSystem.bootstrap(console, catalog: .preferred(environment: ProcessInfo.processInfo.environment))
+/// defer { console.finish() }
+/// ```
+///
+/// **In a terminal** every running request has its region in the live area. The area is redrawn
+/// at most 20 times a second, on a queue of the presenter's own (never on the thread that
+/// reports progress), and only the rows that changed are rewritten; rows are cut to the
+/// terminal's width (read at every redraw, so a resize is followed) with an ellipsis, measuring
+/// wide characters as two columns. The cursor is hidden while something is drawn and shown again
+/// when the area empties, at ``finish()``, at exit, and on `SIGINT` or `SIGTERM` (the area is
+/// cleared first, then the signal does what it would have done). Messages, log lines and finished
+/// transfers are printed above the area, for good; so is anything printed inside
+/// ``withLiveAreaCleared(_:)``. The area is cleared at once when its last request ends, so a
+/// program can print its result to standard output right after.
+///
+/// **Elsewhere** (a pipe or a file, `TERM=dumb`, or `CI` set; see ``ConsoleCapabilities``) it
+/// writes no escape sequence and no carriage return: a status line per request still running, at
+/// most every 2 seconds, and one summary line when each request ends, besides the messages.
+/// `NO_COLOR` removes colour and nothing else; `FORCE_COLOR` adds colour to the plain lines.
+///
+/// Text from elsewhere (a server's message, a city's name) is written with its control
+/// characters replaced by `�`, so it cannot move the cursor or change the terminal.
+public final class ConsolePresenter: FeedbackPresenter, Sendable {
+    /// How a presenter behaves.
+    public struct Options: Sendable {
+        /// The shortest time between two redraws of the live area: 50 ms (20 a second) by default.
+        public var refreshInterval: Duration = .milliseconds(50)
+        /// The shortest time between two status lines of one request where nothing is redrawn:
+        /// 2 seconds by default.
+        public var plainStatusInterval: Duration = .seconds(2)
+        /// The sentences to use; ``Feedback/FeedbackSystem/catalog`` (when the presenter is made) by default.
+        public var catalog: MessageCatalog?
+        /// Whether the presenter redraws on a timer of its own (the default); `false` leaves it to
+        /// calls of ``refresh()``, for tests.
+        public var drawsOnTimer = true
+        /// The clock: time since an arbitrary start. The monotonic clock by default; tests
+        /// inject their own.
+        public var clock: (@Sendable () -> Duration)?
+        /// The capabilities, when the caller decides them rather than ``ConsoleCapabilities/detect(isTerminal:environment:)``.
+        public var capabilities: ConsoleCapabilities?
+
+        /// The defaults.
+        public init() {}
+    }
+
+    private struct State {
+        var scene = FeedbackScene()
+        /// The rows of the live area as written, with their codes; the cursor sits at the start
+        /// of the row below them.
+        var drawn: [String] = []
+        /// The width the drawn rows were cut to.
+        var drawnWidth = 0
+        var cursorHidden = false
+        var restorationKey: Int?
+        var timerScheduled = false
+        /// When each request's last plain status line was written.
+        var lastStatus: [ActivityID: Duration] = [:]
+        var redraws = 0
+    }
+
+    /// What this presenter may do on its output.
+    public let capabilities: ConsoleCapabilities
+    private let output: ConsoleOutput
+    private let options: Options
+    private let layout: ConsoleLayout
+    private let clock: @Sendable () -> Duration
+    private let queue = DispatchQueue(label: "parley.feedback.console")
+    private let state = Mutex(State())
+
+    /// Creates a presenter.
+    ///
+    /// - Parameters:
+    ///   - output: Where to write; ``ConsoleOutput/standardError`` by default.
+    ///   - options: Rates, catalog, clock; the defaults by default.
+    public init(output: ConsoleOutput = .standardError, options: Options = Options()) {
+        self.output = output
+        self.options = options
+        self.capabilities =
+            options.capabilities
+            ?? ConsoleCapabilities.detect(isTerminal: output.isTerminal, environment: output.environment)
+        self.layout = ConsoleLayout(catalog: options.catalog ?? FeedbackSystem.catalog)
+        if let clock = options.clock {
+            self.clock = clock
+        } else {
+            let start = ContinuousClock.now
+            self.clock = { ContinuousClock.now - start }
+        }
+    }
+
+    deinit {
+        state.withLock { state in
+            clearLiveArea(&state)
+            releaseTerminal(&state)
+        }
+    }
+
+    /// How many times the live area has been written: for tests and benchmarks.
+    public var redrawCount: Int { state.withLock { $0.redraws } }
+
+    /// What is live now.
+    public var scene: FeedbackScene { state.withLock { $0.scene } }
+
+    // MARK: - Presenting
+
+    /// Takes an event; draws what must be printed for good at once, and leaves the live area to
+    /// the next redraw.
+    public func present(_ event: FeedbackEvent) {
+        state.withLock { state in
+            let now = clock()
+            let outputs = state.scene.apply(event, at: now)
+            if capabilities.redraws {
+                let printable = outputs.flatMap { layout.permanentLines(for: $0, width: width) }
+                if !printable.isEmpty || (state.scene.isEmpty && !state.drawn.isEmpty) {
+                    // Messages must be on screen before the caller goes on, and an emptied area
+                    // must be gone before the program prints its result.
+                    clearLiveArea(&state)
+                    if !printable.isEmpty { output.write(printable.map { encode($0) + "\n" }.joined()) }
+                    drawLiveArea(&state, now: now)
+                }
+            } else {
+                let lines = outputs.flatMap { layout.plainLines(for: $0) }
+                if !lines.isEmpty { output.write(lines.map { encode($0) + "\n" }.joined()) }
+                for case .maskSummary(let placement, _, _) in outputs { state.lastStatus[placement.activity] = nil }
+                for case .transferSummary(let transfer, _, _) in outputs { state.lastStatus[transfer.activity] = nil }
+            }
+            if !state.scene.isEmpty { scheduleTimer(&state) }
+        }
+    }
+
+    /// Redraws the live area now (or, where nothing is redrawn, writes the status lines that are
+    /// due): what the timer does. Tests that set ``Options/drawsOnTimer`` to `false` call it.
+    public func refresh() {
+        state.withLock { state in
+            let now = clock()
+            if capabilities.redraws {
+                drawLiveArea(&state, now: now)
+            } else {
+                writeDueStatusLines(&state, now: now)
+            }
+        }
+    }
+
+    /// Clears the live area and shows the cursor, leaving the screen as if nothing had been
+    /// drawn; call it before the program exits. Requests still running are drawn again on their
+    /// next change.
+    public func finish() {
+        state.withLock { state in
+            clearLiveArea(&state)
+            releaseTerminal(&state)
+        }
+    }
+
+    /// Runs `body` with the live area cleared, then draws it again: for printing to the same
+    /// terminal (a result on standard output, a prompt) while requests run.
+    ///
+    /// The presenter's lock is held meanwhile, so no redraw interleaves; `body` must not present
+    /// feedback itself.
+    public func withLiveAreaCleared<Result>(_ body: () throws -> Result) rethrows -> Result {
+        try state.withLock { state in
+            clearLiveArea(&state)
+            defer { drawLiveArea(&state, now: clock()) }
+            return try body()
+        }
+    }
+
+    // MARK: - The live area
+
+    /// The columns rows are cut to: one less than the terminal's, so that no row fills the last
+    /// column (where terminals differ on wrapping).
+    private var width: Int { max(8, (output.columns() ?? 80) - 1) }
+
+    private func drawLiveArea(_ state: inout State, now: Duration) {
+        let width = self.width
+        var rows = layout.liveLines(for: state.scene, width: width, tick: Int(now / .milliseconds(100)))
+        let limit = max(1, (output.rows() ?? 24) - 1)
+        if rows.count > limit {
+            let hidden = rows.count - limit + 1
+            rows = Array(rows.prefix(limit - 1)) + [StyledText("… \(hidden) more", style: .dim)]
+        }
+        let encoded = rows.map(encode)
+        if encoded.isEmpty {
+            clearLiveArea(&state)
+            releaseTerminal(&state)
+            return
+        }
+        // Nothing moved: no write at all (a spinner frame that did not change, a bar at rest).
+        if encoded == state.drawn && width == state.drawnWidth { return }
+        if width != state.drawnWidth { clearLiveArea(&state) }
+        var text = ""
+        if !state.cursorHidden {
+            text += "\u{1B}[?25l"
+            state.cursorHidden = true
+            state.restorationKey = TerminalRestoration.register { [weak self] in self?.finish() }
+        }
+        if !state.drawn.isEmpty { text += "\u{1B}[\(state.drawn.count)A" }
+        for (index, row) in encoded.enumerated() {
+            if index < state.drawn.count, state.drawn[index] == row {
+                text += "\n"
+            } else {
+                text += row + "\u{1B}[K\n"
+            }
+        }
+        if encoded.count < state.drawn.count { text += "\u{1B}[J" }
+        output.write(text)
+        state.drawn = encoded
+        state.drawnWidth = width
+        state.redraws += 1
+    }
+
+    /// Erases the live area; the cursor ends where its first row was.
+    private func clearLiveArea(_ state: inout State) {
+        guard !state.drawn.isEmpty else { return }
+        output.write("\u{1B}[\(state.drawn.count)A\r\u{1B}[J")
+        state.drawn = []
+        state.redraws += 1
+    }
+
+    /// Shows the cursor again and stops watching for signals, when the cursor was hidden.
+    private func releaseTerminal(_ state: inout State) {
+        guard state.cursorHidden else { return }
+        output.write("\u{1B}[?25h")
+        state.cursorHidden = false
+        if let key = state.restorationKey { TerminalRestoration.unregister(key) }
+        state.restorationKey = nil
+    }
+
+    // MARK: - Plain output
+
+    private func writeDueStatusLines(_ state: inout State, now: Duration) {
+        var lines: [StyledText] = []
+        let interval = options.plainStatusInterval
+        for region in state.scene.regions {
+            for entry in region.masks {
+                let last = state.lastStatus[entry.placement.activity] ?? entry.began
+                guard now - last >= interval else { continue }
+                lines.append(layout.plainStatus(of: entry, elapsed: now - entry.began))
+                state.lastStatus[entry.placement.activity] = now
+            }
+        }
+        for transfer in state.scene.transfers {
+            let last = state.lastStatus[transfer.activity] ?? transfer.began
+            guard now - last >= interval else { continue }
+            lines.append(layout.plainStatus(of: transfer))
+            state.lastStatus[transfer.activity] = now
+        }
+        if !lines.isEmpty { output.write(lines.map { encode($0) + "\n" }.joined()) }
+    }
+
+    // MARK: - Timer
+
+    private func scheduleTimer(_ state: inout State) {
+        guard options.drawsOnTimer, !state.timerScheduled else { return }
+        state.timerScheduled = true
+        let interval = capabilities.redraws ? options.refreshInterval : Swift.min(options.plainStatusInterval / 4, .seconds(1))
+        let nanoseconds = Int(interval / .nanoseconds(1))
+        queue.asyncAfter(deadline: .now() + .nanoseconds(Swift.max(1_000_000, nanoseconds))) { [weak self] in
+            self?.timerFired()
+        }
+    }
+
+    private func timerFired() {
+        state.withLock { state in
+            state.timerScheduled = false
+            let now = clock()
+            if capabilities.redraws {
+                drawLiveArea(&state, now: now)
+            } else {
+                writeDueStatusLines(&state, now: now)
+            }
+            if !state.scene.isEmpty { scheduleTimer(&state) }
+        }
+    }
+
+    // MARK: - Encoding
+
+    /// The row as written: its text with control characters replaced, and colour codes when the
+    /// output takes them.
+    func encode(_ text: StyledText) -> String {
+        var result = ""
+        for run in text.runs {
+            let safe = Self.sanitized(run.text)
+            guard capabilities.usesColor, let code = Self.colourCode(run.style) else {
+                result += safe
+                continue
+            }
+            result += "\u{1B}[\(code)m" + safe + "\u{1B}[0m"
+        }
+        return result
+    }
+
+    /// The SGR parameters of a style, or `nil` for plain text.
+    static func colourCode(_ style: StyledText.Style) -> String? {
+        switch style {
+        case .plain: nil
+        case .dim: "2"
+        case .bold: "1"
+        case .accent: "36"
+        case .success: "32"
+        case .warning: "33"
+        case .failure: "31"
+        }
+    }
+
+    /// `text` with C0 and C1 control characters and DEL replaced by `�`.
+    static func sanitized(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: isControl) else { return text }
+        var result = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            result.append(isControl(scalar) ? "\u{FFFD}" : scalar)
+        }
+        return String(result)
+    }
+
+    private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
+    }
+}

@@ -1,0 +1,354 @@
+public import Feedback
+import Transport
+
+/// How a console draws feedback: the live area (masks, HUD boxes, progress bars), alert
+/// boxes, and the plain lines used where nothing may be redrawn.
+///
+/// Pure functions of a ``Feedback/FeedbackScene`` and a width: no terminal, no clock, so
+/// every drawing is tested as text. ``ConsolePresenter`` decides when to draw and how to put it on
+/// screen.
+public struct ConsoleLayout: Sendable {
+    /// The sentences for retry notices, titles and summaries.
+    public var catalog: MessageCatalog
+
+    /// Creates a layout.
+    public init(catalog: MessageCatalog) {
+        self.catalog = catalog
+    }
+
+    // MARK: - The live area
+
+    /// The live area for `scene`, at most `width` columns wide.
+    ///
+    /// - Parameters:
+    ///   - scene: What is live.
+    ///   - width: The columns available (a presenter passes one less than the terminal's, so
+    ///     that no line reaches the last column and wraps).
+    ///   - tick: The animation tick: ten a second.
+    /// - Returns: One styled line per row.
+    public func liveLines(for scene: FeedbackScene, width: Int, tick: Int) -> [StyledText] {
+        let width = max(8, width)
+        var lines: [StyledText] = []
+        for region in scene.regions {
+            lines += regionLines(region, width: width, tick: tick)
+        }
+        for transfer in scene.transfers {
+            lines.append(progressLine(transfer, width: width, tick: tick))
+            if let retry = transfer.retry {
+                lines.append(StyledText("  ↻ " + catalog.text(for: retry), style: .warning).truncated(toColumns: width))
+            }
+        }
+        return lines
+    }
+
+    /// The rows a masked container occupies.
+    func regionLines(_ region: FeedbackScene.Region, width: Int, tick: Int) -> [StyledText] {
+        guard let entry = region.visibleMask else { return [] }
+        let placement = entry.placement
+        let inset = placement.inset
+        let inner = max(4, width - inset.leading - inset.trailing)
+        let indent = String(repeating: " ", count: inset.leading)
+        let appearance = placement.appearance
+        var status = maskStatus(appearance, tick: tick)
+        if region.masks.count > 1 { status.append("  (\(region.masks.count) requests)", style: .dim) }
+        if let retry = entry.retry { status.append("  ↻ " + catalog.text(for: retry), style: .warning) }
+        let title = region.container.title
+
+        var body: [StyledText]
+        switch (region.container.kind, appearance.shape) {
+        case (.panel, _):
+            body = box(
+                title: title, content: [appearance.shape == .hud ? centred(status, in: inner - 4) : status],
+                width: inner, style: appearance.shape == .dim ? .dim : .plain)
+        case (_, .hud):
+            let boxWidth = min(inner, max(status.columns + 6, 24))
+            let lines = box(title: title, content: [centred(status, in: boxWidth - 4)], width: boxWidth, style: .plain)
+            let margin = String(repeating: " ", count: max(0, (inner - boxWidth) / 2))
+            body = lines.map { StyledText(margin) + $0 }
+        case (.row, _):
+            var line = StyledText(title ?? "", style: appearance.shape == .dim ? .dim : .plain)
+            if !line.runs.isEmpty { line.append("  ") }
+            line.append(status)
+            body = [line]
+        case (.button, _):
+            var line = StyledText("[ \(title ?? "…") ]", style: .dim)
+            line.append(" ")
+            line.append(status)
+            body = [line]
+        case (.refreshHeader, _):
+            var line = StyledText(appearance.frame(at: tick), style: .accent)
+            line.append(" ")
+            line.append(title ?? appearance.text, style: .dim)
+            if let retry = entry.retry { line.append("  ↻ " + catalog.text(for: retry), style: .warning) }
+            body = [line]
+        default:
+            body = [status]
+        }
+        return body.map { (StyledText(indent) + $0).truncated(toColumns: width) }
+    }
+
+    /// A mask's frame and text.
+    private func maskStatus(_ appearance: MaskAppearance, tick: Int) -> StyledText {
+        if appearance.shape == .dim { return StyledText(appearance.text, style: .dim) }
+        var status = StyledText(appearance.frame(at: tick), style: .accent)
+        if !appearance.text.isEmpty {
+            status.append(" ")
+            status.append(appearance.text)
+        }
+        return status
+    }
+
+    /// A box `width` columns wide with an optional title in its top border.
+    func box(title: String?, content: [StyledText], width: Int, style: StyledText.Style) -> [StyledText] {
+        let inner = max(1, width - 4)
+        var top = StyledText("╭─", style: style)
+        if let title, !title.isEmpty {
+            let shown = TextWidth.truncate(title, toColumns: max(1, width - 6))
+            top.append(" ", style: style)
+            top.append(shown, style: .bold)
+            top.append(" ", style: style)
+        }
+        top.append(String(repeating: "─", count: max(0, width - 1 - top.columns)) + "╮", style: style)
+        var lines = [top]
+        for line in content {
+            var row = StyledText("│ ", style: style)
+            row.append(line.padded(toColumns: inner))
+            row.append(" │", style: style)
+            lines.append(row)
+        }
+        lines.append(StyledText("╰" + String(repeating: "─", count: max(0, width - 2)) + "╯", style: style))
+        return lines
+    }
+
+    private func centred(_ text: StyledText, in width: Int) -> StyledText {
+        let fitted = text.truncated(toColumns: width)
+        let left = max(0, (width - fitted.columns) / 2)
+        return StyledText(String(repeating: " ", count: left)) + fitted
+    }
+
+    /// A transfer's bar: `label  [█████░░░░░]  45%  12.3 MB / 27.0 MB  5.1 MB/s  ETA 3.0 s`, or
+    /// with no total `label  ⠋  12.3 MB  5.1 MB/s`; parts are dropped, last first, until it fits.
+    func progressLine(_ transfer: FeedbackScene.Transfer, width: Int, tick: Int) -> StyledText {
+        let progress = transfer.progress
+        let arrow = transfer.direction == .upload ? "↑ " : ""
+        let label = arrow + transfer.label
+        guard let progress else {
+            return (StyledText(label + "  ") + StyledText(MaskAppearance.dots[tick % 10], style: .accent))
+                .truncated(toColumns: width)
+        }
+        var parts: [StyledText] = []
+        if let fraction = progress.fractionCompleted {
+            let percent = StyledText(Quantity.percent(fraction), style: .bold)
+            parts.append(percent)
+            parts.append(StyledText("\(Quantity.bytes(progress.completed)) / \(Quantity.bytes(progress.total ?? 0))"))
+        } else {
+            parts.append(StyledText(Quantity.bytes(progress.completed)))
+        }
+        parts.append(StyledText(Quantity.rate(progress.bytesPerSecond), style: .dim))
+        if let left = Quantity.remaining(
+            completed: progress.completed, total: progress.total, bytesPerSecond: progress.bytesPerSecond)
+        {
+            parts.append(StyledText("ETA " + Quantity.duration(seconds: left), style: .dim))
+        }
+        let minimumLabel = min(TextWidth.columns(of: label), 12)
+        // Drop trailing parts until the label, the bar (or spinner) and the rest fit.
+        while true {
+            let rest = parts.reduce(0) { $0 + $1.columns + 2 }
+            let barRoom = width - minimumLabel - 2 - rest
+            if barRoom >= 12 || parts.count <= 1 {
+                let labelRoom = max(1, width - rest - 2 - min(max(barRoom, 0), 32))
+                let barWidth = min(max(barRoom, 0), 32, width - rest - 2 - min(labelRoom, TextWidth.columns(of: label)))
+                var line = StyledText(TextWidth.truncate(label, toColumns: labelRoom), style: .plain)
+                line.append("  ")
+                line.append(indicator(progress.fractionCompleted, width: max(3, barWidth), tick: tick))
+                for part in parts {
+                    line.append("  ")
+                    line.append(part)
+                }
+                return line.truncated(toColumns: width)
+            }
+            parts.removeLast()
+        }
+    }
+
+    /// A bar `width` columns wide (brackets included), or a spinner when the fraction is unknown.
+    private func indicator(_ fraction: Double?, width: Int, tick: Int) -> StyledText {
+        guard let fraction else { return StyledText(MaskAppearance.dots[tick % 10], style: .accent) }
+        let inner = max(1, width - 2)
+        let filled = min(inner, Int((fraction * Double(inner)).rounded(.down)))
+        var bar = StyledText("[")
+        bar.append(String(repeating: "█", count: filled), style: .accent)
+        bar.append(String(repeating: "░", count: inner - filled), style: .dim)
+        bar.append("]")
+        return bar
+    }
+
+    // MARK: - What is printed for good
+
+    /// The lines a scene's output prints above the live area, in a terminal that redraws: an
+    /// alert box for a message, the line itself for a log line, a finished bar for a transfer;
+    /// nothing for a finished mask (it simply goes) or a retry (shown live).
+    public func permanentLines(for output: FeedbackScene.Output, width: Int) -> [StyledText] {
+        switch output {
+        case .message(let message, let container):
+            return alertBox(message, container: container, width: width)
+        case .logLine(let line, _):
+            return [StyledText(line).truncated(toColumns: width)]
+        case .transferSummary(let transfer, let outcome, let elapsed):
+            let style: StyledText.Style = outcome == .succeeded ? .success : outcome == .failed ? .failure : .dim
+            var line = StyledText(outcome == .succeeded ? "✓ " : "✗ ", style: style)
+            line.append(transfer.label)
+            line.append("  " + transferSummaryText(transfer, outcome: outcome, elapsed: elapsed), style: .dim)
+            return [line.truncated(toColumns: width)]
+        case .maskSummary, .retry:
+            return []
+        }
+    }
+
+    /// A message in a box titled `Warning` or `Done` (or the message's own title), its text
+    /// wrapped to the width, and the detail dimmed under it.
+    public func alertBox(_ message: FeedbackMessage, container: ContainerInfo?, width: Int) -> [StyledText] {
+        let style: StyledText.Style = message.severity == .warning ? .warning : .success
+        var title = message.title ?? catalog.text(message.severity == .warning ? .warningTitle : .informationTitle)
+        if let place = container?.title, !place.isEmpty { title += " · " + place }
+        let longest = ([message.text] + (message.detail.map { [$0] } ?? [])).map(TextWidth.columns(of:)).max() ?? 0
+        let boxWidth = max(min(width, longest + 4), min(width, max(24, TextWidth.columns(of: title) + 6)))
+        var content = wrap(message.text, width: boxWidth - 4).map { StyledText($0) }
+        if let detail = message.detail {
+            content += wrap(detail, width: boxWidth - 4).map { StyledText($0, style: .dim) }
+        }
+        var lines = box(title: nil, content: content, width: boxWidth, style: style)
+        lines[0] = titledBorder(title, width: boxWidth, style: style)
+        return lines
+    }
+
+    private func titledBorder(_ title: String, width: Int, style: StyledText.Style) -> StyledText {
+        var top = StyledText("╭─ ", style: style)
+        top.append(TextWidth.truncate(title, toColumns: max(1, width - 6)), style: style)
+        top.append(" ", style: style)
+        top.append(String(repeating: "─", count: max(0, width - 1 - top.columns)) + "╮", style: style)
+        return top
+    }
+
+    /// `text` broken into lines of at most `width` columns, at spaces where possible.
+    public func wrap(_ text: String, width: Int) -> [String] {
+        let width = max(1, width)
+        var lines: [String] = []
+        for paragraph in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            var line = ""
+            for word in paragraph.split(separator: " ") {
+                var word = String(word)
+                let separator = line.isEmpty ? "" : " "
+                if TextWidth.columns(of: line + separator + word) <= width {
+                    line += separator + word
+                    continue
+                }
+                if !line.isEmpty { lines.append(line) }
+                line = ""
+                // A word longer than a line is cut where it must be.
+                while TextWidth.columns(of: word) > width {
+                    var head = ""
+                    for character in word {
+                        if TextWidth.columns(of: head) + TextWidth.columns(of: character) > width { break }
+                        head.append(character)
+                    }
+                    if head.isEmpty { break }
+                    lines.append(head)
+                    word.removeFirst(head.count)
+                }
+                line = word
+            }
+            lines.append(line)
+        }
+        return lines
+    }
+
+    // MARK: - Plain lines
+
+    /// The plain lines printed for an output where nothing may be redrawn: the message, the
+    /// log line, the retry, or the request's one summary line.
+    public func plainLines(for output: FeedbackScene.Output) -> [StyledText] {
+        switch output {
+        case .message(let message, let container):
+            var title = message.title ?? catalog.text(message.severity == .warning ? .warningTitle : .informationTitle)
+            if let place = container?.title, !place.isEmpty { title += " (\(place))" }
+            var lines = [StyledText(title + ": ", style: message.severity == .warning ? .warning : .success)
+                + StyledText(message.text)]
+            if let detail = message.detail { lines.append(StyledText("  " + detail, style: .dim)) }
+            return lines
+        case .logLine(let line, _):
+            return [StyledText(line)]
+        case .retry(let notice, let label):
+            return [StyledText(plainLabel(label) + ": " + catalog.text(for: notice), style: .warning)]
+        case .maskSummary(let placement, let outcome, let elapsed):
+            let label = maskLabel(placement)
+            let text = outcome == .succeeded
+                ? "\(catalog.text(.done)) in \(Quantity.duration(elapsed))"
+                : "\(catalog.text(outcome == .failed ? .failed : .cancelled)) after \(Quantity.duration(elapsed))"
+            return [StyledText("\(label): \(text)", style: outcome == .succeeded ? .plain : .failure)]
+        case .transferSummary(let transfer, let outcome, let elapsed):
+            return [
+                StyledText(
+                    "\(transfer.label): \(transferSummaryText(transfer, outcome: outcome, elapsed: elapsed))",
+                    style: outcome == .succeeded ? .plain : .failure)
+            ]
+        }
+    }
+
+    /// The plain status line of a running request, printed at most every two seconds.
+    public func plainStatus(of transfer: FeedbackScene.Transfer) -> StyledText {
+        var text = "\(transfer.label): "
+        if let progress = transfer.progress {
+            if let fraction = progress.fractionCompleted {
+                text += "\(Quantity.percent(fraction)) \(Quantity.bytes(progress.completed)) of "
+                text += Quantity.bytes(progress.total ?? 0)
+            } else {
+                text += Quantity.bytes(progress.completed)
+            }
+            text += ", \(Quantity.rate(progress.bytesPerSecond))"
+            if let left = Quantity.remaining(
+                completed: progress.completed, total: progress.total, bytesPerSecond: progress.bytesPerSecond)
+            {
+                text += ", ETA \(Quantity.duration(seconds: left))"
+            }
+        } else {
+            text += "waiting"
+        }
+        return StyledText(text)
+    }
+
+    /// The plain status line of a mask still on after a while.
+    public func plainStatus(of entry: FeedbackScene.MaskEntry, elapsed: Duration) -> StyledText {
+        StyledText("\(maskLabel(entry.placement)): running for \(Quantity.duration(elapsed))")
+    }
+
+    /// What a mask's request is called in plain lines: its text without a trailing ellipsis,
+    /// and the container's title.
+    func maskLabel(_ placement: MaskPlacement) -> String {
+        let text = plainLabel(placement.appearance.text)
+        guard let title = placement.container.title, !title.isEmpty else { return text.isEmpty ? "Request" : text }
+        return text.isEmpty ? title : "\(text) (\(title))"
+    }
+
+    private func plainLabel(_ text: String) -> String {
+        var text = text
+        while text.hasSuffix("…") || text.hasSuffix(".") { text.removeLast() }
+        return text
+    }
+
+    private func transferSummaryText(_ transfer: FeedbackScene.Transfer, outcome: ActivityOutcome, elapsed: Duration)
+        -> String
+    {
+        switch outcome {
+        case .succeeded:
+            let bytes = transfer.progress?.completed ?? 0
+            let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+            let rate = seconds > 0 ? ", \(Quantity.rate(Double(bytes) / seconds))" : ""
+            return "\(catalog.text(.done)), \(Quantity.bytes(bytes)) in \(Quantity.duration(elapsed))\(rate)"
+        case .failed:
+            return "\(catalog.text(.failed)) after \(Quantity.duration(elapsed))"
+        case .cancelled:
+            return "\(catalog.text(.cancelled)) after \(Quantity.duration(elapsed))"
+        }
+    }
+}
