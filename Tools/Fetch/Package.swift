@@ -24,6 +24,8 @@ let package = Package(
             dependencies: [
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Downloads", package: "Parley"),
+                .product(name: "Feedback", package: "Parley"),
+                .product(name: "FeedbackConsole", package: "Parley"),
                 .product(name: "Transport", package: "Parley"),
                 .product(name: "TransportCurl", package: "Parley"),
             ],

@@ -1,4 +1,4 @@
-import Dispatch
+import Foundation
 import Synchronization
 
 #if canImport(Glibc)
@@ -10,10 +10,13 @@ import Synchronization
 /// Puts the terminal back (live area cleared, cursor shown) however the process ends: a
 /// normal exit, `exit(_:)` after an error, `SIGINT` (Ctrl-C) or `SIGTERM`.
 ///
-/// Presenters that redraw register a cleanup while they have something drawn. The signals are
-/// watched with Dispatch signal sources, so the cleanup runs on an ordinary thread (it may take
-/// locks and write), after which the signal's default action is restored and the signal raised
-/// again: the process still ends as the signal says (a shell sees 130 after Ctrl-C).
+/// Presenters that redraw register a cleanup while they have something drawn. A signal is
+/// caught by a handler that only writes the signal's number to a pipe (the one thing a signal
+/// handler may safely do); a thread of its own reads the pipe, runs the cleanups (which may
+/// take locks and write), puts back the disposition the signal had before, and raises it
+/// again, so the process still ends as the signal says (a shell sees 130 after Ctrl-C) and a
+/// handler the program installed earlier still runs. A signal the process ignores (a
+/// background job's `SIGINT`) is left alone.
 enum TerminalRestoration {
     private struct State: Sendable {
         var cleanups: [Int: @Sendable () -> Void] = [:]
@@ -22,8 +25,10 @@ enum TerminalRestoration {
     }
 
     private static let state = Mutex(State())
-    /// The signal sources, kept for the life of the process.
-    private static let sources = Mutex<[any DispatchSourceSignal]>([])
+    /// The pipe's write end, for the signal handler; -1 until installed.
+    private static let signalPipe = Atomic<Int32>(-1)
+    /// The signals watched.
+    private static let watchedSignals: [Int32] = [SIGINT, SIGTERM]
 
     /// Registers `cleanup`; returns the key to unregister it with.
     static func register(_ cleanup: @escaping @Sendable () -> Void) -> Int {
@@ -54,21 +59,70 @@ enum TerminalRestoration {
 
     private static func installHandlers() {
         atexit { TerminalRestoration.restoreAll() }
-        let queue = DispatchQueue(label: "parley.feedback.signals")
-        // Made inside the lock: the sources are not Sendable, and live in it from the start.
-        sources.withLock { sources in
-            for signalNumber in [SIGINT, SIGTERM] {
-                // The default action would end the process before the source's handler ran.
-                signal(signalNumber, SIG_IGN)
-                let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: queue)
-                source.setEventHandler {
-                    restoreAll()
-                    signal(signalNumber, SIG_DFL)
-                    raise(signalNumber)
+        var descriptors: [Int32] = [-1, -1]
+        guard pipe(&descriptors) == 0 else { return }
+        _ = fcntl(descriptors[0], F_SETFD, FD_CLOEXEC)
+        _ = fcntl(descriptors[1], F_SETFD, FD_CLOEXEC)
+        signalPipe.store(descriptors[1], ordering: .sequentiallyConsistent)
+
+        var previous: [Int32: sigaction] = [:]
+        for signalNumber in watchedSignals {
+            var old = sigaction()
+            guard sigaction(signalNumber, nil, &old) == 0 else { continue }
+            #if canImport(Glibc)
+                let ignored = address(of: old.__sigaction_handler.sa_handler) == address(of: SIG_IGN)
+            #else
+                let ignored = address(of: old.__sigaction_u.__sa_handler) == address(of: SIG_IGN)
+            #endif
+            if ignored { continue }
+            previous[signalNumber] = old
+            var action = sigaction()
+            #if canImport(Glibc)
+                action.__sigaction_handler.sa_handler = { number in
+                    TerminalRestoration.signalArrived(number)
                 }
-                source.resume()
-                sources.append(source)
+            #else
+                action.__sigaction_u.__sa_handler = { number in TerminalRestoration.signalArrived(number) }
+            #endif
+            sigemptyset(&action.sa_mask)
+            action.sa_flags = SA_RESTART
+            sigaction(signalNumber, &action, nil)
+        }
+
+        let readEnd = descriptors[0]
+        let saved = previous
+        let thread = Thread {
+            while true {
+                var number: UInt8 = 0
+                let count = read(readEnd, &number, 1)
+                if count < 0 && errno == EINTR { continue }
+                guard count == 1 else { return }
+                restoreAll()
+                let signalNumber = Int32(number)
+                if var old = saved[signalNumber] { sigaction(signalNumber, &old, nil) }
+                // This thread blocks signals (Foundation's threads start with every signal
+                // blocked), so the signal raised here would stay pending: unblock it first.
+                var set = sigset_t()
+                sigemptyset(&set)
+                sigaddset(&set, signalNumber)
+                pthread_sigmask(SIG_UNBLOCK, &set, nil)
+                raise(signalNumber)
             }
         }
+        thread.name = "parley-feedback-signals"
+        thread.start()
+    }
+
+    /// A handler's address, to compare it with `SIG_IGN` (function pointers are not `Equatable`).
+    private static func address(of handler: (@convention(c) (Int32) -> Void)?) -> Int {
+        handler.map { unsafeBitCast($0, to: Int.self) } ?? 0
+    }
+
+    /// The signal handler: async-signal-safe, it only writes the signal's number to the pipe.
+    private static func signalArrived(_ number: Int32) {
+        var byte = UInt8(truncatingIfNeeded: number)
+        let descriptor = signalPipe.load(ordering: .relaxed)
+        guard descriptor >= 0 else { return }
+        _ = write(descriptor, &byte, 1)
     }
 }

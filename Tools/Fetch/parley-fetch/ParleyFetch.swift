@@ -1,7 +1,8 @@
 import ArgumentParser
 import Downloads
+import Feedback
+import FeedbackConsole
 import Foundation
-import Synchronization
 import Transport
 import TransportCurl
 
@@ -12,8 +13,10 @@ import TransportCurl
 /// parley-fetch https://example.com/big.iso --output big.iso --sha256 9f86d0…
 /// ```
 ///
-/// Progress goes to standard error, one line a second (none with `--quiet`); the exit status
-/// is 0 once the file is at its destination, and 1 with the error's message otherwise.
+/// Progress goes to standard error through FeedbackConsole: a bar with rate and time left in a
+/// terminal, a plain line every 2 seconds when standard error is a pipe or a file (none with
+/// `--quiet`). The exit status is 0 once the file is at its destination, and 1 with the error's
+/// message otherwise; Ctrl-C leaves the cursor visible and the partial file in place.
 @main
 struct ParleyFetch: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -67,9 +70,19 @@ struct ParleyFetch: AsyncParsableCommand {
         var options = FileDownload.Options()
         options.expectedSHA256 = sha256
         options.retryLimit = retries
+        let console = ConsolePresenter()
+        defer { console.finish() }
+        let bar = TransferBar(label: URL(fileURLWithPath: output).lastPathComponent, presenter: console)
+        let activity = ActivityID.next()
         if !quiet {
-            let printer = ProgressPrinter()
-            options.progressHandler = { printer.report($0) }
+            options.progressHandler = { bar.progressChanged(activity, direction: .download, progress: $0) }
+            options.retryHandler = { attempt, failure in
+                bar.retrying(
+                    activity,
+                    notice: RetryNotice(
+                        attempt: attempt, maximumAttempts: retries + 1, reason: failure.category.name))
+            }
+            bar.progressBegan(activity)
         }
 
         let outcome: Result<FileDownload.Summary, any Error>
@@ -80,6 +93,8 @@ struct ParleyFetch: AsyncParsableCommand {
             outcome = .failure(error)
         }
         await transport.shutdown()
+        if !quiet { bar.progressEnded(activity, outcome: ActivityOutcome(outcome)) }
+        console.finish()
 
         switch outcome {
         case .success(let summary):
@@ -100,38 +115,16 @@ struct ParleyFetch: AsyncParsableCommand {
     }
 }
 
-/// Prints a progress line at most once a second, and the final one.
-final class ProgressPrinter: Sendable {
-    private let lastLine = Mutex<ContinuousClock.Instant?>(nil)
+/// The download's progress bar, drawn by the console presenter.
+struct TransferBar: Progressable {
+    /// The destination's file name.
+    var progressLabel: String
+    /// The console.
+    var presenter: any FeedbackPresenter
 
-    /// Prints `progress` unless a line was printed less than a second ago.
-    func report(_ progress: TransferProgress) {
-        let now = ContinuousClock.now
-        let due = lastLine.withLock { last in
-            guard progress.isFinal || last.map({ now - $0 >= .seconds(1) }) ?? true else { return false }
-            last = now
-            return true
-        }
-        guard due else { return }
-        var line = "parley-fetch: \(Self.size(progress.completed))"
-        if let total = progress.total {
-            let percent = progress.fractionCompleted.map { String(format: " (%.1f%%)", $0 * 100) } ?? ""
-            line += " of \(Self.size(total))\(percent)"
-        }
-        line += ", \(Self.size(Int64(progress.bytesPerSecond)))/s"
-        standardError(line)
-    }
-
-    /// `bytes` in the largest binary unit that keeps it at 1 or more: `12.3 MiB`.
-    static func size(_ bytes: Int64) -> String {
-        let units = ["B", "KiB", "MiB", "GiB", "TiB"]
-        var value = Double(bytes)
-        var unit = 0
-        while value >= 1024, unit < units.count - 1 {
-            value /= 1024
-            unit += 1
-        }
-        return unit == 0 ? "\(bytes) B" : String(format: "%.1f", value) + " " + units[unit]
+    init(label: String, presenter: any FeedbackPresenter) {
+        self.progressLabel = label
+        self.presenter = presenter
     }
 }
 
