@@ -262,7 +262,8 @@ public final class ConsolePresenter: FeedbackPresenter, Sendable {
     private func scheduleTimer(_ state: inout State) {
         guard options.drawsOnTimer, !state.timerScheduled else { return }
         state.timerScheduled = true
-        let interval = capabilities.redraws ? options.refreshInterval : Swift.min(options.plainStatusInterval / 4, .seconds(1))
+        let interval =
+            capabilities.redraws ? options.refreshInterval : Swift.min(options.plainStatusInterval / 4, .seconds(1))
         let nanoseconds = Int(interval / .nanoseconds(1))
         queue.asyncAfter(deadline: .now() + .nanoseconds(Swift.max(1_000_000, nanoseconds))) { [weak self] in
             self?.timerFired()

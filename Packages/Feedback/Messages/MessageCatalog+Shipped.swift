@@ -6,7 +6,8 @@ extension MessageCatalog {
         languageCode: "en",
         entries: [
             .transport(.dnsFailure): "The server's address could not be found. Check the address and your network.",
-            .transport(.connectionRefused): "The server could not be reached. Check that it is running, then try again.",
+            .transport(.connectionRefused):
+                "The server could not be reached. Check that it is running, then try again.",
             .transport(.connectTimeout): "The server did not answer in time. Check your network, then try again.",
             .transport(.tlsFailure): "A secure connection to the server could not be made.",
             .transport(.stalledTransfer): "The connection stopped moving. Try again.",

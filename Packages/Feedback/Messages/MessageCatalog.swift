@@ -100,7 +100,8 @@ public struct MessageCatalog: Sendable, Hashable {
         }
         if let transport = error as? TransportError {
             if transport.category == .cancelled { return nil }
-            let key: MessageKey = entries[.transport(transport.category)] != nil ? .transport(transport.category) : .network
+            let key: MessageKey =
+                entries[.transport(transport.category)] != nil ? .transport(transport.category) : .network
             return FeedbackMessage(severity: .warning, text: text(key), detail: transport.message, key: key)
         }
         if let mapping = error as? MappingError {
@@ -138,7 +139,8 @@ public struct MessageCatalog: Sendable, Hashable {
     {
         if let head = value as? EnvelopeHead {
             guard successCodes.contains(head.code) else { return nil }
-            return businessMessage(severity: .information, code: head.code, serverMessage: head.message, orElse: fallback)
+            return businessMessage(
+                severity: .information, code: head.code, serverMessage: head.message, orElse: fallback)
         }
         if let errorable = value as? any Errorable, let code = errorable.code {
             guard successCodes.contains(code) else { return nil }

@@ -67,7 +67,9 @@ public struct RetryNotice: Sendable, Hashable {
     public var serverAsked: Bool
 
     /// Creates a notice.
-    public init(attempt: Int, maximumAttempts: Int? = nil, reason: String, delay: Duration? = nil, serverAsked: Bool = false) {
+    public init(
+        attempt: Int, maximumAttempts: Int? = nil, reason: String, delay: Duration? = nil, serverAsked: Bool = false
+    ) {
         self.attempt = attempt
         self.maximumAttempts = maximumAttempts
         self.reason = reason

@@ -272,8 +272,10 @@ public struct ConsoleLayout: Sendable {
         case .message(let message, let container):
             var title = message.title ?? catalog.text(message.severity == .warning ? .warningTitle : .informationTitle)
             if let place = container?.title, !place.isEmpty { title += " (\(place))" }
-            var lines = [StyledText(title + ": ", style: message.severity == .warning ? .warning : .success)
-                + StyledText(message.text)]
+            var lines = [
+                StyledText(title + ": ", style: message.severity == .warning ? .warning : .success)
+                    + StyledText(message.text)
+            ]
             if let detail = message.detail { lines.append(StyledText("  " + detail, style: .dim)) }
             return lines
         case .logLine(let line, _):
@@ -282,7 +284,8 @@ public struct ConsoleLayout: Sendable {
             return [StyledText(plainLabel(label) + ": " + catalog.text(for: notice), style: .warning)]
         case .maskSummary(let placement, let outcome, let elapsed):
             let label = maskLabel(placement)
-            let text = outcome == .succeeded
+            let text =
+                outcome == .succeeded
                 ? "\(catalog.text(.done)) in \(Quantity.duration(elapsed))"
                 : "\(catalog.text(outcome == .failed ? .failed : .cancelled)) after \(Quantity.duration(elapsed))"
             return [StyledText("\(label): \(text)", style: outcome == .succeeded ? .plain : .failure)]

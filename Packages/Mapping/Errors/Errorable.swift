@@ -2,8 +2,9 @@
 /// mean success, and a message.
 ///
 /// Whatever tells a person about the outcome (an application's alert, banner or log) shows
-/// an `Errorable`'s ``message`` when ``isFailure`` is `true`; no Parley module presents
-/// errors itself. Two kinds conform:
+/// an `Errorable`'s ``message`` when ``isFailure`` is `true`. Mapping presents nothing
+/// itself: the Feedback module's `Warnable` and `Informable` build on this protocol (its
+/// codes and success codes) to decide what a person is told. Two kinds conform:
 ///
 /// - `String`: a message and nothing else, for failures that are already known, such as a
 ///   transport error's text (see the `String` conformance below);
