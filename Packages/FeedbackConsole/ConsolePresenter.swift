@@ -39,7 +39,7 @@ public final class ConsolePresenter: FeedbackPresenter, Sendable {
         /// The shortest time between two status lines of one request where nothing is redrawn:
         /// 2 seconds by default.
         public var plainStatusInterval: Duration = .seconds(2)
-        /// The sentences to use; ``Feedback/FeedbackSystem/catalog`` (when the presenter is made) by default.
+        /// The sentences to use; ``/Feedback/FeedbackSystem/catalog`` (when the presenter is made) by default.
         public var catalog: MessageCatalog?
         /// Whether the presenter redraws on a timer of its own (the default); `false` leaves it to
         /// calls of ``refresh()``, for tests.

@@ -4,7 +4,7 @@ import Transport
 /// How a console draws feedback: the live area (masks, HUD boxes, progress bars), alert
 /// boxes, and the plain lines used where nothing may be redrawn.
 ///
-/// Pure functions of a ``Feedback/FeedbackScene`` and a width: no terminal, no clock, so
+/// Pure functions of a ``/Feedback/FeedbackScene`` and a width: no terminal, no clock, so
 /// every drawing is tested as text. ``ConsolePresenter`` decides when to draw and how to put it on
 /// screen.
 public struct ConsoleLayout: Sendable {
