@@ -10,8 +10,10 @@ import Transport
     @Test func stackedMasksOnOneContainerShowTheNewestAndClearWithTheLast() {
         let harness = ConsoleHarness()
         let panel = Panel(title: "Toronto")
-        let first = TestLoader(container: panel, chosenMask: SpinnerMask(text: "Loading forecast…"), presenter: harness.presenter)
-        let second = TestLoader(container: panel, chosenMask: SpinnerMask(text: "Loading radar…"), presenter: harness.presenter)
+        let first = TestLoader(
+            container: panel, chosenMask: SpinnerMask(text: "Loading forecast…"), presenter: harness.presenter)
+        let second = TestLoader(
+            container: panel, chosenMask: SpinnerMask(text: "Loading radar…"), presenter: harness.presenter)
         let (a, b) = (ActivityID.next(), ActivityID.next())
 
         first.begin(a)
@@ -58,7 +60,8 @@ import Transport
 
     @Test func aHUDMaskIsABoxCentredOnTheScreen() {
         let harness = ConsoleHarness(columns: 60)
-        let loader = TestLoader(container: Screen(), chosenMask: HUDMask(text: "Signing in…"), presenter: harness.presenter)
+        let loader = TestLoader(
+            container: Screen(), chosenMask: HUDMask(text: "Signing in…"), presenter: harness.presenter)
         let activity = ActivityID.next()
         loader.begin(activity)
         harness.refresh()
@@ -92,7 +95,8 @@ import Transport
             harness.advance(.milliseconds(500))
             bar.progressChanged(
                 activity, direction: .download,
-                progress: TransferProgress(completed: completed, total: 1_000_000, bytesPerSecond: 500_000, isFinal: false))
+                progress: TransferProgress(
+                    completed: completed, total: 1_000_000, bytesPerSecond: 500_000, isFinal: false))
             harness.refresh()
             frames.append(harness.screenRows.first ?? "")
         }
@@ -134,7 +138,8 @@ import Transport
             bar.progressBegan(activity)
             bar.progressChanged(
                 activity, direction: .download,
-                progress: TransferProgress(completed: Int64(index) * 100, total: 300, bytesPerSecond: 100, isFinal: false))
+                progress: TransferProgress(
+                    completed: Int64(index) * 100, total: 300, bytesPerSecond: 100, isFinal: false))
         }
         harness.refresh()
         #expect(harness.screenRows.map { String($0.prefix(6)) } == ["file-0", "file-1", "file-2"])
@@ -190,7 +195,8 @@ import Transport
 
     @Test func wideCharactersTakeTwoColumnsAndKeepTheBoxAligned() {
         let harness = ConsoleHarness(columns: 40)
-        let loader = TestLoader(container: Panel(title: "多伦多 🌧"), chosenMask: SpinnerMask(text: "加载中…"), presenter: harness.presenter)
+        let loader = TestLoader(
+            container: Panel(title: "多伦多 🌧"), chosenMask: SpinnerMask(text: "加载中…"), presenter: harness.presenter)
         let activity = ActivityID.next()
         loader.begin(activity)
         harness.refresh()
@@ -314,7 +320,8 @@ import Transport
         loader.begin(activity)
         loader.retrying(
             activity,
-            notice: RetryNotice(attempt: 2, maximumAttempts: 4, reason: "HTTP 503", delay: .seconds(2), serverAsked: true))
+            notice: RetryNotice(
+                attempt: 2, maximumAttempts: 4, reason: "HTTP 503", delay: .seconds(2), serverAsked: true))
         harness.refresh()
         #expect(harness.screenRows == ["⠋ Loading…  ↻ Retrying in 2.0 s, the server asked; attempt 2 of 4."])
         loader.end(activity, outcome: .succeeded)

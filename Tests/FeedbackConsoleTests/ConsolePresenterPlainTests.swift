@@ -79,7 +79,8 @@ import Transport
 
     @Test func quickRequestsPrintOnlyTheirSummary() {
         let harness = ConsoleHarness(isTerminal: false, environment: [:])
-        let loader = TestLoader(container: Screen(), chosenMask: SpinnerMask(text: "Fetching time…"), presenter: harness.presenter)
+        let loader = TestLoader(
+            container: Screen(), chosenMask: SpinnerMask(text: "Fetching time…"), presenter: harness.presenter)
         let activity = ActivityID.next()
         loader.begin(activity)
         harness.advance(.milliseconds(120))
