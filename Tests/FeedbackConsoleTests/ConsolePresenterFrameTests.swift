@@ -318,7 +318,7 @@ import Transport
         let loader = TestLoader(container: Screen(), presenter: harness.presenter)
         let activity = ActivityID.next()
         loader.begin(activity)
-        loader.retrying(
+        loader.maskRetrying(
             activity,
             notice: RetryNotice(
                 attempt: 2, maximumAttempts: 4, reason: "HTTP 503", delay: .seconds(2), serverAsked: true))

@@ -6,7 +6,7 @@
 #   Debian: libcurl4-openssl-dev, libssl-dev, pkg-config, zlib1g-dev (the CCurl, CLibCrypto
 #           and CZlib modules),
 #           nginx-light (nginx with TLS, HTTP/2 and the echo module), openssl, curl
-#           (the test servers)
+#           (the test servers), tmux (the terminal parley-fetch's progress bar is tested in)
 #   PyPI:   httpbin, gunicorn and brotlicffi, pinned in test-servers-requirements.txt
 #
 # The Swift toolchain itself is not installed here: it must already be on PATH.
@@ -34,7 +34,7 @@ fi
 
 # In Debian 12 `nginx-light` is the `nginx` binary (built with the SSL and HTTP/2 modules)
 # plus the echo module, which the test servers' /upload uses to read a whole body.
-apt_packages=(libcurl4-openssl-dev libssl-dev pkg-config zlib1g-dev nginx-light openssl curl ca-certificates time)
+apt_packages=(libcurl4-openssl-dev libssl-dev pkg-config zlib1g-dev nginx-light openssl curl ca-certificates time tmux)
 
 is_installed() {
     [[ $(dpkg-query -W -f='${Status}' "$1" 2>/dev/null || true) == "install ok installed" ]]

@@ -30,7 +30,7 @@ extension RequestHandle {
         onStart { loadable.begin(activity) }
         observe { event in
             if case .retry(let attempt, let reason) = event {
-                loadable.retrying(activity, notice: RetryNotice(attempt: attempt, reason: reason))
+                loadable.maskRetrying(activity, notice: RetryNotice(attempt: attempt, reason: reason))
             }
         }
         completion { result in loadable.end(activity, outcome: ActivityOutcome(result)) }
@@ -52,7 +52,7 @@ extension RequestHandle {
             case .transfer(.downloadProgress(let progress)):
                 progressable.progressChanged(activity, direction: .download, progress: progress)
             case .retry(let attempt, let reason):
-                progressable.retrying(activity, notice: RetryNotice(attempt: attempt, reason: reason))
+                progressable.progressRetrying(activity, notice: RetryNotice(attempt: attempt, reason: reason))
             default:
                 break
             }

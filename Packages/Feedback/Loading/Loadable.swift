@@ -27,7 +27,7 @@ public protocol Loadable: FeedbackSource {
     /// later handlers.
     func end(_ activity: ActivityID, outcome: ActivityOutcome)
     /// Tells the person the request is about to be sent again.
-    func retrying(_ activity: ActivityID, notice: RetryNotice)
+    func maskRetrying(_ activity: ActivityID, notice: RetryNotice)
 }
 
 extension Loadable {
@@ -54,10 +54,35 @@ extension Loadable {
     }
 
     /// Presents the notice beside the request's mask.
-    public func retrying(_ activity: ActivityID, notice: RetryNotice) {
+    public func maskRetrying(_ activity: ActivityID, notice: RetryNotice) {
         guard mask != nil else { return }
         presenter.present(.retrying(activity, notice))
     }
+}
+
+extension Loadable {
+    /// This loader's mask, inset and container, presented through `presenter` instead of
+    /// ``presenter``: for a ready-made loader such as ``LoadType`` in a test with a recorder of
+    /// its own, or on a second console.
+    ///
+    /// The returned loader uses the default ``begin(_:)``, ``end(_:outcome:)`` and
+    /// ``maskRetrying(_:notice:)``.
+    public func presenting(through presenter: any FeedbackPresenter) -> RoutedLoadable {
+        RoutedLoadable(mask: mask, inset: inset, maskContainer: maskContainer, presenter: presenter)
+    }
+}
+
+/// A loader's mask, inset and container with a presenter of its own; see
+/// ``Loadable/presenting(through:)``.
+public struct RoutedLoadable: Loadable {
+    /// The mask.
+    public var mask: (any Maskable)?
+    /// The inset.
+    public var inset: Inset
+    /// The container.
+    public var maskContainer: (any Containable)?
+    /// Where the mask is presented.
+    public var presenter: any FeedbackPresenter
 }
 
 /// The ready-made loaders: MBNetwork's `LoadType`.
@@ -65,6 +90,9 @@ extension Loadable {
 /// ```swift
 /// api.forecast(city: "Paris").load(LoadType.default(container: Panel(title: "Paris")))
 /// ```
+///
+/// They present through ``FeedbackSystem/presenter``; ``Loadable/presenting(through:)`` picks
+/// another.
 public enum LoadType: Loadable {
     /// No mask.
     case none

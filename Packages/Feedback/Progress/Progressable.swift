@@ -14,6 +14,8 @@ public import Transport
 /// let summary = try await api.radar(city: "Toronto", to: file).progress(RadarDownload()).value
 /// ```
 public protocol Progressable: FeedbackSource {
+    /// Whether there is a bar at all; `true` by default (``ProgressType/none`` says `false`).
+    var showsProgress: Bool { get }
     /// What the bar is labelled; `Transfer` by default.
     var progressLabel: String { get }
     /// Where the bar goes: the type itself when it is ``Containable``, otherwise the ``Screen``.
@@ -23,45 +25,81 @@ public protocol Progressable: FeedbackSource {
     /// A transfer moved.
     func progressChanged(_ activity: ActivityID, direction: TransferDirection, progress: TransferProgress)
     /// A transfer is about to be sent again.
-    func retrying(_ activity: ActivityID, notice: RetryNotice)
+    func progressRetrying(_ activity: ActivityID, notice: RetryNotice)
     /// A transfer ended.
     func progressEnded(_ activity: ActivityID, outcome: ActivityOutcome)
 }
 
 extension Progressable {
+    /// `true`.
+    public var showsProgress: Bool { true }
     /// `Transfer`.
     public var progressLabel: String { "Transfer" }
     /// The type itself when it is ``Containable``; `nil` otherwise.
     public var progressContainer: (any Containable)? { self as? any Containable }
 
-    /// Presents a new bar.
+    /// Presents a new bar, when ``showsProgress``.
     public func progressBegan(_ activity: ActivityID) {
+        guard showsProgress else { return }
         presenter.present(
             .progressBegan(activity, label: progressLabel, container: (progressContainer ?? Screen()).containerInfo))
     }
 
-    /// Presents the new position.
+    /// Presents the new position, when ``showsProgress``.
     public func progressChanged(_ activity: ActivityID, direction: TransferDirection, progress: TransferProgress) {
+        guard showsProgress else { return }
         presenter.present(.progressChanged(activity, direction: direction, progress: progress))
     }
 
-    /// Presents the notice on the bar.
-    public func retrying(_ activity: ActivityID, notice: RetryNotice) {
+    /// Presents the notice on the bar, when ``showsProgress``.
+    public func progressRetrying(_ activity: ActivityID, notice: RetryNotice) {
+        guard showsProgress else { return }
         presenter.present(.retrying(activity, notice))
     }
 
-    /// Presents the end of the bar.
+    /// Presents the end of the bar, when ``showsProgress``.
     public func progressEnded(_ activity: ActivityID, outcome: ActivityOutcome) {
+        guard showsProgress else { return }
         presenter.present(.progressEnded(activity, outcome: outcome))
     }
 }
 
-/// The ready-made progress bars.
+extension Progressable {
+    /// This bar's label and container, presented through `presenter` instead of ``presenter``:
+    /// for a ready-made bar such as ``ProgressType`` in a test with a recorder of its own.
+    public func presenting(through presenter: any FeedbackPresenter) -> RoutedProgressable {
+        RoutedProgressable(
+            showsProgress: showsProgress, progressLabel: progressLabel, progressContainer: progressContainer,
+            presenter: presenter)
+    }
+}
+
+/// A bar's label and container with a presenter of its own; see
+/// ``Progressable/presenting(through:)``.
+public struct RoutedProgressable: Progressable {
+    /// Whether there is a bar.
+    public var showsProgress: Bool
+    /// The label.
+    public var progressLabel: String
+    /// The container.
+    public var progressContainer: (any Containable)?
+    /// Where the bar is presented.
+    public var presenter: any FeedbackPresenter
+}
+
+/// The ready-made progress bars; they present through ``FeedbackSystem/presenter`` unless
+/// ``Progressable/presenting(through:)`` picks another.
 public enum ProgressType: Progressable {
     /// No bar.
     case none
     /// A bar labelled `label` on the screen.
     case bar(label: String)
+
+    /// `false` for ``none``.
+    public var showsProgress: Bool {
+        if case .none = self { return false }
+        return true
+    }
 
     /// The label of the bar.
     public var progressLabel: String {
@@ -73,28 +111,4 @@ public enum ProgressType: Progressable {
 
     /// The screen.
     public var progressContainer: (any Containable)? { nil }
-
-    /// Presents a new bar, unless ``none``.
-    public func progressBegan(_ activity: ActivityID) {
-        guard case .bar = self else { return }
-        presenter.present(.progressBegan(activity, label: progressLabel, container: Screen().containerInfo))
-    }
-
-    /// Presents the new position, unless ``none``.
-    public func progressChanged(_ activity: ActivityID, direction: TransferDirection, progress: TransferProgress) {
-        guard case .bar = self else { return }
-        presenter.present(.progressChanged(activity, direction: direction, progress: progress))
-    }
-
-    /// Presents the notice, unless ``none``.
-    public func retrying(_ activity: ActivityID, notice: RetryNotice) {
-        guard case .bar = self else { return }
-        presenter.present(.retrying(activity, notice))
-    }
-
-    /// Presents the end of the bar, unless ``none``.
-    public func progressEnded(_ activity: ActivityID, outcome: ActivityOutcome) {
-        guard case .bar = self else { return }
-        presenter.present(.progressEnded(activity, outcome: outcome))
-    }
 }

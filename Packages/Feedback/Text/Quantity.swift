@@ -1,9 +1,9 @@
 /// How byte counts, rates and durations are written for a person.
 ///
 /// Decimal units, as `curl` and most download tools print them: `999 B`, `12.3 kB`,
-/// `4.5 MB`, `1.07 GB`; one decimal below 100 of a unit, none above.
+/// `4.50 MB`, `1.07 GB`; two decimals below 10 of a unit, one below 100, none above.
 public enum Quantity {
-    /// A byte count: `0 B`, `512 B`, `12.3 kB`, `4.5 MB`, `1.07 GB`.
+    /// A byte count: `0 B`, `512 B`, `12.3 kB`, `4.50 MB`, `1.07 GB`.
     public static func bytes(_ count: Int64) -> String {
         let units = ["B", "kB", "MB", "GB", "TB", "PB"]
         var value = Double(max(0, count))

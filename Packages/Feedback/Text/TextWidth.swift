@@ -1,7 +1,7 @@
 /// How many terminal columns text occupies, and how to cut it to fit.
 ///
 /// A terminal gives most characters one column, East Asian wide and fullwidth characters
-/// (`多伦多`, `ｆｕｌｌ`) and emoji shown as pictures (`🌧`, `👍🏽`, `🇨🇦`) two, and combining marks,
+/// (`多伦多`, `ｆｕｌｌ`) and emoji shown as pictures (`☔`, `🌧️` with its `U+FE0F`, `👍🏽`, `🇨🇦`) two, and combining marks,
 /// joiners and variation selectors none. Widths are measured per grapheme cluster (a
 /// `Character`), the way current terminals place them: a cluster is two columns when any of
 /// its scalars is an emoji with emoji presentation (or is made one by `U+FE0F`), and

@@ -77,7 +77,7 @@ struct ParleyFetch: AsyncParsableCommand {
         if !quiet {
             options.progressHandler = { bar.progressChanged(activity, direction: .download, progress: $0) }
             options.retryHandler = { attempt, failure in
-                bar.retrying(
+                bar.progressRetrying(
                     activity,
                     notice: RetryNotice(
                         attempt: attempt, maximumAttempts: retries + 1, reason: failure.category.name))

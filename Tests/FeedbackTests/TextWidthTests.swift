@@ -1,0 +1,74 @@
+import Feedback
+import Testing
+
+@Suite struct TextWidthTests {
+    @Test(arguments: [
+        ("Toronto", 7),
+        ("", 0),
+        ("多伦多", 6),
+        ("ｆｕｌｌ", 8),
+        ("🌧\u{FE0F}", 2),
+        ("☔", 2),
+        ("👍🏽", 2),
+        ("🇨🇦", 2),
+        ("e\u{301}", 1),
+        ("🌧\u{FE0F} Showers", 10),
+    ])
+    func measuresTheColumnsATerminalGivesText(text: String, columns: Int) {
+        #expect(TextWidth.columns(of: text) == columns)
+    }
+
+    @Test(arguments: [
+        (Character("a"), 1),
+        (Character("多"), 2),
+        (Character("🇨🇦"), 2),
+        (Character("👍🏽"), 2),
+        (Character("e\u{301}"), 1),
+        (Character("\u{7}"), 0),
+    ])
+    func measuresOneGraphemeClusterAtATime(character: Character, columns: Int) {
+        #expect(TextWidth.columns(of: character) == columns)
+    }
+
+    @Test func leavesTextThatFitsAsItIs() {
+        let text = String(repeating: "a", count: 40)
+        #expect(TextWidth.truncate(text, toColumns: 40) == text)
+    }
+
+    @Test func cutsLongTextToTheLimitWithAnEllipsis() {
+        // Given a line of 50 columns
+        let text = String(repeating: "abcde", count: 10)
+        // When it is cut to 40
+        let cut = TextWidth.truncate(text, toColumns: 40)
+        // Then 39 characters and the ellipsis remain
+        #expect(cut == String(text.prefix(39)) + "…")
+        #expect(TextWidth.columns(of: cut) == 40)
+    }
+
+    @Test func leavesOutAWideCharacterThatWouldStraddleTheLimit() {
+        // Given 38 narrow columns, then two wide characters: 42 columns
+        let text = String(repeating: "a", count: 38) + "多伦"
+        // When it is cut to 40, `多` would need columns 39 and 40, but 40 is the ellipsis's
+        let cut = TextWidth.truncate(text, toColumns: 40)
+        // Then it is left out whole and the result is one column narrower
+        #expect(cut == String(repeating: "a", count: 38) + "…")
+        #expect(TextWidth.columns(of: cut) == 39)
+    }
+
+    @Test func cutsToNothingForNoColumns() {
+        #expect(TextWidth.truncate("Toronto", toColumns: 0).isEmpty)
+        #expect(TextWidth.truncate("Toronto", toColumns: -3).isEmpty)
+    }
+
+    @Test(arguments: [
+        ("多", 5, "多   "),
+        ("Paris", 8, "Paris   "),
+        ("Toronto", 7, "Toronto"),
+        ("Toronto, Canada", 8, "Toronto…"),
+    ])
+    func padsWithSpacesToExactlyTheWidth(text: String, width: Int, padded: String) {
+        let result = TextWidth.pad(text, toColumns: width)
+        #expect(result == padded)
+        #expect(TextWidth.columns(of: result) == width)
+    }
+}

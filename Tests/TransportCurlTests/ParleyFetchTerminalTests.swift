@@ -1,0 +1,284 @@
+import Foundation
+import Glibc
+import MockBackend
+import TestSupport
+import Testing
+
+/// `parley-fetch`'s progress as a person sees it: the built binary in a real pseudo-terminal,
+/// a tmux pane of a fixed size, against a slow route of the mock server; and the same download
+/// where standard error is not a terminal.
+///
+/// tmux runs as a private server on a socket of its own (`tmux -L parley-test-…`), stopped by
+/// that socket at the end of each test; the user's tmux server, if any, is never touched.
+@Suite(.enabled(if: Tmux.path != nil || Tmux.required, "tmux is not installed: run Tools/scripts/setup.sh"))
+struct ParleyFetchTerminalTests {
+    @Test func ctrlCInATerminalClearsTheBarShowsTheCursorAndKeepsThePartialFile() async throws {
+        let fetch = try ChildProcess.siblingExecutable("parley-fetch")
+        try await MockServer.withRunning { server in
+            try await withTemporaryFolder { folder in
+                try await Tmux.withServer(folder: folder) { tmux in
+                    // 64 MiB at 64 KiB every 50 ms: about a minute, far longer than the test.
+                    let output = folder + "/big.bin"
+                    try await tmux.start([fetch, server.url("/bytes/67108864?chunk-delay=50"), "--output", output])
+                    try await tmux.go()
+
+                    try await waitUntil {
+                        let screen = try await tmux.capture()
+                        return screen.contains(where: isBarLine) && fileSize(output + ".partial") > 0
+                            && fileSize(output + ".partial.json") > 0
+                    }
+                    #expect(
+                        try await tmux.display("#{cursor_flag}") == "0", "the cursor is hidden while the bar is drawn")
+                    let pid = try #require(try await tmux.runningCommand(), "parley-fetch runs in the pane")
+
+                    try await tmux.sendKeys("C-c")
+                    // Left behind, the terminal's echo `^C` would precede the status on its line.
+                    try await waitUntil { try await tmux.capture().contains { $0.contains("exit=") } }
+
+                    let screen = try await tmux.capture(history: true)
+                    let shown = screen.joined(separator: "\n")
+                    // A shell reports a command killed by SIGINT as 128 + 2.
+                    #expect(screen.contains { $0.hasSuffix("exit=130") }, "the exit reflects SIGINT:\n\(shown)")
+                    let gone = kill(pid, 0) == -1 && errno == ESRCH
+                    #expect(gone, "parley-fetch (\(pid)) is gone")
+                    #expect(try await tmux.display("#{cursor_flag}") == "1", "the cursor is visible again")
+                    #expect(!screen.contains(where: isBarLine), "the bar was cleared:\n\(shown)")
+                    #expect(fileSize(output + ".partial") > 0)
+                    #expect(fileSize(output + ".partial.json") > 0)
+                    #expect(!FileManager.default.fileExists(atPath: output))
+                }
+            }
+        }
+    }
+
+    @Test func withoutATerminalProgressIsPlainLinesEndingWithTheSummaryAndQuietPrintsNone() async throws {
+        let fetch = try ChildProcess.siblingExecutable("parley-fetch")
+        try await MockServer.withRunning { server in
+            try await withTemporaryFolder { folder in
+                // 3 MiB at 64 KiB every 80 ms: about 4 s, so that a status line (every 2 s) is due.
+                let url = server.url("/bytes/3145728?chunk-delay=80")
+                async let shown = ChildProcess.launch(fetch, arguments: [url, "--output", folder + "/shown.bin"])
+                async let quiet = ChildProcess.launch(
+                    fetch, arguments: [url, "--output", folder + "/quiet.bin", "--quiet"])
+                let (piped, silent) = try await (shown, quiet)
+
+                #expect(piped.status == 0, "\(piped.output)")
+                #expect(!piped.output.utf8.contains(0x1B), "no escape sequence: \(piped.output.debugDescription)")
+                #expect(!piped.output.utf8.contains(0x0D), "no carriage return: \(piped.output.debugDescription)")
+                let lines = piped.output.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+                #expect(lines.last == "", "the output ends with a whole line")
+                #expect(lines.contains { $0.hasPrefix("shown.bin: ") && $0.contains("%") }, "a status line")
+                let summary = lines.dropLast().suffix(2)
+                #expect(summary.first?.hasPrefix("shown.bin: done, ") == true, "\(piped.output)")
+                #expect(summary.last?.hasPrefix("parley-fetch: saved \(folder)/shown.bin (3145728 bytes") == true)
+
+                #expect(silent.status == 0, "\(silent.output)")
+                #expect(silent.output == "", "--quiet prints nothing: \(silent.output.debugDescription)")
+                #expect(fileSize(folder + "/quiet.bin") == 3_145_728)
+            }
+        }
+    }
+
+    @Test func aDumbTerminalGetsPlainLinesWithoutEscapeSequences() async throws {
+        let fetch = try ChildProcess.siblingExecutable("parley-fetch")
+        try await MockServer.withRunning { server in
+            try await withTemporaryFolder { folder in
+                try await Tmux.withServer(folder: folder) { tmux in
+                    let output = folder + "/dumb.bin"
+                    let written = folder + "/pane.out"
+                    // pipe-pane records what the program writes, escape sequences included, where
+                    // capture-pane shows only the resulting screen; the command starts after it.
+                    try await tmux.start([
+                        "env", "TERM=dumb", fetch, server.url("/bytes/3145728?chunk-delay=80"), "--output", output,
+                    ])
+                    try await tmux.run(["pipe-pane", "-t", tmux.target, "cat > '\(written)'"])
+                    try await tmux.go()
+
+                    try await waitUntil { try await tmux.capture().contains { $0.contains("exit=") } }
+                    #expect(try await tmux.capture().contains("exit=0"))
+                    try await waitUntil {
+                        let text = (try? String(contentsOfFile: written, encoding: .utf8)) ?? ""
+                        return text.contains("exit=0")
+                    }
+                    let text = try String(contentsOfFile: written, encoding: .utf8)
+                    #expect(!text.utf8.contains(0x1B), "no escape sequence: \(text.debugDescription)")
+                    // The terminal turns each "\n" into "\r\n" (onlcr); no other "\r" is written. (A
+                    // String's "\r\n" is one Character, hence the bytes below.)
+                    let lines = text.split(separator: "\r\n", omittingEmptySubsequences: false).map(String.init)
+                    #expect(!lines.contains { $0.utf8.contains(0x0D) }, "no carriage return: \(text.debugDescription)")
+                    #expect(lines.contains { $0.hasPrefix("dumb.bin: ") && $0.contains("%") }, "a status line")
+                    #expect(lines.contains { $0.hasPrefix("dumb.bin: done, ") }, "the summary line")
+                    #expect(!lines.contains(where: isBarLine), "no bar: \(text.debugDescription)")
+                    #expect(fileSize(output) == 3_145_728)
+                }
+            }
+        }
+    }
+}
+
+/// A drawn progress bar: `label  [████░░░░]  45%  …`.
+private func isBarLine(_ line: String) -> Bool {
+    line.contains("[") && line.contains("%")
+}
+
+/// The size of the file at `path`, or -1 when there is none.
+private func fileSize(_ path: String) -> Int {
+    var info = stat()
+    return stat(path, &info) == 0 ? Int(info.st_size) : -1
+}
+
+/// A private tmux server with one pane of 100 × 20 cells, which runs a shell that runs
+/// the command under test, prints its exit status and stays, so that the screen and the cursor
+/// can be read after the command has gone.
+private struct Tmux: Sendable {
+    /// The tmux executable on `PATH`, if any.
+    static let path: String? = {
+        let folders = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":")
+        return folders.map { "\($0)/tmux" }.first { FileManager.default.isExecutableFile(atPath: $0) }
+    }()
+
+    /// Whether a missing tmux must fail the run (`make test` sets `PARLEY_REQUIRE_SERVERS=1`).
+    static var required: Bool { ProcessInfo.processInfo.environment["PARLEY_REQUIRE_SERVERS"] == "1" }
+
+    let executable: String
+    /// The server's socket name, for `tmux -L`.
+    let socket: String
+    /// The configuration file the server starts with.
+    let configuration: String
+    /// The one pane, as a target for `-t`.
+    let target = "parley:0.0"
+
+    /// Runs `body` with a new server, configured in `folder`; kills that server afterwards by its
+    /// socket, whether `body` returns or throws (its programs get `SIGHUP`).
+    static func withServer<T>(folder: String, _ body: (Tmux) async throws -> T) async throws -> T {
+        let executable = try #require(path, "tmux is not installed: run Tools/scripts/setup.sh")
+        let configuration = folder + "/tmux.conf"
+        // No status line: the pane is the whole 100 × 20. A cleared screen is not scrolled into
+        // the history, so a bar found there was left behind, not erased.
+        let settings = "set -g status off\nsetw -g scroll-on-clear off\nset -g history-limit 1000\n"
+        try Data(settings.utf8).write(to: URL(fileURLWithPath: configuration))
+        let tmux = Tmux(
+            executable: executable, socket: "parley-test-\(UUID().uuidString.prefix(8).lowercased())",
+            configuration: configuration)
+        do {
+            let result = try await body(tmux)
+            try await tmux.stop()
+            return result
+        } catch {
+            _ = try? await tmux.stop()
+            throw error
+        }
+    }
+
+    /// Kills the server and removes its socket, which tmux leaves behind.
+    private func stop() async throws {
+        try await run(["kill-server"], checked: false)
+        let folder = ProcessInfo.processInfo.environment["TMUX_TMPDIR"] ?? "/tmp"
+        unlink("\(folder)/tmux-\(getuid())/\(socket)")
+    }
+
+    /// Starts the server and its pane. The pane's shell waits for ``go()``, runs `command`
+    /// in the foreground (where Ctrl-C reaches it), prints `exit=STATUS` and stays.
+    ///
+    /// The shell traps `SIGINT` with a handler, not `SIG_IGN`, so that it outlives Ctrl-C to
+    /// print the status while `command` starts with the default disposition.
+    func start(_ command: [String]) async throws {
+        let script = #""$0" -L "$1" wait-for go; shift; trap : INT; "$@"; echo "exit=$?"; exec sleep 3600"#
+        try await run(
+            [
+                "new-session", "-d", "-s", "parley", "-x", "100", "-y", "20", "--", "sh", "-c", script, executable,
+                socket,
+            ]
+                + command)
+    }
+
+    /// Lets the pane's command start.
+    func go() async throws {
+        try await run(["wait-for", "-S", "go"])
+    }
+
+    /// The process id of the command the pane's shell runs, if it runs.
+    func runningCommand() async throws -> pid_t? {
+        let shell = try await display("#{pane_pid}")
+        let children = (try? String(contentsOfFile: "/proc/\(shell)/task/\(shell)/children", encoding: .utf8)) ?? ""
+        return children.split(separator: " ").first.flatMap { pid_t($0) }
+    }
+
+    /// The value of a format (`#{cursor_flag}`) for the pane.
+    func display(_ format: String) async throws -> String {
+        try await run(["display-message", "-p", "-t", target, format])
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// The pane's lines, from the top of its history when `history` is set.
+    func capture(history: Bool = false) async throws -> [String] {
+        let text = try await run(["capture-pane", "-p", "-t", target] + (history ? ["-S", "-"] : []))
+        return text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+    }
+
+    /// Types keys into the pane, as tmux names them (`C-c`).
+    func sendKeys(_ keys: String) async throws {
+        try await run(["send-keys", "-t", target, keys])
+    }
+
+    /// Runs a tmux command against this server on a thread of its own; returns its output, or
+    /// (when `checked`) fails with its error output.
+    @discardableResult
+    func run(_ arguments: [String], checked: Bool = true) async throws -> String {
+        let command = [executable, "-L", socket, "-f", configuration] + arguments
+        // The server inherits this environment, and the pane the server's: nothing that would
+        // change how parley-fetch draws (CI, TERM=dumb, NO_COLOR) or nest in a user's tmux.
+        var environment = ProcessInfo.processInfo.environment
+        for name in ["TMUX", "TMUX_PANE", "CI", "TERM", "NO_COLOR", "FORCE_COLOR", "COLUMNS", "LINES"] {
+            environment[name] = nil
+        }
+        let variables = environment.map { "\($0.key)=\($0.value)" }
+        let (status, text) = try await onOwnThread { try Self.spawn(command, environment: variables) }
+        try #require(
+            !checked || status == 0, "tmux \(arguments.joined(separator: " ")) exited with \(status): \(text)")
+        return text
+    }
+
+    /// Runs `command` and waits for it; returns its exit status and its output.
+    ///
+    /// Spawned with an empty signal mask and default dispositions, whatever the calling
+    /// thread's: started through Foundation's `Process`, the tmux server ran with every signal
+    /// blocked (a mask is inherited through `exec`), so it never saw `SIGCHLD` (its panes'
+    /// exits) or `SIGTERM` (`kill-server`), nor would parley-fetch in its pane see `SIGINT`. The
+    /// output goes to a file rather than a pipe, which the server that `new-session` forks
+    /// would hold open.
+    private static func spawn(_ command: [String], environment: [String]) throws -> (Int32, String) {
+        let outputFile = FileManager.default.temporaryDirectory.appendingPathComponent("parley-tmux-\(UUID())")
+        defer { try? FileManager.default.removeItem(at: outputFile) }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, outputFile.path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var empty = sigset_t()
+        sigemptyset(&empty)
+        posix_spawnattr_setsigmask(&attributes, &empty)
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        for signal in [SIGINT, SIGTERM, SIGHUP, SIGCHLD, SIGPIPE] { sigaddset(&defaults, signal) }
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+
+        let argv = command.map { strdup($0) } + [nil]
+        defer { for pointer in argv { free(pointer) } }
+        let envp = environment.map { strdup($0) } + [nil]
+        defer { for pointer in envp { free(pointer) } }
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, command[0], &actions, &attributes, argv, envp)
+        try #require(spawned == 0, "could not start \(command[0]): \(String(cString: strerror(spawned)))")
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        let text = (try? String(contentsOf: outputFile, encoding: .utf8)) ?? ""
+        return ((status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F), text)
+    }
+}
