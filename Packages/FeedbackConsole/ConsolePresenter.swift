@@ -67,16 +67,29 @@ public final class ConsolePresenter: FeedbackPresenter, Sendable {
         /// When each request's last plain status line was written.
         var lastStatus: [ActivityID: Duration] = [:]
         var redraws = 0
+        /// When the live area was last drawn.
+        var lastDraw: Duration?
+        /// Lines to print for good at the next redraw (log lines, finished transfers).
+        var queued: [StyledText] = []
+        /// Bytes computed under this lock and not yet written, in order.
+        var pending = ""
+        /// Set by ``withLiveAreaCleared(_:)``: the scene is kept, nothing is drawn.
+        var suspended = false
+        /// Set when the process is ending (exit, a signal): nothing is drawn any more.
+        var terminated = false
     }
 
     /// What this presenter may do on its output.
     public let capabilities: ConsoleCapabilities
     private let output: ConsoleOutput
     private let options: Options
-    private let layout: ConsoleLayout
     private let clock: @Sendable () -> Duration
     private let queue = DispatchQueue(label: "parley.feedback.console")
+    /// The scene and what is on screen: held only to compute, never while writing, so the
+    /// thread that reports progress never waits for a slow terminal.
     private let state = Mutex(State())
+    /// Held while writing, so that what was computed in order is written in order.
+    private let writer = Mutex(())
 
     /// Creates a presenter.
     ///
@@ -89,7 +102,6 @@ public final class ConsolePresenter: FeedbackPresenter, Sendable {
         self.capabilities =
             options.capabilities
             ?? ConsoleCapabilities.detect(isTerminal: output.isTerminal, environment: output.environment)
-        self.layout = ConsoleLayout(catalog: options.catalog ?? FeedbackSystem.catalog)
         if let clock = options.clock {
             self.clock = clock
         } else {
@@ -99,10 +111,13 @@ public final class ConsolePresenter: FeedbackPresenter, Sendable {
     }
 
     deinit {
-        state.withLock { state in
-            clearLiveArea(&state)
-            releaseTerminal(&state)
-        }
+        finish()
+    }
+
+    /// The drawings, in the chosen catalog or the one installed now (so that a catalog
+    /// bootstrapped after the presenter was made is the one used).
+    private var layout: ConsoleLayout {
+        ConsoleLayout(catalog: options.catalog ?? FeedbackSystem.catalog)
     }
 
     /// How many times the live area has been written: for tests and benchmarks.
@@ -113,29 +128,41 @@ public final class ConsolePresenter: FeedbackPresenter, Sendable {
 
     // MARK: - Presenting
 
-    /// Takes an event; draws what must be printed for good at once, and leaves the live area to
-    /// the next redraw.
+    /// Takes an event; prints messages at once, and leaves the live area to the next redraw.
+    ///
+    /// Only a message (which must be on screen before the caller goes on) and the emptying of
+    /// the live area (so that a result printed next lands on a clean row) are written before
+    /// this returns; log lines and finished transfers wait for the next redraw, so the area is
+    /// redrawn at most every ``Options/refreshInterval`` however many arrive. Progress only
+    /// updates the scene.
     public func present(_ event: FeedbackEvent) {
         state.withLock { state in
             let now = clock()
             let outputs = state.scene.apply(event, at: now)
+            let layout = self.layout
             if capabilities.redraws {
-                let printable = outputs.flatMap { layout.permanentLines(for: $0, width: width) }
-                if !printable.isEmpty || (state.scene.isEmpty && !state.drawn.isEmpty) {
-                    // Messages must be on screen before the caller goes on, and an emptied area
-                    // must be gone before the program prints its result.
-                    clearLiveArea(&state)
-                    if !printable.isEmpty { output.write(printable.map { encode($0) + "\n" }.joined()) }
-                    drawLiveArea(&state, now: now)
+                var urgent: [StyledText] = []
+                for output in outputs {
+                    let lines = layout.permanentLines(for: output, width: width)
+                    if case .message = output { urgent += lines } else { state.queued += lines }
+                }
+                let emptied = state.scene.isEmpty && !state.drawn.isEmpty
+                let idle = state.scene.isEmpty && state.drawn.isEmpty
+                if !state.suspended, !state.terminated, !urgent.isEmpty || emptied || (idle && !state.queued.isEmpty) {
+                    state.queued += urgent
+                    redraw(&state, now: now, layout: layout)
+                } else if !urgent.isEmpty {
+                    state.queued += urgent
                 }
             } else {
                 let lines = outputs.flatMap { layout.plainLines(for: $0) }
-                if !lines.isEmpty { output.write(lines.map { encode($0) + "\n" }.joined()) }
+                if !lines.isEmpty { state.pending += lines.map { encode($0) + "\n" }.joined() }
                 for case .maskSummary(let placement, _, _) in outputs { state.lastStatus[placement.activity] = nil }
                 for case .transferSummary(let transfer, _, _) in outputs { state.lastStatus[transfer.activity] = nil }
             }
-            if !state.scene.isEmpty { scheduleTimer(&state) }
+            if !state.scene.isEmpty || !state.queued.isEmpty { scheduleTimer(&state) }
         }
+        flush()
     }
 
     /// Redraws the live area now (or, where nothing is redrawn, writes the status lines that are
@@ -144,33 +171,78 @@ public final class ConsolePresenter: FeedbackPresenter, Sendable {
         state.withLock { state in
             let now = clock()
             if capabilities.redraws {
-                drawLiveArea(&state, now: now)
+                redraw(&state, now: now, layout: layout)
             } else {
                 writeDueStatusLines(&state, now: now)
             }
         }
+        flush()
     }
 
-    /// Clears the live area and shows the cursor, leaving the screen as if nothing had been
-    /// drawn; call it before the program exits. Requests still running are drawn again on their
-    /// next change.
+    /// Clears the live area, prints what was waiting (log lines held back by a mask included)
+    /// and shows the cursor, leaving the screen as if nothing had been drawn; call it before the
+    /// program exits. Requests still running are drawn again at the next redraw.
     public func finish() {
+        state.withLock { state in finalize(&state) }
+        flush()
+    }
+
+    /// Runs `body` with the live area cleared and the cursor shown, then draws the area again:
+    /// for printing to the same terminal (a result on standard output, a prompt) while requests
+    /// run.
+    ///
+    /// The presenter's lock is not held while `body` runs: feedback presented meanwhile (from
+    /// `body` or another thread) updates the scene and is drawn afterwards, and Ctrl-C still
+    /// restores the terminal.
+    public func withLiveAreaCleared<Result>(_ body: () throws -> Result) rethrows -> Result {
         state.withLock { state in
             clearLiveArea(&state)
             releaseTerminal(&state)
+            state.suspended = true
+        }
+        flush()
+        defer {
+            state.withLock { state in
+                state.suspended = false
+                if capabilities.redraws { redraw(&state, now: clock(), layout: layout) }
+                if !state.scene.isEmpty { scheduleTimer(&state) }
+            }
+            flush()
+        }
+        return try body()
+    }
+
+    /// Ends all drawing for good: the process is exiting or was interrupted.
+    private func terminate() {
+        state.withLock { state in
+            finalize(&state)
+            state.terminated = true
+        }
+        flush()
+    }
+
+    /// Writes what was computed, in order, outside the state lock.
+    private func flush() {
+        writer.withLock { _ in
+            let text = state.withLock { state in
+                defer { state.pending = "" }
+                return state.pending
+            }
+            if !text.isEmpty { output.write(text) }
         }
     }
 
-    /// Runs `body` with the live area cleared, then draws it again: for printing to the same
-    /// terminal (a result on standard output, a prompt) while requests run.
-    ///
-    /// The presenter's lock is held meanwhile, so no redraw interleaves; `body` must not present
-    /// feedback itself.
-    public func withLiveAreaCleared<Result>(_ body: () throws -> Result) rethrows -> Result {
-        try state.withLock { state in
+    private func finalize(_ state: inout State) {
+        let held = state.scene.drainHeldLines()
+        if capabilities.redraws {
             clearLiveArea(&state)
-            defer { drawLiveArea(&state, now: clock()) }
-            return try body()
+            let lines = state.queued + held.flatMap { layout.permanentLines(for: $0, width: width) }
+            state.queued = []
+            if !lines.isEmpty { state.pending += lines.map { encode($0) + "\n" }.joined() }
+            releaseTerminal(&state)
+        } else {
+            let lines = held.flatMap { layout.plainLines(for: $0) }
+            if !lines.isEmpty { state.pending += lines.map { encode($0) + "\n" }.joined() }
         }
     }
 
@@ -180,15 +252,23 @@ public final class ConsolePresenter: FeedbackPresenter, Sendable {
     /// column (where terminals differ on wrapping).
     private var width: Int { max(8, (output.columns() ?? 80) - 1) }
 
-    private func drawLiveArea(_ state: inout State, now: Duration) {
+    /// Prints the queued lines above the live area and redraws it, writing only rows that
+    /// changed; nothing at all when nothing changed.
+    private func redraw(_ state: inout State, now: Duration, layout: ConsoleLayout) {
+        guard !state.suspended, !state.terminated else { return }
         let width = self.width
         var rows = layout.liveLines(for: state.scene, width: width, tick: Int(now / .milliseconds(100)))
-        let limit = max(1, (output.rows() ?? 24) - 1)
+        let limit = max(1, (output.rows() ?? 25) - 1)
         if rows.count > limit {
             let hidden = rows.count - limit + 1
             rows = Array(rows.prefix(limit - 1)) + [StyledText("… \(hidden) more", style: .dim)]
         }
         let encoded = rows.map(encode)
+        if !state.queued.isEmpty {
+            clearLiveArea(&state)
+            state.pending += state.queued.map { encode($0) + "\n" }.joined()
+            state.queued = []
+        }
         if encoded.isEmpty {
             clearLiveArea(&state)
             releaseTerminal(&state)
@@ -201,9 +281,10 @@ public final class ConsolePresenter: FeedbackPresenter, Sendable {
         if !state.cursorHidden {
             text += "\u{1B}[?25l"
             state.cursorHidden = true
-            state.restorationKey = TerminalRestoration.register { [weak self] in self?.finish() }
+            state.restorationKey = TerminalRestoration.register { [weak self] in self?.terminate() }
         }
-        if !state.drawn.isEmpty { text += "\u{1B}[\(state.drawn.count)A" }
+        // The first row starts at column 0 even if something left the cursor mid-row.
+        text += state.drawn.isEmpty ? "\r" : "\u{1B}[\(state.drawn.count)A"
         for (index, row) in encoded.enumerated() {
             if index < state.drawn.count, state.drawn[index] == row {
                 text += "\n"
@@ -212,16 +293,17 @@ public final class ConsolePresenter: FeedbackPresenter, Sendable {
             }
         }
         if encoded.count < state.drawn.count { text += "\u{1B}[J" }
-        output.write(text)
+        state.pending += text
         state.drawn = encoded
         state.drawnWidth = width
+        state.lastDraw = now
         state.redraws += 1
     }
 
     /// Erases the live area; the cursor ends where its first row was.
     private func clearLiveArea(_ state: inout State) {
         guard !state.drawn.isEmpty else { return }
-        output.write("\u{1B}[\(state.drawn.count)A\r\u{1B}[J")
+        state.pending += "\u{1B}[\(state.drawn.count)A\r\u{1B}[J"
         state.drawn = []
         state.redraws += 1
     }
@@ -229,7 +311,7 @@ public final class ConsolePresenter: FeedbackPresenter, Sendable {
     /// Shows the cursor again and stops watching for signals, when the cursor was hidden.
     private func releaseTerminal(_ state: inout State) {
         guard state.cursorHidden else { return }
-        output.write("\u{1B}[?25h")
+        state.pending += "\u{1B}[?25h"
         state.cursorHidden = false
         if let key = state.restorationKey { TerminalRestoration.unregister(key) }
         state.restorationKey = nil
@@ -254,7 +336,7 @@ public final class ConsolePresenter: FeedbackPresenter, Sendable {
             lines.append(layout.plainStatus(of: transfer))
             state.lastStatus[transfer.activity] = now
         }
-        if !lines.isEmpty { output.write(lines.map { encode($0) + "\n" }.joined()) }
+        if !lines.isEmpty { state.pending += lines.map { encode($0) + "\n" }.joined() }
     }
 
     // MARK: - Timer
@@ -273,14 +355,16 @@ public final class ConsolePresenter: FeedbackPresenter, Sendable {
     private func timerFired() {
         state.withLock { state in
             state.timerScheduled = false
+            guard !state.terminated else { return }
             let now = clock()
             if capabilities.redraws {
-                drawLiveArea(&state, now: now)
+                redraw(&state, now: now, layout: layout)
             } else {
                 writeDueStatusLines(&state, now: now)
             }
-            if !state.scene.isEmpty { scheduleTimer(&state) }
+            if !state.scene.isEmpty || !state.queued.isEmpty { scheduleTimer(&state) }
         }
+        flush()
     }
 
     // MARK: - Encoding
@@ -313,17 +397,14 @@ public final class ConsolePresenter: FeedbackPresenter, Sendable {
         }
     }
 
-    /// `text` with C0 and C1 control characters and DEL replaced by `�`.
+    /// `text` with every grapheme cluster that holds a C0 or C1 control character or DEL
+    /// replaced by one `�`, as ``/Feedback/TextWidth`` measures it.
     static func sanitized(_ text: String) -> String {
-        guard text.unicodeScalars.contains(where: isControl) else { return text }
-        var result = String.UnicodeScalarView()
-        for scalar in text.unicodeScalars {
-            result.append(isControl(scalar) ? "\u{FFFD}" : scalar)
+        guard text.unicodeScalars.contains(where: TextWidth.isControl) else { return text }
+        var result = ""
+        for character in text {
+            result.append(character.unicodeScalars.contains(where: TextWidth.isControl) ? "\u{FFFD}" : character)
         }
-        return String(result)
-    }
-
-    private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
-        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
+        return result
     }
 }

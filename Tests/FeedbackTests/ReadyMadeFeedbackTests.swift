@@ -12,7 +12,8 @@ import Transport
         let activity = ActivityID.next()
         loader.begin(activity)
         loader.end(activity, outcome: .succeeded)
-        #expect(recorder.events.isEmpty)
+        #expect(!recorder.events.contains { if case .maskBegan = $0 { true } else { false } })
+        #expect(recorder.outputs.allSatisfy { if case .maskSummary = $0 { false } else { true } })
     }
 
     @Test func loadTypeDefaultPutsASpinnerOnItsContainer() {

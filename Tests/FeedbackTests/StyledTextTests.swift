@@ -72,4 +72,12 @@ import Testing
         let text: StyledText = "Done"
         #expect(text.runs == [Run("Done", style: .plain)])
     }
+
+    @Test func cutsToTheWidthWhenARunEndsExactlyAtIt() {
+        let text = StyledText([StyledText.Run("abc"), StyledText.Run("de", style: .dim)])
+        let cut = text.truncated(toColumns: 3)
+        #expect(cut.columns == 3)
+        #expect(cut.plainText == "ab…")
+        #expect(text.padded(toColumns: 4).columns == 4)
+    }
 }

@@ -24,7 +24,10 @@ import Testing
         (Character("🇨🇦"), 2),
         (Character("👍🏽"), 2),
         (Character("e\u{301}"), 1),
-        (Character("\u{7}"), 0),
+        // A control is drawn as one replacement character, so it is measured as one column.
+        (Character("\u{7}"), 1),
+        (Character("\r\n"), 1),
+        (Character("\u{1B}"), 1),
     ])
     func measuresOneGraphemeClusterAtATime(character: Character, columns: Int) {
         #expect(TextWidth.columns(of: character) == columns)

@@ -101,8 +101,9 @@ public struct ScrollingLog: Containable {
     public var id: String
     /// The region the log sits in.
     public var enclosing: (any Containable)?
-    /// Where appended lines are presented; ``FeedbackSystem/presenter`` by default.
-    public var presenter: any FeedbackPresenter
+    /// Where appended lines are presented; `nil` for ``FeedbackSystem/presenter`` (the one
+    /// installed when a line is appended).
+    public var chosenPresenter: (any FeedbackPresenter)?
 
     /// Creates a log.
     ///
@@ -113,8 +114,11 @@ public struct ScrollingLog: Containable {
     public init(id: String = "log", in enclosing: (any Containable)? = nil, presenter: (any FeedbackPresenter)? = nil) {
         self.id = id
         self.enclosing = enclosing
-        self.presenter = presenter ?? FeedbackSystem.presenter
+        self.chosenPresenter = presenter
     }
+
+    /// The chosen presenter, or the one installed now.
+    public var presenter: any FeedbackPresenter { chosenPresenter ?? FeedbackSystem.presenter }
 
     /// `"log:"` and the identifier.
     public var containerId: String { "log:" + id }

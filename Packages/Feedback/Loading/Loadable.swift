@@ -47,9 +47,9 @@ extension Loadable {
             .maskBegan(MaskPlacement(activity: activity, mask: mask, container: container.containerInfo, inset: inset)))
     }
 
-    /// Presents the end of the request's mask.
+    /// Presents the end of the request's mask (always: a presenter ignores the end of a mask
+    /// it never saw, and a mask that changed since ``begin(_:)`` must still come off).
     public func end(_ activity: ActivityID, outcome: ActivityOutcome) {
-        guard mask != nil else { return }
         presenter.present(.maskEnded(activity, outcome: outcome))
     }
 
@@ -62,7 +62,7 @@ extension Loadable {
 
 extension Loadable {
     /// This loader's mask, inset and container, presented through `presenter` instead of
-    /// ``presenter``: for a ready-made loader such as ``LoadType`` in a test with a recorder of
+    /// ``FeedbackSource/presenter``: for a ready-made loader such as ``LoadType`` in a test with a recorder of
     /// its own, or on a second console.
     ///
     /// The returned loader uses the default ``begin(_:)``, ``end(_:outcome:)`` and

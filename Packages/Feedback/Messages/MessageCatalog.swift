@@ -14,7 +14,7 @@ import Transport
 /// var catalog = MessageCatalog.english
 /// catalog[.business(404)] = "We do not know that city yet."
 /// catalog[.transport(.connectionRefused)] = "The weather service is down. Try again in a minute."
-/// FeedbackSystem.bootstrap(ConsolePresenter.standardError(), catalog: catalog)
+/// FeedbackSystem.bootstrap(ConsolePresenter(), catalog: catalog)
 /// ```
 ///
 /// Texts may hold placeholders in braces (`{status}`, `{code}`, `{delay}`), filled in where

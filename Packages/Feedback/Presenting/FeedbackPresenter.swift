@@ -28,7 +28,7 @@ public struct DiscardingPresenter: FeedbackPresenter {
 /// composition root, as swift-log's `LoggingSystem` installs a log handler.
 ///
 /// ```swift
-/// FeedbackSystem.bootstrap(ConsolePresenter.standardError(), catalog: .english)
+/// FeedbackSystem.bootstrap(ConsolePresenter(), catalog: .english)
 /// ```
 ///
 /// Every Feedback protocol reaches the presenter through `FeedbackSource.presenter`, which a

@@ -65,7 +65,7 @@ extension Progressable {
 }
 
 extension Progressable {
-    /// This bar's label and container, presented through `presenter` instead of ``presenter``:
+    /// This bar's label and container, presented through `presenter` instead of ``FeedbackSource/presenter``:
     /// for a ready-made bar such as ``ProgressType`` in a test with a recorder of its own.
     public func presenting(through presenter: any FeedbackPresenter) -> RoutedProgressable {
         RoutedProgressable(

@@ -91,6 +91,14 @@ public struct FeedbackScene: Sendable {
     /// How many log lines are held back in total.
     public var heldLineCount: Int { heldLines.values.reduce(0) { $0 + $1.count } }
 
+    /// Takes every held log line out, in order, as outputs to print now: for a presenter that is
+    /// finishing while a region is still masked, so that no line is lost.
+    public mutating func drainHeldLines() -> [Output] {
+        let held = heldLines.values.flatMap { $0 }
+        heldLines = [:]
+        return held.map { .logLine($0.line, log: $0.log) }
+    }
+
     /// Applies one event.
     ///
     /// - Parameters:

@@ -90,6 +90,7 @@ public struct StyledText: Sendable, Hashable, ExpressibleByStringLiteral, Custom
     public func truncated(toColumns width: Int) -> StyledText {
         guard columns > width else { return self }
         guard width > 0 else { return StyledText() }
+        // One column is kept for the ellipsis: the runs are cut to `width - 1` columns.
         var result = StyledText()
         var used = 0
         for run in runs {
@@ -99,8 +100,14 @@ public struct StyledText: Sendable, Hashable, ExpressibleByStringLiteral, Custom
                 used += runWidth
                 continue
             }
-            let cut = TextWidth.truncate(run.text, toColumns: width - used)
-            result.append(cut.hasSuffix("…") ? cut : cut + "…", style: run.style)
+            var head = ""
+            for character in run.text {
+                let next = TextWidth.columns(of: character)
+                if used + next > width - 1 { break }
+                head.append(character)
+                used += next
+            }
+            result.append(head + "…", style: run.style)
             return result
         }
         return result

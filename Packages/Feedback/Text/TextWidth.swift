@@ -7,8 +7,9 @@
 /// its scalars is an emoji with emoji presentation (or is made one by `U+FE0F`), and
 /// otherwise as wide as its first scalar.
 ///
-/// Control characters (other than those a presenter never passes through) count as zero:
-/// presenters replace them before measuring.
+/// A cluster holding a control character (a tab, a line break, an escape) counts as one
+/// column: presenters draw each such cluster as one `�`, never the control itself, so what is
+/// measured is what is drawn.
 public enum TextWidth {
     /// The columns `text` occupies.
     public static func columns(of text: some StringProtocol) -> Int {
@@ -21,16 +22,18 @@ public enum TextWidth {
     public static func columns(of character: Character) -> Int {
         let scalars = character.unicodeScalars
         guard let first = scalars.first else { return 0 }
-        if first.value < 0x80 {
-            // ASCII: printable characters are one column, controls none. A CR LF pair is one
-            // cluster, and a control all the same.
-            return (0x20..<0x7F).contains(first.value) ? 1 : 0
-        }
+        if scalars.contains(where: isControl) { return 1 }
+        if first.value < 0x80 { return 1 }
         for scalar in scalars {
             if scalar.properties.isEmojiPresentation { return 2 }
             if scalar.value == 0xFE0F, first.properties.isEmoji { return 2 }
         }
         return columns(ofScalar: first)
+    }
+
+    /// Whether a scalar is a C0 or C1 control or DEL, which presenters replace with `�`.
+    public static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
     }
 
     /// The width of a scalar on its own.

@@ -6,7 +6,7 @@
 /// | Condition | Redraws (cursor movement, `\r`) | Colour |
 /// |---|---|---|
 /// | a terminal, `TERM` not `dumb`, `CI` not set | yes | yes |
-/// | not a terminal (a pipe, a file), `TERM=dumb`, or `CI` set | no: plain lines | no |
+/// | not a terminal (a pipe, a file), `TERM=dumb`, or `CI` set (not empty, `0` or `false`) | no: plain lines | no |
 /// | `NO_COLOR` set (not empty) | as above | no, whatever else is set |
 /// | `FORCE_COLOR` set (not empty, `0` or `false`) | as above | yes |
 ///
@@ -31,7 +31,9 @@ public struct ConsoleCapabilities: Sendable, Hashable {
     ///   - environment: The process environment.
     public static func detect(isTerminal: Bool, environment: [String: String]) -> ConsoleCapabilities {
         let isSet = { (name: String) in !(environment[name] ?? "").isEmpty }
-        let redraws = isTerminal && environment["TERM"] != "dumb" && !isSet("CI")
+        // `CI=false` and `CI=0` are how some runners say "not CI".
+        let isCI = isSet("CI") && !["false", "0"].contains((environment["CI"] ?? "").lowercased())
+        let redraws = isTerminal && environment["TERM"] != "dumb" && !isCI
         var usesColor = redraws
         if let force = environment["FORCE_COLOR"], !force.isEmpty, force != "0", force.lowercased() != "false" {
             usesColor = true

@@ -48,7 +48,7 @@ public struct ConsoleOutput: Sendable {
             isTerminal: isatty(STDERR_FILENO) == 1,
             environment: ProcessInfo.processInfo.environment,
             columns: { windowSize(of: STDERR_FILENO)?.columns ?? environmentColumns() },
-            rows: { windowSize(of: STDERR_FILENO)?.rows },
+            rows: { windowSize(of: STDERR_FILENO).flatMap { $0.rows > 0 ? $0.rows : nil } },
             write: { writeAll($0, to: STDERR_FILENO) })
     }
 

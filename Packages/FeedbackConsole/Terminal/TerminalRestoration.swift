@@ -120,6 +120,9 @@ enum TerminalRestoration {
 
     /// The signal handler: async-signal-safe, it only writes the signal's number to the pipe.
     private static func signalArrived(_ number: Int32) {
+        // The interrupted code may be about to read errno.
+        let savedErrno = errno
+        defer { errno = savedErrno }
         var byte = UInt8(truncatingIfNeeded: number)
         let descriptor = signalPipe.load(ordering: .relaxed)
         guard descriptor >= 0 else { return }

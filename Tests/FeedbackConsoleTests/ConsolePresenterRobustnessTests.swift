@@ -1,0 +1,62 @@
+import Feedback
+import FeedbackConsole
+import FeedbackTesting
+import Mapping
+import Testing
+
+/// The console under awkward input and timing: controls in server text, output printed while
+/// requests run, bursts of log lines, a finish with a region still masked.
+@Suite struct ConsolePresenterRobustnessTests {
+    @Test func controlCharactersKeepTheAlertBoxAligned() {
+        let harness = ConsoleHarness(columns: 60)
+        TestWarner(presenter: harness.presenter).warn(
+            BusinessError(code: 500, serverMessage: "tab\there, escape\u{1B}[2J and\r\nbreak"))
+        let widths = Set(harness.screenRows.map { TextWidth.columns(of: $0) })
+        #expect(widths.count == 1, "\(harness.screenRows)")
+    }
+
+    @Test func feedbackPresentedInsideWithLiveAreaClearedIsDrawnAfterIt() {
+        let harness = ConsoleHarness()
+        let loader = TestLoader(container: Screen(), presenter: harness.presenter)
+        let first = ActivityID.next()
+        loader.begin(first)
+        harness.refresh()
+        let second = ActivityID.next()
+        harness.presenter.withLiveAreaCleared {
+            // Presenting here must neither deadlock nor draw over the caller's output.
+            TestLoader(container: ListRow(label: "Paris"), presenter: harness.presenter).begin(second)
+            harness.terminal.feed("prompt> \n")
+            #expect(harness.terminal.isCursorVisible)
+        }
+        #expect(harness.screenRows == ["prompt>", "⠋ Loading…", "Paris  ⠋ Loading…"])
+        loader.end(first, outcome: .succeeded)
+        loader.end(second, outcome: .succeeded)
+    }
+
+    @Test func logLinesWaitForTheNextRedrawInsteadOfRedrawingEach() {
+        let harness = ConsoleHarness()
+        let bar = TestBar(progressLabel: "radar.png", presenter: harness.presenter)
+        let activity = ActivityID.next()
+        bar.progressBegan(activity)
+        harness.refresh()
+        let redraws = harness.presenter.redrawCount
+        let log = ScrollingLog(id: "busy", presenter: harness.presenter)
+        for line in 0..<100 { log.append("line \(line)") }
+        #expect(harness.presenter.redrawCount == redraws)
+        harness.refresh()
+        #expect(harness.presenter.redrawCount <= redraws + 2)
+        #expect(harness.terminal.visibleText.contains("line 99"))
+        #expect(harness.screenRows.last?.hasPrefix("radar.png") == true)
+        bar.progressEnded(activity, outcome: .succeeded)
+    }
+
+    @Test func finishPrintsLinesHeldBackByAMaskThatNeverEnded() {
+        let harness = ConsoleHarness()
+        let log = ScrollingLog(id: "cities", in: Panel(title: "Cities"), presenter: harness.presenter)
+        TestLoader(container: log, presenter: harness.presenter).begin(ActivityID.next())
+        log.append("Toronto")
+        harness.presenter.finish()
+        #expect(harness.screenRows == ["Toronto"])
+        #expect(harness.terminal.isCursorVisible)
+    }
+}
