@@ -117,9 +117,15 @@ struct DownloadRun: Sendable {
                         + "\(resumeAdvice) later resumes from there."
                     throw final
                 }
-                options.retryHandler?(requestCount + 1, retryable)
+                let backoff = backoff(afterFailures: failuresInARow)
+                let delay = max(backoff, retryAfter ?? .zero)
+                options.retryHandler?(
+                    RetryEvent(
+                        attempt: requestCount + 1, reason: retryable.message, delay: delay,
+                        serverAsked: (retryAfter ?? .zero) > backoff),
+                    retryable)
                 do {
-                    try await Task.sleep(for: max(backoff(afterFailures: failuresInARow), retryAfter ?? .zero))
+                    try await Task.sleep(for: delay)
                 } catch {
                     throw Self.cancelledError(url: url)
                 }

@@ -53,10 +53,11 @@ extension FileDownload {
         /// `nil` by default; ``FileDownload/progressUpdates`` delivers the same events.
         public var progressHandler: (@Sendable (TransferProgress) -> Void)?
 
-        /// Called before each retry with the number of the request about to be sent (2 for the
-        /// first retry) and the failure that caused it, on the download's task: return quickly.
+        /// Called before each retry with the retry (the number of the request about to be sent,
+        /// 2 for the first retry; the wait before it; whether the server's `Retry-After` chose that
+        /// wait) and the failure that caused it, on the download's task: return quickly.
         /// `nil` by default.
-        public var retryHandler: (@Sendable (_ attempt: Int, _ failure: TransportError) -> Void)?
+        public var retryHandler: (@Sendable (_ retry: RetryEvent, _ failure: TransportError) -> Void)?
 
         /// Whether the first run continues a partial that an earlier download to the same
         /// destination left behind (a suspended, failed or killed one): `true` by default.

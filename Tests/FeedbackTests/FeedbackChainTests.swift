@@ -216,12 +216,16 @@ import TransportTesting
         let recorder = RecordingPresenter()
         let panel = ForecastPanel(presenter: recorder)
         var client = WeatherClient(transport: try Self.forecastEnvelope())
-        client.events = [.retry(attempt: 2, reason: "HTTP 503")]
+        let notice = RetryEvent(
+            attempt: 2, maximumAttempts: 4, reason: "HTTP 503", delay: .seconds(2), serverAsked: true)
+        client.events = [.retry(notice)]
 
         _ = try await client.forecast(city: "Toronto").decodeEnvelope(Forecast.self).load(panel).value
 
-        let notice = RetryNotice(attempt: 2, reason: "HTTP 503")
+        // The handle's event reaches the presenter whole: delay, limit and who chose the wait.
         #expect(recorder.retries == [notice])
+        #expect(
+            panel.catalog.text(for: recorder.retries[0]) == "Retrying in 2.0 s, the server asked; attempt 2 of 4.")
         // The notice came while the mask was on, so it is printed before the mask's summary.
         #expect(recorder.outputs.first == .retry(notice, label: "Loading…"))
         #expect(recorder.outputs.count == 2)

@@ -76,7 +76,7 @@ extension LockedRecorder<RequestEvent> {
         all.compactMap { if case .transfer(.downloadProgress(let progress)) = $0 { progress } else { nil } }
     }
     var retries: [Int] {
-        all.compactMap { if case .retry(let attempt, _) = $0 { attempt } else { nil } }
+        all.compactMap { if case .retry(let retry) = $0 { retry.attempt } else { nil } }
     }
 }
 

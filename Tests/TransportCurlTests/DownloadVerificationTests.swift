@@ -17,9 +17,12 @@ import TransportCurl
             // Given a server that answers 503 with Retry-After: 1 once
             var options = testOptions()
             let retries = Mutex<[Int]>([])
-            options.retryHandler = { attempt, failure in
+            options.retryHandler = { retry, failure in
                 #expect(failure.message.contains("503"))
-                retries.withLock { $0.append(attempt) }
+                // The wait is the server's second, longer than the first backoff, and says so.
+                #expect(retry.delay.map { $0 >= .seconds(1) } == true)
+                #expect(retry.serverAsked)
+                retries.withLock { $0.append(retry.attempt) }
             }
             let started = ContinuousClock.now
             let summary = try await FileDownload(

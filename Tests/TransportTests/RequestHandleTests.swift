@@ -150,7 +150,7 @@ import Transport
         let gate = AsyncStream<Void>.makeStream()
         let source = DataRequest<Int> { events in
             for await _ in gate.stream { break }
-            events.send(.retry(attempt: 2, reason: "503"))
+            events.send(.retry(RetryEvent(attempt: 2, reason: "503")))
             return .init(value: 1, response: nil)
         }
         let derived = source.map { value, _ in value }
@@ -159,7 +159,7 @@ import Transport
         var seen: [String] = []
         for await event in events {
             switch event {
-            case .retry(let attempt, _): seen.append("retry \(attempt)")
+            case .retry(let retry): seen.append("retry \(retry.attempt)")
             case .completed(let succeeded): seen.append("completed \(succeeded)")
             case .transfer: seen.append("transfer")
             }
@@ -173,7 +173,7 @@ import Transport
         let gate = AsyncStream<Void>.makeStream()
         let request = DataRequest<Int> { events in
             for await _ in gate.stream { break }
-            events.send(.retry(attempt: 2, reason: "503"))
+            events.send(.retry(RetryEvent(attempt: 2, reason: "503")))
             return .init(value: 1, response: nil)
         }
         let events = request.events
@@ -181,7 +181,7 @@ import Transport
         var seen: [String] = []
         for await event in events {
             switch event {
-            case .retry(let attempt, _): seen.append("retry \(attempt)")
+            case .retry(let retry): seen.append("retry \(retry.attempt)")
             case .completed(let succeeded): seen.append("completed \(succeeded)")
             case .transfer: seen.append("transfer")
             }

@@ -29,9 +29,7 @@ extension RequestHandle {
         let activity = ActivityID.next()
         onStart { loadable.begin(activity) }
         observe { event in
-            if case .retry(let attempt, let reason) = event {
-                loadable.maskRetrying(activity, notice: RetryNotice(attempt: attempt, reason: reason))
-            }
+            if case .retry(let retry) = event { loadable.maskRetrying(activity, notice: retry) }
         }
         completion { result in loadable.end(activity, outcome: ActivityOutcome(result)) }
         return self
@@ -51,8 +49,8 @@ extension RequestHandle {
                 progressable.progressChanged(activity, direction: .upload, progress: progress)
             case .transfer(.downloadProgress(let progress)):
                 progressable.progressChanged(activity, direction: .download, progress: progress)
-            case .retry(let attempt, let reason):
-                progressable.progressRetrying(activity, notice: RetryNotice(attempt: attempt, reason: reason))
+            case .retry(let retry):
+                progressable.progressRetrying(activity, notice: retry)
             default:
                 break
             }

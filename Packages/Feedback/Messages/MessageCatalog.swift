@@ -1,6 +1,6 @@
 import HTTPTypes
 public import Mapping
-import Transport
+public import Transport
 
 /// The sentences a person reads, in one place: from failure category and business code to
 /// text, with English defaults and a Simplified Chinese example.

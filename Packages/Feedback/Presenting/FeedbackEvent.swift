@@ -53,30 +53,9 @@ public enum TransferDirection: String, Sendable, Hashable {
     case download
 }
 
-/// A request about to be sent again, as a person is told of it.
-public struct RetryNotice: Sendable, Hashable {
-    /// The attempt about to be made, counting the first as 1 (so a first retry is 2).
-    public var attempt: Int
-    /// How many attempts there will be at most, when known.
-    public var maximumAttempts: Int?
-    /// Why, in a few words (`connection reset`, `HTTP 503`).
-    public var reason: String
-    /// How long before it is sent, when known.
-    public var delay: Duration?
-    /// Whether the server asked for that wait (`Retry-After`).
-    public var serverAsked: Bool
-
-    /// Creates a notice.
-    public init(
-        attempt: Int, maximumAttempts: Int? = nil, reason: String, delay: Duration? = nil, serverAsked: Bool = false
-    ) {
-        self.attempt = attempt
-        self.maximumAttempts = maximumAttempts
-        self.reason = reason
-        self.delay = delay
-        self.serverAsked = serverAsked
-    }
-}
+/// A request about to be sent again, as a person is told of it: the handle's own
+/// `RetryEvent`, passed on as it is.
+public typealias RetryNotice = RetryEvent
 
 /// A sentence for a person: a warning after a failure, an information after a success.
 public struct FeedbackMessage: Sendable, Hashable {

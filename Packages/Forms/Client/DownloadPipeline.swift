@@ -64,9 +64,9 @@ struct DownloadPipeline<Form: DownloadFormable>: Sendable {
             progressHandler?(progress)
         }
         let retryHandler = options.retryHandler
-        options.retryHandler = { attempt, failure in
-            events.send(.retry(attempt: attempt, reason: failure.message))
-            retryHandler?(attempt, failure)
+        options.retryHandler = { retry, failure in
+            events.send(.retry(retry))
+            retryHandler?(retry, failure)
         }
         return options
     }

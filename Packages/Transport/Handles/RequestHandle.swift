@@ -252,8 +252,9 @@ public typealias UploadRequest<Value: Sendable> = RequestHandle<Value>
 public enum RequestEvent: Sendable {
     /// A transfer event of the underlying transport: progress, a redirect, metrics.
     case transfer(TransferEvent)
-    /// The request is sent again; `attempt` counts from 2.
-    case retry(attempt: Int, reason: String)
+    /// The request is about to be sent again: the attempt (counting from 2 for the first
+    /// retry), why, and how long it waits first when known.
+    case retry(RetryEvent)
     /// The handle finished.
     case completed(succeeded: Bool)
 }

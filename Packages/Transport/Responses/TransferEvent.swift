@@ -61,6 +61,38 @@ public struct RedirectEvent: Sendable, Hashable {
     }
 }
 
+/// A request about to be sent again: what a retry loop reports before it waits.
+public struct RetryEvent: Sendable, Hashable {
+    /// The attempt about to be made, counting the first as 1 (so a first retry is 2).
+    public var attempt: Int
+    /// How many attempts there will be at most, when known.
+    public var maximumAttempts: Int?
+    /// Why: the failure's message, or a few words (`HTTP 503`).
+    public var reason: String
+    /// How long the loop waits before sending it, when known.
+    public var delay: Duration?
+    /// Whether the server chose that wait (`Retry-After`).
+    public var serverAsked: Bool
+
+    /// Creates a retry event.
+    ///
+    /// - Parameters:
+    ///   - attempt: The attempt about to be made (2 for the first retry).
+    ///   - maximumAttempts: The most attempts there will be, if known.
+    ///   - reason: Why the request is sent again.
+    ///   - delay: The wait before it is sent, if known.
+    ///   - serverAsked: Whether the server asked for that wait.
+    public init(
+        attempt: Int, maximumAttempts: Int? = nil, reason: String, delay: Duration? = nil, serverAsked: Bool = false
+    ) {
+        self.attempt = attempt
+        self.maximumAttempts = maximumAttempts
+        self.reason = reason
+        self.delay = delay
+        self.serverAsked = serverAsked
+    }
+}
+
 /// Timings and counters of a finished transfer (its last hop, for a redirected one).
 ///
 /// Durations are measured from the start of that hop.

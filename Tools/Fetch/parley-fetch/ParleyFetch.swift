@@ -76,12 +76,9 @@ struct ParleyFetch: AsyncParsableCommand {
         let activity = ActivityID.next()
         if !quiet {
             options.progressHandler = { bar.progressChanged(activity, direction: .download, progress: $0) }
-            options.retryHandler = { attempt, failure in
-                bar.progressRetrying(
-                    activity,
-                    notice: RetryNotice(
-                        attempt: attempt, maximumAttempts: retries + 1, reason: failure.category.name))
-            }
+            // No "of N": the limit counts failures in a row, and an attempt that added bytes
+            // resets it, so the attempt number is not bounded by it.
+            options.retryHandler = { retry, _ in bar.progressRetrying(activity, notice: retry) }
             bar.progressBegan(activity)
         }
 
