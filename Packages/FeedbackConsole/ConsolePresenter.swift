@@ -67,8 +67,6 @@ public final class ConsolePresenter: FeedbackPresenter, Sendable {
         /// When each request's last plain status line was written.
         var lastStatus: [ActivityID: Duration] = [:]
         var redraws = 0
-        /// When the live area was last drawn.
-        var lastDraw: Duration?
         /// Lines to print for good at the next redraw (log lines, finished transfers).
         var queued: [StyledText] = []
         /// Bytes computed under this lock and not yet written, in order.
@@ -139,21 +137,18 @@ public final class ConsolePresenter: FeedbackPresenter, Sendable {
         state.withLock { state in
             let now = clock()
             let outputs = state.scene.apply(event, at: now)
+            // Progress, the one event that comes often (on the engine's thread), ends here.
+            guard !outputs.isEmpty || (state.scene.isEmpty && !state.drawn.isEmpty) else {
+                if !state.scene.isEmpty { scheduleTimer(&state) }
+                return
+            }
             let layout = self.layout
             if capabilities.redraws {
-                var urgent: [StyledText] = []
-                for output in outputs {
-                    let lines = layout.permanentLines(for: output, width: width)
-                    if case .message = output { urgent += lines } else { state.queued += lines }
-                }
+                state.queued += outputs.flatMap { layout.permanentLines(for: $0, width: width) }
+                let hasMessage = outputs.contains { if case .message = $0 { true } else { false } }
                 let emptied = state.scene.isEmpty && !state.drawn.isEmpty
-                let idle = state.scene.isEmpty && state.drawn.isEmpty
-                if !state.suspended, !state.terminated, !urgent.isEmpty || emptied || (idle && !state.queued.isEmpty) {
-                    state.queued += urgent
-                    redraw(&state, now: now, layout: layout)
-                } else if !urgent.isEmpty {
-                    state.queued += urgent
-                }
+                let idle = state.scene.isEmpty && state.drawn.isEmpty && !state.queued.isEmpty
+                if hasMessage || emptied || idle { redraw(&state, now: now, layout: layout) }
             } else {
                 let lines = outputs.flatMap { layout.plainLines(for: $0) }
                 if !lines.isEmpty { state.pending += lines.map { encode($0) + "\n" }.joined() }
@@ -296,7 +291,6 @@ public final class ConsolePresenter: FeedbackPresenter, Sendable {
         state.pending += text
         state.drawn = encoded
         state.drawnWidth = width
-        state.lastDraw = now
         state.redraws += 1
     }
 

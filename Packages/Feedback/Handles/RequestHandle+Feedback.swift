@@ -82,14 +82,15 @@ extension RequestHandle {
 }
 
 extension ActivityOutcome {
-    /// The outcome of a handle's result: a `.cancelled` transport error is a cancellation.
+    /// The outcome of a handle's result: a `.cancelled` transport error, or a task's
+    /// cancellation, is a cancellation.
     public init<Value>(_ result: Result<Value, any Error>) {
         switch result {
         case .success:
             self = .succeeded
         case .failure(let error):
-            let transport = error as? TransportError ?? (error as? RequestFailure)?.transportError
-            self = transport?.category == .cancelled || error is CancellationError ? .cancelled : .failed
+            let cancelled = (error as? TransportError)?.category == .cancelled || error is CancellationError
+            self = cancelled ? .cancelled : .failed
         }
     }
 }

@@ -150,25 +150,26 @@ public struct ConsoleLayout: Sendable {
         {
             parts.append(StyledText("ETA " + Quantity.duration(seconds: left), style: .dim))
         }
-        let minimumLabel = min(TextWidth.columns(of: label), 12)
-        // Drop trailing parts until the label, the bar (or spinner) and the rest fit.
-        while true {
-            let rest = parts.reduce(0) { $0 + $1.columns + 2 }
-            let barRoom = width - minimumLabel - 2 - rest
-            if barRoom >= 12 || parts.count <= 1 {
-                let labelRoom = max(1, width - rest - 2 - min(max(barRoom, 0), 32))
-                let barWidth = min(max(barRoom, 0), 32, width - rest - 2 - min(labelRoom, TextWidth.columns(of: label)))
-                var line = StyledText(TextWidth.truncate(label, toColumns: labelRoom), style: .plain)
-                line.append("  ")
-                line.append(indicator(progress.fractionCompleted, width: max(3, barWidth), tick: tick))
-                for part in parts {
-                    line.append("  ")
-                    line.append(part)
-                }
-                return line.truncated(toColumns: width)
-            }
+        // The label keeps up to 12 columns and a bar at least 12 (a spinner needs 1); the least
+        // important parts (time left, rate, byte counts) go first when they do not fit.
+        let labelWidth = TextWidth.columns(of: label)
+        let fraction = progress.fractionCompleted
+        let smallestIndicator = fraction == nil ? 1 : 12
+        var room = 0  // for the label and the indicator
+        repeat {
+            room = width - 2 - parts.reduce(0) { $0 + $1.columns + 2 }
+            if room - min(labelWidth, 12) >= smallestIndicator || parts.count <= 1 { break }
             parts.removeLast()
+        } while true
+        let indicatorWidth = fraction == nil ? 1 : min(32, max(3, room - min(labelWidth, 12)))
+        var line = StyledText(TextWidth.truncate(label, toColumns: max(1, room - indicatorWidth)))
+        line.append("  ")
+        line.append(indicator(fraction, width: indicatorWidth, tick: tick))
+        for part in parts {
+            line.append("  ")
+            line.append(part)
         }
+        return line.truncated(toColumns: width)
     }
 
     /// A bar `width` columns wide (brackets included), or a spinner when the fraction is unknown.

@@ -72,10 +72,10 @@ public struct ConsoleOutput: Sendable {
     /// Writes every byte of `text`, retrying interrupted and partial writes; gives up silently
     /// on any other error (a closed standard error must not stop the program).
     static func writeAll(_ text: String, to descriptor: Int32) {
-        var bytes = Array(text.utf8)
+        let bytes = Array(text.utf8)
         var offset = 0
         while offset < bytes.count {
-            let written = bytes.withUnsafeMutableBytes { buffer -> Int in
+            let written = bytes.withUnsafeBytes { buffer -> Int in
                 guard let base = buffer.baseAddress else { return 0 }
                 #if canImport(Glibc)
                     return Glibc.write(descriptor, base + offset, buffer.count - offset)
@@ -91,6 +91,5 @@ public struct ConsoleOutput: Sendable {
                 return
             }
         }
-        bytes.removeAll()
     }
 }

@@ -71,7 +71,6 @@ struct ParleyFetch: AsyncParsableCommand {
         options.expectedSHA256 = sha256
         options.retryLimit = retries
         let console = ConsolePresenter()
-        defer { console.finish() }
         let bar = TransferBar(label: URL(fileURLWithPath: output).lastPathComponent, presenter: console)
         let activity = ActivityID.next()
         if !quiet {
