@@ -14,6 +14,9 @@
 
 set -euo pipefail
 
+# shellcheck source=private-nginx.sh
+. "$(dirname "${BASH_SOURCE[0]}")/private-nginx.sh"
+
 (($# >= 2)) || { echo "usage: $0 ROUNDS FETCH [FETCH...]" >&2; exit 2; }
 rounds=$1
 shift
@@ -21,40 +24,16 @@ binaries=("$@")
 
 work="$(mktemp -d /dev/shm/parley-digest.XXXXXX)"
 cleanup() {
-    [[ -s $work/nginx.pid ]] && kill "$(cat "$work/nginx.pid")" 2>/dev/null || true
+    stop_private_nginx "$work"
     rm -rf "$work"
 }
 trap cleanup EXIT
 
-chmod 755 "$work"  # nginx's worker runs as another user
-mkdir -p "$work/www" "$work/logs"
+mkdir -p "$work/www"
 head -c $((1 << 30)) /dev/urandom >"$work/www/1g.bin"
 digest=$(sha256sum "$work/www/1g.bin" | cut -c1-64)
-port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-cat >"$work/nginx.conf" <<EOF
-worker_processes 1;
-pid $work/nginx.pid;
-error_log $work/logs/error.log;
-events { worker_connections 64; }
-http {
-    access_log off;
-    sendfile on;
-    server {
-        listen 127.0.0.1:$port;
-        location /full/ { alias $work/www/; }
-        location /limited/ { alias $work/www/; limit_rate 400m; }
-    }
-}
-EOF
-nginx -c "$work/nginx.conf" -p "$work"
-for ((wait = 0; wait < 100; wait++)); do
-    curl -sf -o /dev/null -r 0-0 "http://127.0.0.1:$port/full/1g.bin" && break
-    sleep 0.1
-done
-((wait < 100)) || { echo "nginx did not serve the file; see $work/logs/error.log" >&2; exit 1; }
+start_private_nginx "$work" /full/1g.bin "location /full/ { alias $work/www/; } location /limited/ { alias $work/www/; limit_rate 400m; }"
 echo "1 GiB of random bytes, sha256 $digest, $rounds rounds" >&2
-
-median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{a[NR] = $1} END {print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2}'; }
 
 for speed in full limited; do
     url="http://127.0.0.1:$port/$speed/1g.bin"

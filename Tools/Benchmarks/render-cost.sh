@@ -22,6 +22,9 @@
 
 set -euo pipefail
 
+# shellcheck source=private-nginx.sh
+. "$(dirname "${BASH_SOURCE[0]}")/private-nginx.sh"
+
 callgrind=true
 if [[ ${1-} == --no-callgrind ]]; then
     callgrind=false
@@ -39,36 +42,15 @@ fi
 
 work="$(mktemp -d /dev/shm/parley-render.XXXXXX)"
 cleanup() {
-    [[ -s $work/nginx.pid ]] && kill "$(cat "$work/nginx.pid")" 2>/dev/null || true
+    stop_private_nginx "$work"
     rm -rf "$work"
 }
 trap cleanup EXIT
 
-chmod 755 "$work"  # nginx's worker runs as another user
-mkdir -p "$work/www" "$work/logs"
+mkdir -p "$work/www"
 head -c $((1 << 30)) /dev/urandom >"$work/www/1g.bin"
 head -c $((64 << 20)) "$work/www/1g.bin" >"$work/www/64m.bin"
-port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-cat >"$work/nginx.conf" <<EOF
-worker_processes 1;
-pid $work/nginx.pid;
-error_log $work/logs/error.log;
-events { worker_connections 64; }
-http {
-    access_log off;
-    sendfile on;
-    server {
-        listen 127.0.0.1:$port;
-        location / { root $work/www; }
-    }
-}
-EOF
-nginx -c "$work/nginx.conf" -p "$work"
-for ((wait = 0; wait < 100; wait++)); do
-    curl -sf -o /dev/null -r 0-0 "http://127.0.0.1:$port/1g.bin" && break
-    sleep 0.1
-done
-((wait < 100)) || { echo "nginx did not serve the file; see $work/logs/error.log" >&2; exit 1; }
+start_private_nginx "$work" /1g.bin "location / { root $work/www; }"
 
 # Runs its arguments in the terminal `script` makes, sized 100 × 30, and records in $1 the
 # nanoseconds the command took (the terminal's own start-up left out).
@@ -109,7 +91,6 @@ PY
 # time_field FILE NAME: a field of GNU time -v's report.
 time_field() { sed -n "s/^[[:space:]]*$2: //p" "$1"; }
 
-median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{a[NR] = $1} END {print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2}'; }
 
 size=$((1 << 30))
 url="http://127.0.0.1:$port/1g.bin"

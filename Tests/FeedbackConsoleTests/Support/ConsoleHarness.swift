@@ -2,6 +2,7 @@ import Feedback
 import FeedbackConsole
 import FeedbackTesting
 import Synchronization
+import TestSupport
 
 /// A console presenter on a manual clock, writing into a virtual terminal and a byte log.
 ///
@@ -10,8 +11,8 @@ import Synchronization
 final class ConsoleHarness: Sendable {
     let terminal: VirtualTerminal
     let presenter: ConsolePresenter
-    private let written = Shared<[String]>([])
-    private let now = Shared<Duration>(.zero)
+    private let written = LockedRecorder<String>()
+    private let now = Clock()
 
     /// A harness whose output is (or is not) a terminal of `columns` × `rows`, in `environment`.
     init(
@@ -25,25 +26,25 @@ final class ConsoleHarness: Sendable {
         var options = ConsolePresenter.Options()
         options.drawsOnTimer = false
         options.catalog = catalog
-        options.clock = { now.value.withLock { $0 } }
+        options.clock = { now.value }
         let output = ConsoleOutput(
             isTerminal: isTerminal, environment: environment, columns: { terminal.columns }, rows: { terminal.rows },
             write: { text in
-                written.value.withLock { $0.append(text) }
+                written.append(text)
                 terminal.feed(text)
             })
         presenter = ConsolePresenter(output: output, options: options)
     }
 
     /// Everything written, as one string.
-    var bytes: String { written.value.withLock { $0.joined() } }
+    var bytes: String { written.all.joined() }
 
     /// How many bytes have been written so far.
-    var byteCount: Int { written.value.withLock { $0.reduce(0) { $0 + $1.utf8.count } } }
+    var byteCount: Int { written.all.reduce(0) { $0 + $1.utf8.count } }
 
     /// Moves the clock on.
     func advance(_ duration: Duration) {
-        now.value.withLock { $0 += duration }
+        now.advance(duration)
     }
 
     /// What the timer would do now.
@@ -77,11 +78,15 @@ struct TestWarner: Warnable, Informable {
     var messageTitle: String? { nil }
 }
 
-/// A value behind a lock, shared by reference with the presenter's closures.
-final class Shared<Value: Sendable>: Sendable {
-    let value: Mutex<Value>
+/// The harness's clock: moved only by the test.
+final class Clock: Sendable {
+    private let now = Mutex<Duration>(.zero)
 
-    init(_ initial: Value) {
-        value = Mutex(initial)
+    /// The time now.
+    var value: Duration { now.withLock { $0 } }
+
+    /// Moves the clock on.
+    func advance(_ duration: Duration) {
+        now.withLock { $0 += duration }
     }
 }
