@@ -25,6 +25,7 @@ let package = Package(
         .library(name: "Feedback", targets: ["Feedback"]),
         .library(name: "Forms", targets: ["Forms"]),
         .library(name: "Mapping", targets: ["Mapping"]),
+        .library(name: "Retry", targets: ["Retry"]),
         // MARK: - Layer 3: Implementations
         .library(name: "FeedbackConsole", targets: ["FeedbackConsole"]),
         .library(name: "FeedbackTesting", targets: ["FeedbackTesting"]),
@@ -79,6 +80,7 @@ let package = Package(
             name: "Downloads",
             dependencies: [
                 "CLibCrypto",
+                "Retry",
                 "Transport",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
@@ -97,6 +99,7 @@ let package = Package(
             name: "Forms",
             dependencies: [
                 "Downloads",
+                "Retry",
                 "Transport",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
@@ -110,6 +113,16 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             path: "Packages/Mapping"
+        ),
+        .target(
+            name: "Retry",
+            dependencies: [
+                "Mapping",
+                "Transport",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Packages/Retry"
         ),
 
         // MARK: - Layer 3: Implementations
@@ -163,6 +176,7 @@ let package = Package(
             name: "DownloadsTests",
             dependencies: [
                 "Downloads",
+                "Retry",
                 "TestSupport",
                 "Transport",
                 "TransportTesting",
@@ -201,6 +215,7 @@ let package = Package(
                 "Downloads",
                 "Forms",
                 "Mapping",
+                "Retry",
                 "TestSupport",
                 "Transport",
                 "TransportCurl",
@@ -223,6 +238,21 @@ let package = Package(
             resources: [.copy("Fixtures")]
         ),
         .testTarget(
+            name: "RetryTests",
+            dependencies: [
+                "Mapping",
+                "Retry",
+                "TestSupport",
+                "Transport",
+                "TransportCurl",
+                "TransportTesting",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "MockBackend", package: "ParleyMockServer"),
+            ],
+            path: "Tests/RetryTests"
+        ),
+        .testTarget(
             name: "TransportTests",
             dependencies: [
                 "TestSupport",
@@ -236,6 +266,7 @@ let package = Package(
             name: "TransportCurlTests",
             dependencies: [
                 "Downloads",
+                "Retry",
                 "TestSupport",
                 "Transport",
                 "TransportCurl",

@@ -69,6 +69,11 @@ ALLOWED_LAYERS: dict[int, set[int]] = {
 #: Edges between two targets allowed beyond ALLOWED_LAYERS.
 ALLOWED_EDGES: set[tuple[str, str]] = {
     ("Feedback", "Mapping"),
+    # Retrying on an envelope's code (a "server busy", an expired token) reads the envelope.
+    ("Retry", "Mapping"),
+    # Clients retry their requests, and downloads their attempts, under one policy.
+    ("Forms", "Retry"),
+    ("Downloads", "Retry"),
     # Download forms hand their transfers to the crash-safe downloads.
     ("Forms", "Downloads"),
     # Verifying a download's SHA-256 is part of Downloads' job.

@@ -1,4 +1,5 @@
 public import Logging
+public import Retry
 public import Transport
 
 /// What every request of an application shares: where it goes, what it carries, and what
@@ -35,6 +36,15 @@ public struct ClientConfiguration: Sendable {
     /// win over the engine's defaults; the others are left to the engine (for `CurlTransport`,
     /// its `Configuration.defaultOptions`).
     public var transferOptions = TransferOptions()
+    /// When requests and uploads are sent again after a failure: ``Retry/RetryPolicy``'s
+    /// defaults (3 retries with jittered backoff, idempotent methods or an `Idempotency-Key`,
+    /// network failures and 408, 429, 500, 502, 503, 504). ``Retry/RetryPolicy/never`` turns
+    /// retrying off.
+    ///
+    /// Each attempt runs through ``middleware`` and the transport again; the ``plugins``
+    /// see the request once and the response that stands. Downloads retry under their form's
+    /// `downloadOptions.retry` instead, resuming between attempts.
+    public var retry = RetryPolicy()
     /// Hooks around every request, in order; none by default.
     public var plugins: [any Plugin] = []
     /// Transport middleware around every send, outermost first; none by default.

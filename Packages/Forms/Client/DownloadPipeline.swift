@@ -34,6 +34,8 @@ struct DownloadPipeline<Form: DownloadFormable>: Sendable {
                 case .metrics(let metrics):
                     lastHop.state.withLock { $0.metrics = metrics }
                     events.send(.transfer(event))
+                case .retry(let retry):
+                    events.send(.retry(retry))
                 case .downloadProgress, .uploadProgress:
                     // The download reports its own progress, which counts the resumed bytes too.
                     break

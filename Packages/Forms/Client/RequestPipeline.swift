@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import Retry
 import Transport
 
 /// Turns a form into a request, runs the plugins around sending it, and produces the
@@ -8,14 +9,29 @@ struct RequestPipeline<Form: Formable>: Sendable {
     let configuration: ClientConfiguration
     let form: Form
     let uploadBody: (RequestBody, String)?
+    /// What the logical request keeps between runs: its `Idempotency-Key`, the server's wait.
+    var memory = RetryMemory()
+    /// Asked before a network failure stands, when the sender is `Reloadable`.
+    var reloadPrompt: (any ReloadPrompt)?
 
+    /// Sends the request, with the client's retries, and runs the plugins around it.
     func run(events: RequestEventSink) async throws -> DataRequest<DataResponse>.Outcome {
         let plugins = configuration.activePlugins
         do {
             var request = try await makeRequest()
+            if let key = memory.idempotencyKey {
+                request.head.headerFields[IdempotencyKey.fieldName] = key
+            }
             request.options.eventHandler = events.transferHandler
             try await plugins.admit(&request, form: form, action: "request to")
-            var response = try await configuration.sendingTransport.data(for: request)
+            let loop = RetryLoop(
+                policy: configuration.retry, memory: memory, logger: configuration.logger,
+                reloadPrompt: reloadPrompt, onRetry: { events.send(.retry($0)) })
+            let transport = configuration.sendingTransport
+            let sent = request
+            var response = try await loop.run(RetryRequest(sent)) { remaining in
+                try await transport.data(for: sent.cappingDeadline(to: remaining))
+            }
             for plugin in plugins { response = try await plugin.process(response, form: form) }
             for plugin in plugins { await plugin.didReceive(response, form: form) }
             for plugin in plugins { await plugin.afterCompletion(.success(response), form: form) }

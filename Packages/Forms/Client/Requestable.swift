@@ -1,5 +1,6 @@
 public import Downloads
 import Foundation
+import Retry
 public import Transport
 
 /// A type that can send forms: adopt it and call ``request(_:startImmediately:)``, the upload
@@ -98,8 +99,12 @@ extension Requestable {
     private func send(
         _ form: some Formable, body: (RequestBody, String)?, startImmediately: Bool
     ) -> DataRequest<DataResponse> {
-        handle(for: form, startImmediately: startImmediately) { configuration in
-            let pipeline = RequestPipeline(configuration: configuration, form: form, uploadBody: body)
+        // Made once per logical request: every attempt and every reload carries the same key.
+        let memory = RetryMemory(idempotencyKey: form.idempotencyKey?.resolve())
+        let reloadPrompt = (self as? any Reloadable)?.reloadPrompt
+        return handle(for: form, startImmediately: startImmediately) { configuration in
+            let pipeline = RequestPipeline(
+                configuration: configuration, form: form, uploadBody: body, memory: memory, reloadPrompt: reloadPrompt)
             return { events in try await pipeline.run(events: events) }
         }
     }

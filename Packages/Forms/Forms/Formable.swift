@@ -1,5 +1,6 @@
 public import Foundation
 public import HTTPTypes
+public import Retry
 public import Transport
 
 /// The parameters of a form: names to values.
@@ -40,12 +41,18 @@ public protocol Formable: Sendable {
     var jsonBody: (any Encodable & Sendable)? { get }
     /// The deadline of the whole request; `nil` (the default) uses the client's.
     var timeout: Duration? { get }
+    /// The `Idempotency-Key` each request of this form carries: `nil` (the default) for none.
+    ///
+    /// A key lets the client's ``ClientConfiguration/retry`` policy retry a POST or PATCH
+    /// that failed after it may have reached the server: `.generated` makes a new key per
+    /// request (sent unchanged on each of its attempts and reloads), `.value(_:)` uses yours.
+    var idempotencyKey: IdempotencyKey? { get }
     /// Adjusts the client's configuration for this form's requests only; does nothing by
     /// default.
     ///
     /// Everything the client decides can be overridden here, per form or per case: logging
     /// off for a form that carries secrets, a larger body limit or no redirects for an
-    /// export, another plugin, middleware or transport.
+    /// export, another retry policy, plugin, middleware or transport.
     ///
     /// ```swift
     /// func configure(_ client: inout ClientConfiguration) {
@@ -73,6 +80,8 @@ extension Formable {
     public var jsonBody: (any Encodable & Sendable)? { nil }
     /// `nil`: the client's timeout.
     public var timeout: Duration? { nil }
+    /// `nil`: no `Idempotency-Key`.
+    public var idempotencyKey: IdempotencyKey? { nil }
     /// Leaves the client's configuration as it is.
     public func configure(_ client: inout ClientConfiguration) {}
 }

@@ -124,6 +124,18 @@ extension TransportError {
         /// A request body could not be read (a missing file, a failing stream) or replayed.
         public static let invalidBody = Category("invalidBody")
 
+        // MARK: Retrying
+
+        /// A retry was due, but recent attempts to the same host failed so often that its retry
+        /// budget is spent: the request was not sent again, so as not to add to an overload.
+        public static let retryBudgetExhausted = Category("retryBudgetExhausted")
+        /// A credential was rejected and could not be renewed: the refresh was refused, or
+        /// credentials were refreshed so often in a short time that refreshing again would loop.
+        public static let authenticationFailed = Category("authenticationFailed")
+        /// The server asked (with `Retry-After`) for a wait longer than the retry policy allows,
+        /// or longer than the time left before the deadline; the message names the wait.
+        public static let retryAfterTooLong = Category("retryAfterTooLong")
+
         // MARK: Lifecycle
 
         /// The transfer was cancelled by its task or its handle.

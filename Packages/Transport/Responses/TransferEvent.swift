@@ -10,6 +10,11 @@ public enum TransferEvent: Sendable {
     case redirect(RedirectEvent)
     /// The transfer finished; these are its timings and counters.
     case metrics(TransferMetrics)
+    /// The request is about to be sent again, by a retry loop around the transport (the Retry
+    /// module's middleware, or a download's own loop): which attempt, why, and the wait first.
+    ///
+    /// On a request handle this arrives as ``RequestEvent/retry(_:)``, its one place there.
+    case retry(RetryEvent)
 }
 
 /// How far a transfer in one direction has come.

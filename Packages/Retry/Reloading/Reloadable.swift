@@ -1,0 +1,87 @@
+public import HTTPTypes
+import Synchronization
+public import Transport
+
+/// A business type that offers a person to send a request again after the automatic retries
+/// gave up on a network failure: the seeds' "network error screen, tap to re-request".
+///
+/// Adopt it beside `Requestable`; requests the type sends then ask ``reloadPrompt`` before
+/// they fail for good:
+///
+/// ```swift
+/// struct ForecastScreen: WeatherAPI, Reloadable {}   // asks through ReloadSystem.prompt
+/// ```
+///
+/// Only network failures are offered (a refused, reset or timed-out connection, a DNS failure,
+/// a stall, an empty reply or an incomplete body), after the policy's own retries are spent,
+/// its budget is exhausted, or its rules forbade retrying (a POST without an `Idempotency-Key`:
+/// the prompt then says that the request may already have been applied). A request whose body
+/// cannot be replayed, or whose deadline has passed, is not offered.
+public protocol Reloadable {
+    /// Who is asked: ``ReloadSystem/prompt`` by default. `nil` never asks.
+    var reloadPrompt: (any ReloadPrompt)? { get }
+}
+
+extension Reloadable {
+    /// ``ReloadSystem/prompt``.
+    public var reloadPrompt: (any ReloadPrompt)? { ReloadSystem.prompt }
+}
+
+/// Asks whether a failed request is sent again: FeedbackConsole's `ConsoleReloadPrompt` asks
+/// the person at the terminal; a test can answer from a script.
+public protocol ReloadPrompt: Sendable {
+    /// Whether to send the request again.
+    ///
+    /// - Parameter failure: What failed, after how many attempts, and whether it may already
+    ///   have been applied.
+    /// - Returns: `true` to send it again (with its retries renewed), `false` to fail.
+    func shouldReload(after failure: ReloadContext) async -> Bool
+}
+
+/// What a ``ReloadPrompt`` is told about the failure it asks about.
+public struct ReloadContext: Sendable {
+    /// The request's method.
+    public var method: HTTPRequest.Method
+    /// The request's URL.
+    public var url: String
+    /// The last attempt's failure.
+    public var error: TransportError
+    /// The attempts made so far, counting every earlier reload's.
+    public var attempts: Int
+    /// Whether the server may already have applied the request: it may have reached the
+    /// server, and repeating it is not known to be safe (not idempotent, no `Idempotency-Key`).
+    public var mayHaveBeenApplied: Bool
+    /// Why the automatic retries stopped, as a sentence.
+    public var reason: String
+
+    /// Creates a context.
+    public init(
+        method: HTTPRequest.Method, url: String, error: TransportError, attempts: Int, mayHaveBeenApplied: Bool,
+        reason: String
+    ) {
+        self.method = method
+        self.url = url
+        self.error = error
+        self.attempts = attempts
+        self.mayHaveBeenApplied = mayHaveBeenApplied
+        self.reason = reason
+    }
+}
+
+/// The application's one reload prompt, in the style of swift-log's `LoggingSystem`: the
+/// composition root installs it once; every ``Reloadable`` asks it unless it names its own.
+public enum ReloadSystem {
+    private static let current = Mutex<(any ReloadPrompt)?>(nil)
+
+    /// Installs the prompt (or `nil` for none, such as with `--no-input`).
+    ///
+    /// - Parameter prompt: The prompt every ``Reloadable`` asks from now on.
+    public static func bootstrap(_ prompt: (any ReloadPrompt)?) {
+        current.withLock { $0 = prompt }
+    }
+
+    /// The installed prompt; `nil` until ``bootstrap(_:)``.
+    public static var prompt: (any ReloadPrompt)? {
+        current.withLock { $0 }
+    }
+}

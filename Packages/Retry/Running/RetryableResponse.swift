@@ -1,0 +1,29 @@
+public import Foundation
+public import HTTPTypes
+public import Transport
+
+/// A response a ``RetryLoop`` can judge and, when it retries, let go of.
+public protocol RetryableResponse: Sendable {
+    /// The status and headers.
+    var head: HTTPResponse { get }
+    /// The URL that answered.
+    var url: String { get }
+    /// The body when it is already in memory, for envelope codes; `nil` for a streamed body.
+    var bodyInMemory: Data? { get }
+    /// Releases the response when a retry replaces it (cancels a streamed body).
+    func discard()
+}
+
+extension DataResponse: RetryableResponse {
+    /// The body.
+    public var bodyInMemory: Data? { body }
+    /// Does nothing: the body is in memory.
+    public func discard() {}
+}
+
+extension TransportResponse: RetryableResponse {
+    /// The body when a collecting transport delivered it whole.
+    public var bodyInMemory: Data? { body.collectedData }
+    /// Cancels the body.
+    public func discard() { body.cancel() }
+}
