@@ -29,7 +29,7 @@ import NIOCore
 /// | Route | Answer |
 /// |---|---|
 /// | `/echo` | 200 JSON: `method`, `path`, `target` (path and query as sent), `query` (`{name: [values]}`), `headers` (`{lowercased-name: [values]}`, `host` included), `body` (UTF-8 text or `null`), `bodyBase64`, `bodyLength`, `bodySHA256` (hex). Body fields are `null` past 16 MiB. |
-/// | `/status/{code}` | That status (200–599) with `"status {code}\n"`; 204 and 304 have no body and no `Content-Length`. `?retry-after=V` adds `Retry-After`. |
+/// | `/status/{code}` | That status (200–599) with `"status {code}\n"`; 204 and 304 have no body and no `Content-Length`. `?retry-after=V` adds `Retry-After: V`: seconds, or an HTTP date percent-encoded (`Wed%2C%2021%20Oct%202015%2007%3A28%3A00%20GMT`). |
 /// | `/redirect-to?url=URL&status=CODE` | `CODE` (302 by default, 300–399) with `Location: URL`. |
 /// | `/redirect/{n}` | 302 to `http://{Host}/redirect/{n-1}`; `/redirect/1` goes to `/echo`: `n` redirects, then the echo. `/redirect/0` is the echo. |
 /// | `/relative-redirect/{n}` | As `/redirect/{n}` with a path-only `Location`. |
@@ -46,10 +46,21 @@ import NIOCore
 /// | `/upload` | POST or PUT only (else 405): reads the body streaming, never holding it, and answers `{"bodyLength", "bodySHA256", "contentEncoding", "contentLength", "transferEncoding", "contentType", "method", "decodedLength", "decodedSHA256"}` (headers `null` when absent). A `Content-Encoding: gzip` body is inflated as it arrives: `decoded*` describe the inflated bytes (`null` without gzip); one that does not inflate gets 400. |
 /// | `/multipart` | POST or PUT only: parses a `multipart/form-data` body with MultipartKit, streaming, and answers `{"parts": [{"name", "filename", "contentType", "length", "sha256", "value"}]}`: names as sent between the quotes, `value` the text of a part without a file name (UTF-8, at most 64 KiB) or `null`. 415 for another media type, 400 for a body that does not parse or lacks its closing delimiter. |
 /// | `/drop?bytes=N` | 200, `Content-Length: 2N`, `N` pattern bytes (1000 by default), then the connection closes. |
-/// | `/flaky/{n}?status=CODE&key=K` | The first `n` requests per key fail with `CODE` (503), then 200 `{"attempt", "failures"}`. |
+/// | `/flaky/{n}?status=CODE&key=K&retry-after=V` | The first `n` requests per key fail with `CODE` (503), with `Retry-After: V` when given, then 200 `{"attempt", "failures"}`. |
+/// | `/idempotent?resets=N&scope=S` | POST only (else 405). A server honouring `Idempotency-Key`: per scope `S` (`default`), each attempt's key (or none) is recorded and the request applied, unless one with the same non-empty key was applied in the scope before (no key: applied every time). The first `N` attempts of the scope (0 by default) then get no answer at all: the connection closes before a byte of response (curl: "Empty reply from server"). Later ones get 200 `{"applied": times applied, "attempts", "keys": [key or null per attempt], "sameKey": every attempt had the same non-empty key}`, or 422 with those and `"error": "Idempotency-Key changed between attempts"` when their key differs from the scope's first. |
+/// | `/idempotent/stats?scope=S` | The same document for scope `S`, applying nothing. |
+/// | `/auth/login?expires-in=S` | POST only. 200 `{"code": 200, "message": "ok", "data": {"token", "expiresIn"}}`: a new token (`t-{generation}-{hex}`) living `S` seconds (3600). |
+/// | `/auth/refresh?expires-in=S&fail=CODE&delay=MS` | POST only. Waits `MS` (at most 10000), then, for `Authorization: Bearer T` with a token this server issued (expired or not), a new token as `/auth/login` answers. A missing or unknown token: envelope `{"code": 401, "message": "Unknown token; log in again", "data": null}`. `fail=CODE` (400–599): HTTP `CODE` with a text body instead. |
+/// | `/auth/expire` | POST only. Expires every token issued so far; envelope data `{"expired": count}`. |
+/// | `/auth/protected`, `/auth/protected/…` | Needs `Authorization: Bearer T`, `T` issued here and unexpired (by lifetime or `/auth/expire`): envelope data `{"token": T, "requests": accepted protected requests so far}`. Otherwise HTTP 200 `{"code": 401, "message": "Token expired", "data": null}`, or with `http=1` HTTP 401, `WWW-Authenticate: Bearer error="invalid_token"`, `{"error": "invalid_token", "message": "Token expired"}`. |
+/// | `/auth/stats` | `{"logins", "refreshes", "failedRefreshes", "protected": {"accepted", "rejected"}}`: failed refreshes are those with `fail` or without a known token. |
 ///
 /// Query values are percent-decoded; `+` stays `+`. The server sends no `100 Continue`, so
 /// a client that sends `Expect: 100-continue` waits out its own expect timeout (curl: 1 s).
+///
+/// libcurl sends a request again by itself, once and on a new connection, when a connection it
+/// reused closes without a byte of answer. A client that reaches `/idempotent` over a reused
+/// connection may therefore never see a drop; the route's `attempts` count what arrived.
 ///
 /// For peers that misbehave below HTTP — a reset, an empty reply, a connection held open —
 /// use ``ScriptedSocketServer``.

@@ -157,6 +157,6 @@ extension MockResponder {
     }
 }
 
-/// Thrown by `/drop` and `/stall` once their connection is closed, so Hummingbird writes
-/// nothing more on it.
+/// Thrown by `/drop`, `/stall` and `/idempotent` once their connection is closed, so
+/// Hummingbird writes nothing more on it.
 struct ConnectionDropped: Error {}

@@ -16,6 +16,10 @@ struct MockResponder: HTTPResponder {
     let flakyAttempts = AttemptCounter()
     /// How many times each `/bytes?drop-after` key has been requested.
     let dropAttempts = AttemptCounter()
+    /// What `/idempotent` has seen and applied, per scope.
+    let idempotency = IdempotencyLedger()
+    /// The tokens the `/auth` routes have issued, and their counters.
+    let tokens = TokenIssuer()
 
     init(recorder: RequestRecorder) {
         self.recorder = recorder
@@ -87,6 +91,9 @@ struct MockResponder: HTTPResponder {
         case .drop: try drop(target: target, context: context)
         case .flaky(let failures): try flaky(failures: failures, target: target)
         case .weather: try weather(target: target)
+        case .idempotent: try await idempotent(request, target: target, context: context)
+        case .idempotentStats: try idempotentStats(target: target)
+        case .auth(let endpoint): try await auth(endpoint, request: request, target: target)
         }
     }
 

@@ -44,6 +44,27 @@ enum MockRoute: Sendable {
     case flaky(failures: Int)
     /// `/weather?city=…&shape=…`: the weather fixture, in an envelope by default.
     case weather
+    /// `POST /idempotent?resets=N&scope=S`: applies a request once per `Idempotency-Key`, and
+    /// closes the connection without an answer for the first `N` attempts of the scope.
+    case idempotent
+    /// `/idempotent/stats?scope=S`: what `/idempotent` has seen in the scope.
+    case idempotentStats
+    /// `/auth/…`: a backend that issues, refreshes, expires and checks bearer tokens.
+    case auth(AuthEndpoint)
+
+    /// The endpoints under `/auth`.
+    enum AuthEndpoint: Sendable {
+        /// `POST /auth/login`: a new token.
+        case login
+        /// `POST /auth/refresh`: a new token for one this server issued.
+        case refresh
+        /// `POST /auth/expire`: expires every token issued so far.
+        case expire
+        /// `/auth/protected` and every path below it: requires a valid bearer token.
+        case protected
+        /// `/auth/stats`: the counters of the token routes.
+        case stats
+    }
 
     /// Whether the route reads the request body itself; the responder drains it for the others.
     var readsBody: Bool {
@@ -59,6 +80,10 @@ enum MockRoute: Sendable {
     /// - Throws: ``RouteError`` (400) when the path matches but a number in it is invalid.
     init?(segments: [Substring]) throws {
         let maximumLength = 1 << 40  // 1 TiB: large enough for any test, small enough not to overflow.
+        if segments.count >= 2, segments[0] == "auth", segments[1] == "protected" {
+            self = .auth(.protected)
+            return
+        }
         switch segments.count {
         case 1:
             switch segments[0] {
@@ -75,6 +100,7 @@ enum MockRoute: Sendable {
             case "multipart": self = .multipart
             case "drop": self = .drop
             case "weather": self = .weather
+            case "idempotent": self = .idempotent
             default: return nil
             }
         case 2:
@@ -95,6 +121,16 @@ enum MockRoute: Sendable {
                 self = .setCookies
             case "flaky":
                 self = .flaky(failures: try RequestTarget.integer(argument, named: "failure count", in: 0...1000))
+            case "idempotent" where argument == "stats":
+                self = .idempotentStats
+            case "auth":
+                switch argument {
+                case "login": self = .auth(.login)
+                case "refresh": self = .auth(.refresh)
+                case "expire": self = .auth(.expire)
+                case "stats": self = .auth(.stats)
+                default: return nil
+                }
             default:
                 return nil
             }
