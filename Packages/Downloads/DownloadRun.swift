@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import Retry
 import Transport
 
 /// One run of a ``FileDownload``: from opening the partial to renaming it into place, with
@@ -38,18 +39,20 @@ struct DownloadRun: Sendable {
         var sidecar: DownloadSidecar?
     }
 
-    /// A failure the run may retry, wrapped so the retry loop can tell it apart.
-    private struct RetryableFailure: Error {
+    /// A status a download cannot use, with the head the retry policy judges it by.
+    private struct StatusFailure: Error {
+        /// The `downloadFailed` error the status stands as when it is not retried.
         let error: TransportError
-        /// The wait the server asked for with `Retry-After`, when it did.
-        var retryAfter: Duration?
+        /// The response head, with any `Retry-After`.
+        let head: HTTPResponse
     }
 
     /// Runs the download to its end.
     ///
     /// - Returns: What was produced.
     /// - Throws: ``TransportError``: `.cancelled` when the task was cancelled, `.checksumMismatch`,
-    ///   `.downloadFailed`, or the last network error once the retries are spent.
+    ///   `.downloadFailed`, or the last failure once the retry policy stops, as `stoppedError`
+    ///   words it.
     func execute() async throws -> FileDownload.Summary {
         let expectedDigest = try validatedDigest()
         let file = try PartialFile.open(destination: destination, url: url)
@@ -64,7 +67,11 @@ struct DownloadRun: Sendable {
         }
         var lastResponse: HTTPResponse?
         var meter = ProgressMeter(interval: options.progressInterval)
-        var failuresInARow = 0
+        let policy = options.retry
+        let retryRequest = RetryRequest(request)
+        let clock = policy.clock
+        let start = clock.now
+        var retriesInARow = 0
         var refetches = 0
         var requestCount = 0
 
@@ -72,11 +79,14 @@ struct DownloadRun: Sendable {
             try checkCancellation()
             let sizeBefore = position.size
             requestCount += 1
+            let remaining = policy.deadline.map { max(.zero, $0 - (clock.now - start)) }
             do {
                 switch try await attempt(
-                    file: file, position: &position, digest: digest, meter: &meter, head: &lastResponse)
+                    file: file, position: &position, digest: digest, meter: &meter, head: &lastResponse,
+                    remaining: remaining)
                 {
                 case .finished:
+                    policy.recordSuccess(of: retryRequest)
                     break attempts
                 case .refetch(let reason):
                     refetches += 1
@@ -90,44 +100,48 @@ struct DownloadRun: Sendable {
                 }
             } catch {
                 try checkCancellation()
-                let retryable: TransportError
-                var retryAfter: Duration?
-                if let failure = error as? RetryableFailure {
-                    retryable = failure.error
-                    retryAfter = failure.retryAfter
-                } else if let transportError = error as? TransportError, Self.isRetryable(transportError) {
-                    retryable = transportError
+                let failure: RetryFailure
+                let failureError: TransportError
+                if let status = error as? StatusFailure {
+                    failure = .status(status.head, url: url)
+                    failureError = status.error
+                } else if let transportError = error as? TransportError {
+                    failure = .transport(transportError)
+                    failureError = transportError
                 } else {
                     throw error
                 }
-                if position.size > sizeBefore { failuresInARow = 0 }
-                failuresInARow += 1
-                guard failuresInARow <= options.retryLimit else {
-                    var final = retryable
-                    final.message +=
-                        " Gave up after \(failuresInARow) attempts in a row; \(position.size) bytes are kept in "
-                        + "\(file.partialPath), and \(resumeAdvice) resumes from there."
-                    throw final
-                }
-                if let retryAfter, retryAfter > options.longestRetryAfter {
-                    var final = retryable
-                    final.message +=
-                        " The server asked to wait \(retryAfter) before trying again, longer than the download waits "
-                        + "(\(options.longestRetryAfter)); \(position.size) bytes are kept in \(file.partialPath), and "
-                        + "\(resumeAdvice) later resumes from there."
-                    throw final
-                }
-                let backoff = backoff(afterFailures: failuresInARow)
-                let delay = max(backoff, retryAfter ?? .zero)
-                options.retryHandler?(
-                    RetryEvent(
-                        attempt: requestCount + 1, reason: retryable.message, delay: delay,
-                        serverAsked: (retryAfter ?? .zero) > backoff),
-                    retryable)
-                do {
-                    try await Task.sleep(for: delay)
-                } catch {
-                    throw Self.cancelledError(url: url)
+                // Bytes added reset the count: only failures in a row are counted. Such an
+                // attempt also takes nothing from the host's budget, which is there to spare a
+                // service that fails for everyone, not one that is serving the file.
+                let madeProgress = position.size > sizeBefore
+                if madeProgress { retriesInARow = 0 }
+                var judge = policy
+                if madeProgress { judge.budget = nil }
+                let elapsed = clock.now - start
+                switch judge.decide(after: failure, of: retryRequest, retriesSoFar: retriesInARow, elapsed: elapsed) {
+                case .retry(let delay, let serverAsked):
+                    retriesInARow += 1
+                    options.retryHandler?(
+                        RetryEvent(
+                            attempt: requestCount + 1, maximumAttempts: nil, reason: failure.reason, delay: delay,
+                            serverAsked: serverAsked),
+                        failureError)
+                    do {
+                        try await clock.sleep(for: delay)
+                    } catch {
+                        throw Self.cancelledError(url: url)
+                    }
+                case .stop(let stop):
+                    if case .notRetryable = stop, case .status = failure {
+                        // An answer no retry can change: the host is up, as for a success.
+                        policy.recordSuccess(of: retryRequest)
+                    }
+                    throw stoppedError(
+                        failureError, failure: failure, stop: stop,
+                        progress: StopProgress(
+                            requestCount: requestCount, elapsed: elapsed, keptBytes: position.size,
+                            partialPath: file.partialPath))
                 }
             }
         }
@@ -161,18 +175,20 @@ struct DownloadRun: Sendable {
     }
 
     /// Sends one request and writes its body, keeping `position` (and `digest`, when there is
-    /// one) true to the disk throughout, also when it throws.
+    /// one) true to the disk throughout, also when it throws. `remaining` is the time left before
+    /// the retry policy's deadline, which the request's own deadline is cut to.
     private func attempt(
         file: PartialFile,
         position: inout Position,
         digest: PartialDigest?,
         meter: inout ProgressMeter,
-        head: inout HTTPResponse?
+        head: inout HTTPResponse?,
+        remaining: Duration?
     ) async throws -> AttemptOutcome {
         let point = ResumePoint(
             offset: position.size, validator: position.sidecar?.validator,
             expectedLength: position.sidecar?.totalLength)
-        var request = request
+        var request = request.cappingDeadline(to: remaining)
         request.options.decodesContent = false  // byte offsets are offsets in the bytes as sent
         request.head.headerFields[.range] = point.rangeHeaderValue
         request.head.headerFields[.ifRange] = point.ifRangeHeaderValue
@@ -325,32 +341,73 @@ struct DownloadRun: Sendable {
         return lowercased
     }
 
-    /// `retryDelay × 2^(failures − 1)`, at most 8 seconds.
-    private func backoff(afterFailures failures: Int) -> Duration {
-        let cap = Duration.seconds(8)
-        var delay = max(.zero, options.retryDelay)
-        for _ in 1..<max(1, failures) where delay < cap { delay *= 2 }
-        return min(delay, cap)
-    }
-
-    /// The error for a status a download cannot use; retryable for 408, 429 and 5xx gateway
-    /// errors, after the wait their `Retry-After` asks for.
-    private func statusFailure(_ code: Int, head: HTTPResponse) -> any Error {
-        let reason = head.status.reasonPhrase
-        let status = reason.isEmpty ? "\(code)" : "\(code) \(reason)"
-        let retryable = [408, 429, 500, 502, 503, 504].contains(code)
+    /// The failure for a status a download cannot use; the retry policy decides whether it is
+    /// retried (and after how long, when it carries a `Retry-After`).
+    private func statusFailure(_ code: Int, head: HTTPResponse) -> StatusFailure {
         let advice: String
         switch code {
         case 401, 403: advice = "Check the URL and the credentials the request carries."
         case 404, 410: advice = "Check the URL."
-        case _ where retryable: advice = "The server is failing or overloaded; try again later."
+        case _ where options.retry.retryableStatuses.contains(code):
+            advice = "The server is failing or overloaded; try again later."
         default: advice = "A download needs 200 (or 206 for a resumed one)."
         }
         let error = TransportError(
-            .downloadFailed, message: "The server at \(url) answered \(status) to the download. \(advice)", url: url)
-        guard retryable else { return error }
-        let retryAfter = head.headerFields[.retryAfter].flatMap { RetryAfter.delay(from: $0) }
-        return RetryableFailure(error: error, retryAfter: retryAfter)
+            .downloadFailed, message: "\(answered(head)) \(advice)", url: url)
+        return StatusFailure(error: error, head: head)
+    }
+
+    /// `The server at URL answered 503 Service Unavailable to the download.`
+    private func answered(_ head: HTTPResponse) -> String {
+        let reason = head.status.reasonPhrase
+        let status = reason.isEmpty ? "\(head.status.code)" : "\(head.status.code) \(reason)"
+        return "The server at \(url) answered \(status) to the download."
+    }
+
+    /// Where a run stood when the retry policy stopped it.
+    private struct StopProgress {
+        /// The requests the run sent.
+        var requestCount: Int
+        /// Time since the run's first attempt.
+        var elapsed: Duration
+        /// The bytes in the partial.
+        var keptBytes: Int64
+        /// The partial's path.
+        var partialPath: String
+    }
+
+    /// The error a run ends with when the retry policy stops after `error`.
+    ///
+    /// A failure the policy never retries stands as it is. Otherwise the message says why the
+    /// retries stopped, how many bytes are kept where, and what continues from them: with the
+    /// last failure's category when the retries in a row are spent (`downloadFailed` for a
+    /// status), and the policy's category (`retryBudgetExhausted`, `retryAfterTooLong`,
+    /// `deadlineExceeded`) when something else stopped them.
+    private func stoppedError(
+        _ error: TransportError, failure: RetryFailure, stop: RetryStop, progress: StopProgress
+    ) -> TransportError {
+        let kept =
+            "\(progress.keptBytes) bytes are kept in \(progress.partialPath), and \(resumeAdvice) resumes from there."
+        var final = error
+        switch stop {
+        case .final, .notRetryable:
+            return error
+        case .retriesSpent(let retries):
+            let gaveUp = retries == 0 ? "Gave up after 1 attempt" : "Gave up after \(retries + 1) attempts in a row"
+            final.message += " \(gaveUp); \(kept)"
+            return final
+        case .budgetExhausted:
+            final.category = .retryBudgetExhausted
+        case .retryAfterTooLong:
+            final.category = .retryAfterTooLong
+        case .deadline:
+            final.category = .deadlineExceeded
+        }
+        // The policy's sentence says what to do, so a status's own advice is left out.
+        let what = failure.head.map(answered) ?? error.message
+        let why = RetryLoop.explain(stop, attempts: progress.requestCount, elapsed: progress.elapsed)
+        final.message = "\(what) \(why) \(kept)"
+        return final
     }
 
     /// Throws `.cancelled` when the run's task was cancelled (a suspend or a cancel).
@@ -360,11 +417,5 @@ struct DownloadRun: Sendable {
 
     static func cancelledError(url: String) -> TransportError {
         TransportError(.cancelled, message: "The download of \(url) was stopped before it finished.", url: url)
-    }
-
-    /// Failures of the network that a resumed attempt may well get past.
-    static func isRetryable(_ error: TransportError) -> Bool {
-        [.connectionReset, .incompleteBody, .emptyReply, .stalledTransfer, .connectTimeout, .connectionRefused]
-            .contains(error.category)
     }
 }

@@ -1,3 +1,4 @@
+public import Retry
 public import Transport
 
 extension FileDownload {
@@ -14,25 +15,37 @@ extension FileDownload {
         /// with ``Transport/TransportError/Category/checksumMismatch`` and deletes the partial.
         public var expectedSHA256: String?
 
-        /// How many times in a row a failed attempt is retried, resuming where the bytes on
-        /// disk end: 3 by default.
+        /// When a failed attempt is sent again, resuming where the bytes on disk end: the
+        /// library's one ``/Retry/RetryPolicy``, ``/Retry/RetryPolicy/init()`` by default.
         ///
-        /// Network failures (a dropped or reset connection, an incomplete body, a stall, a
-        /// refused or timed-out connect) and the statuses 408, 429, 500, 502, 503 and 504 are
-        /// retried; anything else fails at once. An attempt that added bytes to the file resets
-        /// the count, so a long download over a flaky network is not failed by drops spread over
-        /// hours, while a server that fails immediately is given up after `retryLimit + 1` tries.
-        public var retryLimit: Int = 3
-
-        /// The wait before the first retry, doubled for each further retry in a row and capped
-        /// at 8 seconds: 250 milliseconds by default. A `Retry-After` from the server makes the
-        /// wait at least as long as it asks.
-        public var retryDelay: Duration = .milliseconds(250)
-
-        /// The longest `Retry-After` the download waits for: 2 minutes by default. A server
-        /// that asks for longer fails the run at once (the partial is kept for a later one),
-        /// rather than leaving it waiting without a word.
-        public var longestRetryAfter: Duration = .seconds(120)
+        /// What is retried is the policy's table: its ``/Retry/RetryPolicy/retryableFailures``
+        /// (by default a refused, reset or timed-out connection, a DNS failure, a stall, an
+        /// incomplete body, an empty reply) and its ``/Retry/RetryPolicy/retryableStatuses``
+        /// (408, 429, 500, 502, 503 and 504); anything else fails at once. Its envelope codes do
+        /// not apply: a download's body is the file, not an envelope.
+        ///
+        /// A download reads the policy as a long transfer needs it:
+        ///
+        /// - ``/Retry/RetryPolicy/maximumRetries`` (3) counts failures *in a row*: an attempt
+        ///   that added bytes to the file resets the count, so a long download over a flaky
+        ///   network is not failed by drops spread over hours, while a server that fails at once
+        ///   is given up after `maximumRetries + 1` attempts.
+        /// - The wait before each retry is the policy's backoff with full jitter (drawn from zero
+        ///   to ``/Retry/RetryPolicy/baseDelay`` doubled for each retry in a row, at most
+        ///   ``/Retry/RetryPolicy/maximumDelay``); a server's `Retry-After` replaces it, and one
+        ///   longer than ``/Retry/RetryPolicy/longestRetryAfter`` fails the run at once with
+        ///   `retryAfterTooLong`, naming the wait.
+        /// - ``/Retry/RetryPolicy/deadline`` is counted from the first attempt of the run (each
+        ///   ``FileDownload/resume()`` starts a new one); each attempt's transfer deadline is cut
+        ///   to the time left.
+        /// - Retries draw on the host's ``/Retry/RetryPolicy/budget``, and a finished file gives
+        ///   back to it. An attempt that added bytes before it failed takes nothing from the
+        ///   budget: the host was serving the file.
+        ///
+        /// Waits are measured on the policy's ``/Retry/RetryPolicy/clock``. Whenever the run
+        /// stops, the partial is kept (the message says how many bytes, and where), and running
+        /// the download again continues from there. ``/Retry/RetryPolicy/never`` turns retrying off.
+        public var retry = RetryPolicy()
 
         /// Whether the download flushes to the disk at the points its crash consistency relies
         /// on (`fsync`): `true` by default.
@@ -53,9 +66,10 @@ extension FileDownload {
         /// `nil` by default; ``FileDownload/progressUpdates`` delivers the same events.
         public var progressHandler: (@Sendable (TransferProgress) -> Void)?
 
-        /// Called before each retry with the retry (the number of the request about to be sent,
-        /// 2 for the first retry; the wait before it; whether the server's `Retry-After` chose that
-        /// wait) and the failure that caused it, on the download's task: return quickly.
+        /// Called before each retry with the retry (the number of the request about to be sent
+        /// in this run, 2 for the first retry; the wait the policy chose; whether the server's
+        /// `Retry-After` chose it; no `maximumAttempts`, because the count resets when an attempt
+        /// adds bytes) and the failure that caused it, on the download's task: return quickly.
         /// `nil` by default.
         public var retryHandler: (@Sendable (_ retry: RetryEvent, _ failure: TransportError) -> Void)?
 

@@ -17,7 +17,9 @@ public import Transport
 /// by ``ResumePoint``: a matching `206` is appended; a `200` (the file changed, or the server
 /// ignores ranges) truncates the partial and starts again, never appends; a weak or missing
 /// validator restarts from zero; a `416` for a partial that already holds the whole length is
-/// success. Failures mid-body are retried by the download itself (``Options/retryLimit``).
+/// success. Failures are retried by the download itself under the library's retry policy
+/// (``Options/retry``), each retry resuming from the bytes on disk; an attempt that added bytes
+/// resets the count of failures in a row.
 ///
 /// ```swift
 /// let download = try FileDownload(url: "https://example.com/big.iso", to: "big.iso", transport: transport)
@@ -279,7 +281,8 @@ public final class FileDownload: Sendable {
     /// - Returns: The summary once the file is at its destination (also when the last bytes
     ///   arrived as the task was cancelled).
     /// - Throws: ``/Transport/TransportError``: the last failure once retries are spent,
-    ///   `.checksumMismatch`, `.downloadFailed`, or `.cancelled`.
+    ///   `.retryBudgetExhausted`, `.retryAfterTooLong` or `.deadlineExceeded` when the retry
+    ///   policy stopped them early, `.checksumMismatch`, `.downloadFailed`, or `.cancelled`.
     @discardableResult
     public func run() async throws -> Summary {
         resume()

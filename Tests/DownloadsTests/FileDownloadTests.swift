@@ -1,6 +1,7 @@
 import Downloads
 import Foundation
 import HTTPTypes
+import Retry
 import Synchronization
 import TestSupport
 import Testing
@@ -12,10 +13,12 @@ private func content(_ count: Int, seed: Int = 0) -> Data {
     Data((0..<count).map { UInt8(truncatingIfNeeded: ($0 &+ seed) &* 7 &+ $0 / 256) })
 }
 
-private func options(retryLimit: Int = 3) -> FileDownload.Options {
+/// Quick retries, a budget of their own (every test here asks the same host), no flushing.
+private func options(maximumRetries: Int = 3) -> FileDownload.Options {
     var options = FileDownload.Options()
-    options.retryLimit = retryLimit
-    options.retryDelay = .milliseconds(1)
+    options.retry.maximumRetries = maximumRetries
+    options.retry.baseDelay = .milliseconds(1)
+    options.retry.budget = nil
     options.synchronizesToDisk = false
     return options
 }
@@ -102,7 +105,7 @@ private func options(retryLimit: Int = 3) -> FileDownload.Options {
                 return .init(headers: [.eTag: "\"v1\"", .contentLength: "100"], body: Data(repeating: 7, count: 10))
             }
             let download = try FileDownload(
-                url: url, to: destination, transport: transport, options: options(retryLimit: 2))
+                url: url, to: destination, transport: transport, options: options(maximumRetries: 2))
 
             let error = await #expect(throws: TransportError.self) { try await download.run() }
 

@@ -3,6 +3,7 @@ import Forms
 import Foundation
 import HTTPTypes
 import MockBackend
+import Retry
 import Synchronization
 import TestSupport
 import Testing
@@ -40,10 +41,12 @@ struct ResumedPatternDownload: DownloadResumeFormable {
 }
 
 extension FileDownload.Options {
-    /// Quick retries and no flushing: the tests stop transfers, not power.
+    /// Quick retries under a budget of their own, and no flushing: the tests stop transfers,
+    /// not power.
     static var quick: FileDownload.Options {
         var options = FileDownload.Options()
-        options.retryDelay = .milliseconds(10)
+        options.retry.baseDelay = .milliseconds(10)
+        options.retry.budget = nil
         options.synchronizesToDisk = false
         return options
     }

@@ -46,7 +46,7 @@ import TransportCurl
             let count = 2 << 20
             let url = server.url("/bytes/\(count)?drop-after=500000&key=\(UUID())")
             let download = try FileDownload(
-                url: url, to: folder + "/out.bin", transport: transport, options: testOptions(retryLimit: 0))
+                url: url, to: folder + "/out.bin", transport: transport, options: testOptions(maximumRetries: 0))
             let error = await #expect(throws: TransportError.self) { try await download.run() }
             #expect(error?.category == .incompleteBody)
             #expect(error?.message.contains("running the download again resumes") == true)

@@ -43,8 +43,8 @@ import TransportCurl
                 ).run()
             }
             // Then it fails at once, saying why
-            #expect(failure?.category == .downloadFailed)
-            #expect(failure?.message.contains("asked to wait 3600.0 seconds") == true)
+            #expect(failure?.category == .retryAfterTooLong)
+            #expect(failure?.message.contains("asked to wait 60 min") == true)
             #expect(server.receivedRequests().filter { $0.path.contains("retry-after-long") }.count == 1)
         }
     }

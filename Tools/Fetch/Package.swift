@@ -26,6 +26,7 @@ let package = Package(
                 .product(name: "Downloads", package: "Parley"),
                 .product(name: "Feedback", package: "Parley"),
                 .product(name: "FeedbackConsole", package: "Parley"),
+                .product(name: "Retry", package: "Parley"),
                 .product(name: "Transport", package: "Parley"),
                 .product(name: "TransportCurl", package: "Parley"),
             ],

@@ -36,9 +36,9 @@ public struct ClientConfiguration: Sendable {
     /// win over the engine's defaults; the others are left to the engine (for `CurlTransport`,
     /// its `Configuration.defaultOptions`).
     public var transferOptions = TransferOptions()
-    /// When requests and uploads are sent again after a failure: ``Retry/RetryPolicy``'s
+    /// When requests and uploads are sent again after a failure: ``/Retry/RetryPolicy``'s
     /// defaults (3 retries with jittered backoff, idempotent methods or an `Idempotency-Key`,
-    /// network failures and 408, 429, 500, 502, 503, 504). ``Retry/RetryPolicy/never`` turns
+    /// network failures and 408, 429, 500, 502, 503, 504). ``/Retry/RetryPolicy/never`` turns
     /// retrying off.
     ///
     /// Each attempt runs through ``middleware`` and the transport again; the ``plugins``

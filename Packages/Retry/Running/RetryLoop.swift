@@ -15,7 +15,7 @@ public import Transport
 ///   appended to its message; when the budget stopped it, as a `retryBudgetExhausted` error.
 /// - A response (a `503` after the last retry) is returned, so that the layers above report
 ///   it as they report any status; but when the budget, the deadline or a too-long
-///   `Retry-After` stopped the retries early, a ``Transport/TransportError`` of category
+///   `Retry-After` stopped the retries early, a ``/Transport/TransportError`` of category
 ///   `retryBudgetExhausted`, `deadlineExceeded` or `retryAfterTooLong` says so instead.
 ///
 /// When the retries of a network failure are over, ``reloadPrompt`` (a person, through

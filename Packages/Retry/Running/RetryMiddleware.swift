@@ -13,7 +13,7 @@ public import Transport
 /// ```
 ///
 /// Each retry is reported to the request's `TransferOptions.eventHandler` as a
-/// ``Transport/TransferEvent/retry(_:)`` before the wait. A request with an `Idempotency-Key`
+/// ``/Transport/TransferEvent/retry(_:)`` before the wait. A request with an `Idempotency-Key`
 /// keeps it on every attempt; generate one with ``IdempotencyKey``.
 public struct RetryMiddleware: TransportMiddleware {
     /// The rules.

@@ -3,6 +3,7 @@ import Foundation
 import Glibc
 import HTTPTypes
 import MockBackend
+import Retry
 import Synchronization
 import TestSupport
 import Testing
@@ -20,11 +21,13 @@ func withDownloadFixture(
     }
 }
 
-/// Options for tests: quick retries, no flushing (the tests stop processes, not power).
-func testOptions(retryLimit: Int = 3) -> FileDownload.Options {
+/// Options for tests: quick retries under a budget of their own (tests that run at once must
+/// not spend each other's), no flushing (the tests stop processes, not power).
+func testOptions(maximumRetries: Int = 3) -> FileDownload.Options {
     var options = FileDownload.Options()
-    options.retryLimit = retryLimit
-    options.retryDelay = .milliseconds(10)
+    options.retry.maximumRetries = maximumRetries
+    options.retry.baseDelay = .milliseconds(10)
+    options.retry.budget = nil
     options.synchronizesToDisk = false
     return options
 }

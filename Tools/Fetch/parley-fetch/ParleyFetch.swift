@@ -3,6 +3,7 @@ import Downloads
 import Feedback
 import FeedbackConsole
 import Foundation
+import Retry
 import Transport
 import TransportCurl
 
@@ -69,7 +70,7 @@ struct ParleyFetch: AsyncParsableCommand {
 
         var options = FileDownload.Options()
         options.expectedSHA256 = sha256
-        options.retryLimit = retries
+        options.retry.maximumRetries = retries
         let console = ConsolePresenter()
         let bar = TransferBar(label: URL(fileURLWithPath: output).lastPathComponent, presenter: console)
         let activity = ActivityID.next()
