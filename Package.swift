@@ -131,6 +131,7 @@ let package = Package(
             dependencies: [
                 "Feedback",
                 "Mapping",
+                "Retry",
                 "Transport",
             ],
             path: "Packages/FeedbackConsole"
@@ -191,6 +192,7 @@ let package = Package(
                 "FeedbackConsole",
                 "FeedbackTesting",
                 "Mapping",
+                "Retry",
                 "TestSupport",
                 "Transport",
             ],

@@ -105,23 +105,21 @@ import TransportCurl
 
     @Test func aRetryAfterDateIsWaitedFor() async throws {
         try await withServerAndTransport { server, curl in
-            let transport = MiddlewareTransport(curl, middleware: [RetryMiddleware(policy: quickPolicy())])
-            // A date one second ahead, in the IMF-fixdate form.
-            let formatter = DateFormatter()
-            formatter.locale = Locale(identifier: "en_US_POSIX")
-            formatter.timeZone = TimeZone(identifier: "GMT")
-            formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
-            let date = formatter.string(from: Date().addingTimeInterval(2))
-            let encoded = date.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? date
+            // The policy's clock reads 2026-11-22 03:00:00 GMT; the server asks for 03:00:12.
+            let clock = VirtualClock()
+            var policy = RetryPolicy.testing(clock: clock)
+            policy.budget = RetryBudget()
+            let transport = MiddlewareTransport(curl, middleware: [RetryMiddleware(policy: policy)])
+            let date = "Sun, 22 Nov 2026 03:00:12 GMT".addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
             let events = LockedRecorder<TransferEvent>()
-            var request = try TransportRequest(
-                method: .get, url: server.url("/flaky/1?key=date&retry-after=\(encoded)"))
+            var request = try TransportRequest(method: .get, url: server.url("/flaky/1?key=date&retry-after=\(date)"))
             request.options.eventHandler = events.handler
             let response = try await transport.data(for: request)
             #expect(response.status == .ok)
             let retry = events.all.compactMap { if case .retry(let retry) = $0 { retry } else { nil } }.first
             #expect(retry?.serverAsked == true)
-            #expect((retry?.delay ?? .zero) > .zero && (retry?.delay ?? .zero) <= .seconds(2))
+            #expect(retry?.delay == .seconds(12))
+            #expect(clock.waits == [.seconds(12)])
         }
     }
 

@@ -85,3 +85,31 @@ public enum ReloadSystem {
         current.withLock { $0 }
     }
 }
+
+extension RetryPolicy {
+    /// What a ``ReloadPrompt`` is asked after the automatic retries stopped on `error`, or
+    /// `nil` when the failure is not offered: only network failures (the policy's
+    /// ``retryableFailures``) whose retries were spent, stopped by the budget, or refused by
+    /// the rules (a POST without a key), and whose body can be sent again.
+    ///
+    /// - Parameters:
+    ///   - error: The failure that stands.
+    ///   - stop: Why the policy stopped.
+    ///   - request: The request.
+    ///   - attempts: The attempts made so far.
+    /// - Returns: The context to ask with, or `nil`.
+    public func reloadOffer(
+        after error: TransportError, stop: RetryStop, of request: RetryRequest, attempts: Int
+    ) -> ReloadContext? {
+        guard retryableFailures.contains(error.category), request.body != .oneShot else { return nil }
+        switch stop {
+        case .retriesSpent, .budgetExhausted, .notRetryable: break
+        case .final, .deadline, .retryAfterTooLong: return nil
+        }
+        let safe = request.isIdempotentMethod || request.idempotencyKey != nil
+        return ReloadContext(
+            method: request.method, url: request.url, error: error, attempts: attempts,
+            mayHaveBeenApplied: error.mayHaveReachedServer && !safe,
+            reason: RetryLoop.explain(stop, attempts: attempts, elapsed: nil))
+    }
+}

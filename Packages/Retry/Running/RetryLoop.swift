@@ -185,18 +185,9 @@ public struct RetryLoop: Sendable {
     private func offersReload(
         _ error: TransportError, stop: RetryStop, request: RetryRequest, attempts: Int
     ) async -> Bool {
-        guard let reloadPrompt, policy.retryableFailures.contains(error.category), request.body != .oneShot,
-            !Task.isCancelled
+        guard let reloadPrompt, !Task.isCancelled,
+            let context = policy.reloadOffer(after: error, stop: stop, of: request, attempts: attempts)
         else { return false }
-        switch stop {
-        case .retriesSpent, .budgetExhausted, .notRetryable: break
-        case .final, .deadline, .retryAfterTooLong: return false
-        }
-        let safe = request.isIdempotentMethod || request.idempotencyKey != nil
-        let context = ReloadContext(
-            method: request.method, url: request.url, error: error, attempts: attempts,
-            mayHaveBeenApplied: error.mayHaveReachedServer && !safe,
-            reason: Self.explain(stop, attempts: attempts, elapsed: nil))
         let reload = await reloadPrompt.shouldReload(after: context)
         if reload { logger?.notice("Reloading \(request.method.rawValue) \(request.url) at the person's request") }
         return reload && !Task.isCancelled
@@ -268,7 +259,7 @@ public struct RetryLoop: Sendable {
                 byDeadline
                 ? "the \(format(allowed)) left before the deadline"
                 : "the longest wait the retry policy allows (\(format(allowed)))"
-            return "It asked to wait \(format(asked)) before trying again (Retry-After), longer than \(limit); "
+            return "The server asked to wait \(format(asked)) before trying again (Retry-After), longer than \(limit); "
                 + "not retried. Try again later."
         case .budgetExhausted(let host):
             return "Not retried: so many recent attempts to \(host) failed that its retry budget is spent; retries "
