@@ -33,7 +33,8 @@ import TransportCurl
     }
 
     func login(_ server: MockServer, _ transport: some HTTPTransport) async throws -> String {
-        let response = try await transport.data(for: try TransportRequest(method: .post, url: server.url("/auth/login")))
+        let response = try await transport.data(
+            for: try TransportRequest(method: .post, url: server.url("/auth/login")))
         return try ResponseDecoder().decode(String.self, from: response, at: "data.token")
     }
 
@@ -42,7 +43,8 @@ import TransportCurl
     }
 
     func stats(_ server: MockServer, _ transport: some HTTPTransport) async throws -> [String: Any] {
-        try object(try await transport.data(for: try TransportRequest(method: .get, url: server.url("/auth/stats"))).body)
+        try object(
+            try await transport.data(for: try TransportRequest(method: .get, url: server.url("/auth/stats"))).body)
     }
 
     /// Sends `count` protected requests at once; their results, in no order.
