@@ -70,7 +70,7 @@ struct DownloadRun: Sendable {
         let policy = options.retry
         let retryRequest = RetryRequest(request)
         let clock = policy.clock
-        let start = clock.now
+        var start = clock.now
         var retriesInARow = 0
         var refetches = 0
         var requestCount = 0
@@ -137,6 +137,13 @@ struct DownloadRun: Sendable {
                         // An answer no retry can change: the host is up, as for a success.
                         policy.recordSuccess(of: retryRequest)
                     }
+                    if await offersReload(failureError, stop: stop, request: retryRequest, attempts: requestCount) {
+                        // A new round: a fresh count and deadline, resuming from the bytes on disk.
+                        retriesInARow = 0
+                        start = clock.now
+                        continue attempts
+                    }
+                    try checkCancellation()
                     throw stoppedError(
                         failureError, failure: failure, stop: stop,
                         progress: StopProgress(
@@ -302,6 +309,18 @@ struct DownloadRun: Sendable {
     }
 
     // MARK: - Helpers
+
+    /// Asks ``FileDownload/Options/reloadPrompt``, when there is one, whether to start a new
+    /// round after the retries of a network failure are over (see
+    /// ``/Retry/RetryPolicy/reloadOffer(after:stop:of:attempts:)`` for which failures are offered).
+    private func offersReload(
+        _ error: TransportError, stop: RetryStop, request: RetryRequest, attempts: Int
+    ) async -> Bool {
+        guard let prompt = options.reloadPrompt, !Task.isCancelled,
+            let context = options.retry.reloadOffer(after: error, stop: stop, of: request, attempts: attempts)
+        else { return false }
+        return await prompt.shouldReload(after: context) && !Task.isCancelled
+    }
 
     /// What continues from the kept bytes: running this download again, unless it was made to
     /// discard an earlier partial.

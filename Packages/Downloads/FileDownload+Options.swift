@@ -47,6 +47,19 @@ extension FileDownload {
         /// the download again continues from there. ``/Retry/RetryPolicy/never`` turns retrying off.
         public var retry = RetryPolicy()
 
+        /// Who is asked whether to start again once the retries of a network failure are over:
+        /// `nil` (the default) never asks, and the failure stands.
+        ///
+        /// The failures offered are those ``/Retry/RetryPolicy/reloadOffer(after:stop:of:attempts:)``
+        /// offers: a network failure among the policy's ``/Retry/RetryPolicy/retryableFailures``
+        /// whose retries in a row were spent or which the budget stopped; never a status, a
+        /// `Retry-After` too long or a passed deadline. A yes starts a new round with the count of
+        /// retries in a row and the ``/Retry/RetryPolicy/deadline`` started afresh, resuming from
+        /// the bytes on disk; a no lets the failure stand, with the partial kept. FeedbackConsole's
+        /// `ConsoleReloadPrompt` asks at the terminal; a download made by Forms for a type that is
+        /// ``/Retry/Reloadable`` gets that type's prompt when the form's options name none.
+        public var reloadPrompt: (any ReloadPrompt)?
+
         /// Whether the download flushes to the disk at the points its crash consistency relies
         /// on (`fsync`): `true` by default.
         ///

@@ -71,8 +71,9 @@ public final class ConsolePresenter: FeedbackPresenter, Sendable {
         var queued: [StyledText] = []
         /// Bytes computed under this lock and not yet written, in order.
         var pending = ""
-        /// Set by ``withLiveAreaCleared(_:)``: the scene is kept, nothing is drawn.
-        var suspended = false
+        /// How many callers hold the live area cleared (``withLiveAreaCleared(_:)``, a reload
+        /// prompt): while any does, the scene is kept and nothing is drawn.
+        var suspensions = 0
         /// Set when the process is ending (exit, a signal): nothing is drawn any more.
         var terminated = false
     }
@@ -190,21 +191,32 @@ public final class ConsolePresenter: FeedbackPresenter, Sendable {
     /// `body` or another thread) updates the scene and is drawn afterwards, and Ctrl-C still
     /// restores the terminal.
     public func withLiveAreaCleared<Result>(_ body: () throws -> Result) rethrows -> Result {
+        suspendDrawing()
+        defer { resumeDrawing() }
+        return try body()
+    }
+
+    /// Clears the live area, shows the cursor and draws nothing until as many
+    /// ``resumeDrawing()`` calls: the two halves of ``withLiveAreaCleared(_:)``, for a caller
+    /// that suspends while the area is cleared (a reload prompt waiting for a key).
+    func suspendDrawing() {
         state.withLock { state in
             clearLiveArea(&state)
             releaseTerminal(&state)
-            state.suspended = true
+            state.suspensions += 1
         }
         flush()
-        defer {
-            state.withLock { state in
-                state.suspended = false
-                if capabilities.redraws { redraw(&state, now: clock(), layout: layout) }
-                if !state.scene.isEmpty { scheduleTimer(&state) }
-            }
-            flush()
+    }
+
+    /// Ends one ``suspendDrawing()``; the last one draws the area again.
+    func resumeDrawing() {
+        state.withLock { state in
+            state.suspensions = max(0, state.suspensions - 1)
+            guard state.suspensions == 0 else { return }
+            if capabilities.redraws { redraw(&state, now: clock(), layout: layout) }
+            if !state.scene.isEmpty { scheduleTimer(&state) }
         }
-        return try body()
+        flush()
     }
 
     /// Ends all drawing for good: the process is exiting or was interrupted.
@@ -250,7 +262,7 @@ public final class ConsolePresenter: FeedbackPresenter, Sendable {
     /// Prints the queued lines above the live area and redraws it, writing only rows that
     /// changed; nothing at all when nothing changed.
     private func redraw(_ state: inout State, now: Duration, layout: ConsoleLayout) {
-        guard !state.suspended, !state.terminated else { return }
+        guard state.suspensions == 0, !state.terminated else { return }
         let width = self.width
         var rows = layout.liveLines(for: state.scene, width: width, tick: Int(now / .milliseconds(100)))
         let limit = max(1, (output.rows() ?? 25) - 1)

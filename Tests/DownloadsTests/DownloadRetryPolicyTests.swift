@@ -358,3 +358,180 @@ private func content(_ count: Int) -> Data {
         }
     }
 }
+
+/// Answers a download's reload prompt from a script (no once the script is spent) and records
+/// what it was asked.
+private final class ScriptedPrompt: ReloadPrompt {
+    private let answers: Mutex<[Bool]>
+    let asked = LockedRecorder<ReloadContext>()
+
+    init(_ answers: [Bool]) {
+        self.answers = Mutex(answers)
+    }
+
+    func shouldReload(after failure: ReloadContext) async -> Bool {
+        asked.append(failure)
+        return answers.withLock { $0.isEmpty ? false : $0.removeFirst() }
+    }
+}
+
+/// A download's `reloadPrompt`: asked once the retries in a row of a network failure are spent;
+/// a yes starts a new round that resumes from the partial, a no lets the failure stand.
+@Suite struct DownloadReloadPromptTests {
+    let url = "http://127.0.0.1:9/file.bin"
+    let refused = TransportError(
+        .connectionRefused, message: "Connection refused.", url: "http://127.0.0.1:9/file.bin",
+        mayHaveReachedServer: false)
+
+    private func downloadOptions(clock: VirtualClock, prompt: ScriptedPrompt) -> FileDownload.Options {
+        var options = FileDownload.Options()
+        options.synchronizesToDisk = false
+        options.retry.clock = clock
+        options.retry.random = { 1 }
+        options.retry.budget = nil
+        options.retry.maximumRetries = 1
+        options.reloadPrompt = prompt
+        return options
+    }
+
+    /// The rest of a 100-byte file, from `offset`.
+    private func rest(of file: Data, from offset: Int) -> Result<StubTransport.Reply, TransportError> {
+        .success(
+            .init(
+                status: .partialContent, headers: [.eTag: "\"v1\"", .contentRange: "bytes \(offset)-99/100"],
+                body: file.subdata(in: offset..<100)))
+    }
+
+    @Test func aYesStartsANewRoundWithAFreshCountThatResumesFromThePartial() async throws {
+        try await withTemporaryFolder { folder in
+            // Given one retry in a row allowed, and a server that drops the first answer after
+            // 40 bytes, refuses two connections, then sends the rest
+            let clock = VirtualClock()
+            let file = content(100)
+            let transport = scripted([
+                .success(.init(headers: [.eTag: "\"v1\"", .contentLength: "100"], body: file.prefix(40))),
+                .failure(refused), .failure(refused), rest(of: file, from: 40),
+            ])
+            let prompt = ScriptedPrompt([true])
+
+            // When it is downloaded with a prompt that says yes
+            let summary = try await FileDownload(
+                url: url, to: folder + "/file.bin", transport: transport,
+                options: downloadOptions(clock: clock, prompt: prompt)
+            ).run()
+
+            // Then the drop was retried, the first refusal spent the one retry and the prompt was
+            // asked; the new round's count started afresh (the second refusal was retried, not
+            // asked about)
+            #expect(prompt.asked.all.count == 1)
+            let context = try #require(prompt.asked.all.first)
+            #expect(context.error.category == .connectionRefused)
+            #expect(context.error.message == "Connection refused.", "the transport's own message, as the detail")
+            #expect(context.attempts == 2)
+            #expect(context.method.rawValue == "GET")
+            #expect(context.url == url)
+            #expect(!context.mayHaveBeenApplied)
+            // And every attempt after the drop resumed from the 40 bytes on disk
+            #expect(summary.requestCount == 4)
+            #expect(summary.resumedFrom == 0)
+            #expect(
+                transport.requests.map { $0.head.headerFields[.range] } == [nil, "bytes=40-", "bytes=40-", "bytes=40-"])
+            #expect(try Data(contentsOf: URL(fileURLWithPath: folder + "/file.bin")) == file)
+        }
+    }
+
+    @Test func aYesStartsTheDeadlineAfresh() async throws {
+        try await withTemporaryFolder { folder in
+            // Given a 1 s deadline, waits of 0.6 s, and a server that refuses three connections
+            let clock = VirtualClock()
+            let file = content(100)
+            let transport = scripted([
+                .failure(refused), .failure(refused), .failure(refused),
+                .success(.init(headers: [.eTag: "\"v1\""], body: file)),
+            ])
+            let prompt = ScriptedPrompt([true])
+            var options = downloadOptions(clock: clock, prompt: prompt)
+            options.retry.baseDelay = .milliseconds(600)
+            options.retry.deadline = .seconds(1)
+
+            // When the prompt says yes after the second refusal, 0.6 s in
+            let summary = try await FileDownload(
+                url: url, to: folder + "/file.bin", transport: transport, options: options
+            ).run()
+
+            // Then the new round's retry fits its own deadline (0.6 s from the reload), where
+            // the first round's would have ended 1.2 s in, past it
+            #expect(prompt.asked.all.count == 1)
+            #expect(clock.waits == [.milliseconds(600), .milliseconds(600)])
+            #expect(summary.requestCount == 4)
+        }
+    }
+
+    @Test func aNoLetsTheFailureStandWithThePartialKept() async throws {
+        try await withTemporaryFolder { folder in
+            let clock = VirtualClock()
+            let transport = scripted([
+                .success(.init(headers: [.eTag: "\"v1\"", .contentLength: "100"], body: content(40))),
+                .failure(refused),
+            ])
+            let prompt = ScriptedPrompt([false])
+            let download = try FileDownload(
+                url: url, to: folder + "/file.bin", transport: transport,
+                options: downloadOptions(clock: clock, prompt: prompt))
+
+            let error = await #expect(throws: TransportError.self) { try await download.run() }
+
+            #expect(prompt.asked.all.count == 1)
+            #expect(error?.category == .connectionRefused)
+            #expect(error?.message.contains("Gave up after 2 attempts in a row; 40 bytes are kept") == true)
+            #expect(transport.requests.count == 2)
+            #expect(try Data(contentsOf: URL(fileURLWithPath: download.partialPath)) == content(40))
+        }
+    }
+
+    @Test func statusesAndFailuresThePolicyNeverRetriesAreNotOffered() async throws {
+        try await withTemporaryFolder { folder in
+            let clock = VirtualClock()
+            let prompt = ScriptedPrompt([true, true])
+            let unavailable = StubTransport(always: .init(status: .serviceUnavailable))
+            await #expect(throws: TransportError.self) {
+                try await FileDownload(
+                    url: url, to: folder + "/a.bin", transport: unavailable,
+                    options: downloadOptions(clock: clock, prompt: prompt)
+                ).run()
+            }
+            let tls = scripted([.failure(TransportError(.tlsFailure, message: "Bad certificate.", url: url))])
+            await #expect(throws: TransportError.self) {
+                try await FileDownload(
+                    url: url, to: folder + "/b.bin", transport: tls,
+                    options: downloadOptions(clock: clock, prompt: prompt)
+                ).run()
+            }
+            #expect(prompt.asked.all.isEmpty)
+            #expect(unavailable.requests.count == 2)
+            #expect(tls.requests.count == 1)
+        }
+    }
+
+    @Test func aCancelledDownloadIsNotOffered() async throws {
+        try await withTemporaryFolder { folder in
+            let clock = VirtualClock()
+            let prompt = ScriptedPrompt([true])
+            let started = LockedRecorder<Bool>()
+            let transport = StubTransport { request in
+                started.append(true)
+                try await Task.sleep(for: .seconds(60))
+                throw TransportError(.connectionReset, message: "Reset.", url: request.url)
+            }
+            let download = try FileDownload(
+                url: url, to: folder + "/file.bin", transport: transport,
+                options: downloadOptions(clock: clock, prompt: prompt))
+            let task = Task { try await download.run() }
+            try await waitUntil { !started.all.isEmpty }
+            task.cancel()
+            let error = await #expect(throws: TransportError.self) { try await task.value }
+            #expect(error?.category == .cancelled)
+            #expect(prompt.asked.all.isEmpty)
+        }
+    }
+}

@@ -1,3 +1,4 @@
+import Downloads
 import Forms
 import Foundation
 import HTTPTypes
@@ -153,13 +154,69 @@ import TransportTesting
         }
     }
 
+    /// A download whose first request for `key` is dropped after 1000 of 4096 bytes, with no
+    /// automatic retry, and optionally a prompt of its own.
+    struct DroppedDownload: DownloadFormable {
+        let destination: URL
+        let key: String
+        var ownPrompt: ScriptedPrompt?
+        var path: String { "/bytes/4096" }
+        var parameters: Parameters { ["drop-after": 1000, "key": key, "drops": 1] }
+        var downloadOptions: FileDownload.Options {
+            var options = FileDownload.Options.quick
+            options.retry.maximumRetries = 0
+            options.reloadPrompt = ownPrompt
+            return options
+        }
+    }
+
+    @Test func aReloadableScreensDownloadAsksItsPromptAndResumes() async throws {
+        try await withClient { _, configuration in
+            try await withTemporaryFolder { folder in
+                let prompt = ScriptedPrompt([true])
+                let screen = ReloadingScreen(clientConfiguration: configuration, prompt: prompt)
+                let destination = URL(fileURLWithPath: folder + "/file.bin")
+                let summary = try await screen.download(
+                    DroppedDownload(destination: destination, key: "screen-\(UUID())")
+                ).value
+                #expect(prompt.asked.all.count == 1)
+                #expect(prompt.asked.all.first?.mayHaveBeenApplied == false)
+                #expect(summary.byteCount == 4096)
+                #expect(summary.requestCount == 2)
+                #expect(try Data(contentsOf: destination).count == 4096)
+            }
+        }
+    }
+
+    @Test func aFormsOwnPromptWinsOverTheScreens() async throws {
+        try await withClient { _, configuration in
+            try await withTemporaryFolder { folder in
+                let screensPrompt = ScriptedPrompt([true])
+                let formsPrompt = ScriptedPrompt([false])
+                let screen = ReloadingScreen(clientConfiguration: configuration, prompt: screensPrompt)
+                let form = DroppedDownload(
+                    destination: URL(fileURLWithPath: folder + "/file.bin"), key: "form-\(UUID())",
+                    ownPrompt: formsPrompt)
+                let result = await screen.download(form).result
+                #expect(result.failure is TransportError)
+                #expect(formsPrompt.asked.all.count == 1)
+                #expect(screensPrompt.asked.all.isEmpty)
+            }
+        }
+    }
+
     @Test func aOneShotUploadIsSentOnceAndTheErrorSaysWhy() async throws {
         struct Stream: UploadStreamFormable {
             let scope: String
             var path: String { "/idempotent" }
             var parameters: Parameters { ["scope": scope, "resets": 1] }
             var stream: RequestBody {
-                .stream(length: 5, oneShot: AsyncStream { $0.yield(Data("hello".utf8)); $0.finish() })
+                .stream(
+                    length: 5,
+                    oneShot: AsyncStream {
+                        $0.yield(Data("hello".utf8))
+                        $0.finish()
+                    })
             }
         }
         try await withClient { server, configuration in

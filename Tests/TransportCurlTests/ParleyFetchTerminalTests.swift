@@ -114,11 +114,184 @@ struct ParleyFetchTerminalTests {
             }
         }
     }
+
+    // MARK: - The interactive re-request
+
+    @Test func aDropWithNoRetriesLeftAsksAndRRetriesToTheWholeFile() async throws {
+        let fetch = try ChildProcess.siblingExecutable("parley-fetch")
+        try await MockServer.withRunning { server in
+            try await withTemporaryFolder { folder in
+                try await Tmux.withServer(folder: folder) { tmux in
+                    // The first request for the key is closed after 300000 of the 1 MiB.
+                    let output = folder + "/dropped.bin"
+                    let url = server.url("/bytes/1048576?drop-after=300000&key=retry-\(UUID())&drops=1")
+                    try await tmux.start(reportingTerminalMode([fetch, url, "--output", output, "--retries", "0"]))
+                    try await tmux.go()
+
+                    try await waitUntil {
+                        try await tmux.capture().contains { $0.hasPrefix("Retry? [r]etry / [a]bort") }
+                    }
+                    let asking = try await tmux.capture()
+                    let shown = asking.joined(separator: "\n")
+                    #expect(asking.contains("The connection to the server was lost. Try again."), "\(shown)")
+                    #expect(shown.contains("closed the connection before sending the whole body"), "the detail")
+                    #expect(asking.contains("  Attempts made: 1."), "\(shown)")
+                    #expect(asking.contains("  Sending this GET again is safe: it cannot be applied twice."))
+                    #expect(!asking.contains(where: isBarLine), "no bar over the question:\n\(shown)")
+                    #expect(try await tmux.display("#{cursor_flag}") == "1", "the cursor is visible while it asks")
+                    #expect(fileSize(output + ".partial") > 0, "the bytes before the drop are kept")
+
+                    try await tmux.sendKeys("r")
+                    try await waitUntil { try await tmux.capture().contains { $0.contains("exit=") } }
+
+                    let screen = try await tmux.capture(history: true)
+                    let text = screen.joined(separator: "\n")
+                    #expect(screen.contains(question + "retry"), "the answer is echoed as a word:\n\(text)")
+                    #expect(screen.contains { $0.hasPrefix("parley-fetch: saved \(output) (1048576 bytes") }, "\(text)")
+                    #expect(screen.contains("exit=0"), "\(text)")
+                    #expect(screen.contains(restoredMode), "the terminal's mode is put back:\n\(text)")
+                    #expect(try contents(output) == pattern(0..<1_048_576))
+                    #expect(fileSize(output + ".partial") == -1)
+                }
+            }
+        }
+    }
+
+    @Test(arguments: ["a", "C-c"])
+    func abortingAtThePromptFailsWithTheErrorAndKeepsThePartial(key: String) async throws {
+        let fetch = try ChildProcess.siblingExecutable("parley-fetch")
+        try await MockServer.withRunning { server in
+            try await withTemporaryFolder { folder in
+                try await Tmux.withServer(folder: folder) { tmux in
+                    let output = folder + "/dropped.bin"
+                    let url = server.url("/bytes/1048576?drop-after=300000&key=abort-\(UUID())&drops=1")
+                    try await tmux.start(reportingTerminalMode([fetch, url, "--output", output, "--retries", "0"]))
+                    try await tmux.go()
+
+                    try await waitUntil {
+                        try await tmux.capture().contains { $0.hasPrefix("Retry? [r]etry / [a]bort") }
+                    }
+                    // Ctrl-C is a key while the question is open: it aborts, the program ends as
+                    // after any failure (not killed by SIGINT), and the terminal is put back.
+                    try await tmux.sendKeys(key)
+                    try await waitUntil { try await tmux.capture().contains { $0.contains("exit=") } }
+
+                    let screen = try await tmux.capture(history: true)
+                    let text = screen.joined(separator: "\n")
+                    #expect(screen.contains(question + "abort"), "\(text)")
+                    #expect(
+                        screen.contains { $0.hasPrefix("parley-fetch: error: The server at") }, "the error:\n\(text)")
+                    #expect(screen.contains("exit=1"), "\(text)")
+                    #expect(screen.contains(restoredMode), "the terminal's mode is put back:\n\(text)")
+                    #expect(try await tmux.display("#{cursor_flag}") == "1")
+                    #expect(fileSize(output + ".partial") > 0)
+                    #expect(!FileManager.default.fileExists(atPath: output))
+                }
+            }
+        }
+    }
+
+    @Test func sigtermWhileItAsksPutsTheTerminalBack() async throws {
+        let fetch = try ChildProcess.siblingExecutable("parley-fetch")
+        try await MockServer.withRunning { server in
+            try await withTemporaryFolder { folder in
+                try await Tmux.withServer(folder: folder) { tmux in
+                    let output = folder + "/dropped.bin"
+                    let url = server.url("/bytes/1048576?drop-after=300000&key=term-\(UUID())&drops=1")
+                    try await tmux.start(reportingTerminalMode([fetch, url, "--output", output, "--retries", "0"]))
+                    try await tmux.go()
+                    try await waitUntil {
+                        try await tmux.capture().contains { $0.hasPrefix("Retry? [r]etry / [a]bort") }
+                    }
+
+                    // The pane's shell runs the reporting shell, which runs parley-fetch.
+                    let wrapper = try #require(try await tmux.runningCommand(), "the reporting shell runs")
+                    let pid = try #require(childProcess(of: wrapper), "parley-fetch runs")
+                    #expect(kill(pid, SIGTERM) == 0)
+                    try await waitUntil { try await tmux.capture().contains { $0.contains("exit=") } }
+
+                    let screen = try await tmux.capture(history: true)
+                    let text = screen.joined(separator: "\n")
+                    #expect(screen.contains("exit=143"), "SIGTERM still ends the process:\n\(text)")
+                    #expect(screen.contains(restoredMode), "the terminal's mode is put back:\n\(text)")
+                    #expect(fileSize(output + ".partial") > 0)
+                }
+            }
+        }
+    }
+
+    @Test(arguments: [InputCase.standardInputFromDevNull, .noInputSwitch])
+    func withoutInputItDoesNotAskAndFailsAtOnce(input: InputCase) async throws {
+        let fetch = try ChildProcess.siblingExecutable("parley-fetch")
+        try await MockServer.withRunning { server in
+            try await withTemporaryFolder { folder in
+                try await Tmux.withServer(folder: folder) { tmux in
+                    let output = folder + "/dropped.bin"
+                    let url = server.url("/bytes/1048576?drop-after=300000&key=no-input-\(UUID())&drops=1")
+                    let command = [fetch, url, "--output", output, "--retries", "0"]
+                    switch input {
+                    case .standardInputFromDevNull:
+                        // Standard error is still the terminal; standard input is not.
+                        try await tmux.start(["sh", "-c", #"exec "$@" < /dev/null"#, "sh"] + command)
+                    case .noInputSwitch:
+                        try await tmux.start(command + ["--no-input"])
+                    }
+                    try await tmux.go()
+
+                    try await waitUntil { try await tmux.capture().contains { $0.contains("exit=") } }
+                    let screen = try await tmux.capture(history: true)
+                    let text = screen.joined(separator: "\n")
+                    #expect(!text.contains("Retry?"), "no question:\n\(text)")
+                    #expect(screen.contains { $0.hasPrefix("parley-fetch: error: The server at") }, "\(text)")
+                    #expect(screen.contains("exit=1"), "\(text)")
+                    #expect(fileSize(output + ".partial") > 0)
+                }
+            }
+        }
+    }
+
+    /// How `withoutInputItDoesNotAskAndFailsAtOnce` keeps parley-fetch from asking.
+    enum InputCase: Sendable, CustomTestStringConvertible {
+        case standardInputFromDevNull, noInputSwitch
+
+        var testDescription: String {
+            switch self {
+            case .standardInputFromDevNull: "standard input from /dev/null"
+            case .noInputSwitch: "--no-input"
+            }
+        }
+    }
+}
+
+/// The reload prompt's question, which the echoed answer follows on its row (tmux drops the
+/// trailing space of a row while no answer follows it).
+private let question = "Retry? [r]etry / [a]bort "
+
+/// The line ``reportingTerminalMode(_:)`` prints for a terminal in its usual, canonical mode.
+private let restoredMode = "mode: isig icanon echo"
+
+/// `command`, followed by a line with the pane's terminal mode as `stty` reports its `isig`,
+/// `icanon` and `echo` flags (each `-`prefixed when off); exits with the command's status.
+private func reportingTerminalMode(_ command: [String]) -> [String] {
+    let script = #"""
+        "$@"; status=$?; printf 'mode:'
+        for flag in $(stty -a); do
+            case "$flag" in isig|-isig|icanon|-icanon|echo|-echo) printf ' %s' "$flag";; esac
+        done
+        echo; exit $status
+        """#
+    return ["sh", "-c", script, "sh"] + command
 }
 
 /// A drawn progress bar: `label  [████░░░░]  45%  …`.
 private func isBarLine(_ line: String) -> Bool {
     line.contains("[") && line.contains("%")
+}
+
+/// The first child of process `parent`, if it has one.
+private func childProcess(of parent: pid_t) -> pid_t? {
+    let children = (try? String(contentsOfFile: "/proc/\(parent)/task/\(parent)/children", encoding: .utf8)) ?? ""
+    return children.split(separator: " ").first.flatMap { pid_t($0) }
 }
 
 /// The size of the file at `path`, or -1 when there is none.

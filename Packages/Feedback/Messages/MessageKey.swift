@@ -50,6 +50,20 @@ public struct MessageKey: Sendable, Hashable, CustomStringConvertible {
     public static let retryServerAsked = MessageKey("retrying.asked")
     /// Inserted as `{of}` when the number of attempts is known: `{attempts}` is filled in.
     public static let retryOf = MessageKey("retrying.of")
+    /// A reload prompt's line on the attempts made: `{attempts}` is filled in.
+    public static let reloadAttempts = MessageKey("reload.attempts")
+    /// A reload prompt's warning that the request may already have been applied: `{method}`
+    /// is filled in.
+    public static let reloadMayHaveBeenApplied = MessageKey("reload.mayHaveBeenApplied")
+    /// A reload prompt's assurance that sending the request again is safe: `{method}` is
+    /// filled in.
+    public static let reloadSafe = MessageKey("reload.safe")
+    /// A reload prompt's question, naming its keys.
+    public static let reloadQuestion = MessageKey("reload.question")
+    /// The answer to a reload prompt that sends the request again, echoed after the question.
+    public static let reloadRetry = MessageKey("reload.retry")
+    /// The answer to a reload prompt that lets the failure stand, echoed after the question.
+    public static let reloadAbort = MessageKey("reload.abort")
     /// The default title of a warning box.
     public static let warningTitle = MessageKey("title.warning")
     /// The default title of an information box.

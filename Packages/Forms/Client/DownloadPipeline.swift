@@ -1,6 +1,7 @@
 import Downloads
 import Foundation
 import HTTPTypes
+import Retry
 import Synchronization
 import Transport
 
@@ -11,6 +12,8 @@ struct DownloadPipeline<Form: DownloadFormable>: Sendable {
     let form: Form
     /// Whether a partial left by an earlier download is continued.
     let resumes: Bool
+    /// The sender's prompt (it is `Reloadable`), used when the form's options name none.
+    var reloadPrompt: (any ReloadPrompt)?
 
     /// The URL and metrics of the latest hop, as the transport reports them.
     private final class LastHop: Sendable {
@@ -60,6 +63,7 @@ struct DownloadPipeline<Form: DownloadFormable>: Sendable {
         var options = form.downloadOptions
         if let digest = form.expectedSHA256 { options.expectedSHA256 = digest }
         options.resumesEarlierPartial = resumes
+        if options.reloadPrompt == nil { options.reloadPrompt = reloadPrompt }
         let progressHandler = options.progressHandler
         options.progressHandler = { progress in
             events.send(.transfer(.downloadProgress(progress)))

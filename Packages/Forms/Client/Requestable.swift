@@ -110,8 +110,10 @@ extension Requestable {
     }
 
     private func download(_ form: some DownloadFormable, resumes: Bool, startImmediately: Bool) -> DownloadRequest {
-        handle(for: form, startImmediately: startImmediately) { configuration in
-            let pipeline = DownloadPipeline(configuration: configuration, form: form, resumes: resumes)
+        let reloadPrompt = (self as? any Reloadable)?.reloadPrompt
+        return handle(for: form, startImmediately: startImmediately) { configuration in
+            let pipeline = DownloadPipeline(
+                configuration: configuration, form: form, resumes: resumes, reloadPrompt: reloadPrompt)
             return { events in try await pipeline.run(events: events) }
         }
     }

@@ -16,8 +16,11 @@ import TransportCurl
 ///
 /// Progress goes to standard error through FeedbackConsole: a bar with rate and time left in a
 /// terminal, a plain line every 2 seconds when standard error is a pipe or a file (none with
-/// `--quiet`). The exit status is 0 once the file is at its destination, and 1 with the error's
-/// message otherwise; Ctrl-C leaves the cursor visible and the partial file in place.
+/// `--quiet`). A network failure is retried `--retries` times in a row (3 by default), each
+/// retry resuming; after that, when standard input and standard error are terminals (and
+/// without `--no-input`), it asks whether to retry (`r`) or abort (`a`). The exit status is 0
+/// once the file is at its destination, and 1 with the error's message otherwise; Ctrl-C leaves
+/// the cursor visible and the partial file in place.
 @main
 struct ParleyFetch: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -28,6 +31,11 @@ struct ParleyFetch: AsyncParsableCommand {
             only when complete (and verified, with --sha256). Run the same command again after an \
             interruption, even kill -9, and it continues with a range request if the server still \
             has the same version of the file, or starts again if not.
+
+            A network failure is retried --retries times in a row, each retry resuming. When \
+            those are spent and standard input and standard error are terminals, parley-fetch \
+            asks whether to retry: r (or y, Enter) retries, a (or n, q, Esc, Ctrl-C) aborts. \
+            --no-input never asks.
             """
     )
 
@@ -47,9 +55,20 @@ struct ParleyFetch: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Verify the server with this CA certificate file (PEM).", valueName: "file"))
     var cacert: String?
 
-    /// Retries in a row after a failure.
-    @Option(help: "Retries in a row after a network failure (each resumes).")
+    /// Automatic retries in a row after a failure.
+    @Option(
+        help: ArgumentHelp(
+            "Automatic retries in a row after a network failure, each resuming from the bytes on disk; an attempt "
+                + "that added bytes starts the count again. Once they are spent, in a terminal, you are asked "
+                + "whether to retry.",
+            valueName: "n"))
     var retries: Int = 3
+
+    /// Never ask.
+    @Flag(
+        name: .customLong("no-input"),
+        help: "Never ask whether to retry: once the automatic retries are spent, fail (as without a terminal).")
+    var noInput = false
 
     /// No progress or summary lines.
     @Flag(help: "Print nothing but errors.")
@@ -72,6 +91,8 @@ struct ParleyFetch: AsyncParsableCommand {
         options.expectedSHA256 = sha256
         options.retry.maximumRetries = retries
         let console = ConsolePresenter()
+        // Asks only when standard input and standard error are terminals, and never with --no-input.
+        options.reloadPrompt = ConsoleReloadPrompt(presenter: console, allowsInput: !noInput)
         let bar = TransferBar(label: URL(fileURLWithPath: output).lastPathComponent, presenter: console)
         let activity = ActivityID.next()
         if !quiet {
