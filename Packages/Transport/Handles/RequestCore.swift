@@ -5,6 +5,20 @@ import Synchronization
 /// Not generic, so that its locked state and its handler lists have one layout whatever
 /// the handle's value: a generic class used across modules runs unspecialised, and every
 /// access to a generic type inside it looks its metadata up at run time.
+///
+/// A core runs its operation once per run: the first run begins with ``start()``, each later
+/// one with ``reload()`` once the previous one has finished. Handlers, start hooks, cancel
+/// hooks and observers stay registered across runs. Outcomes are numbered from 1; a handler
+/// runs for every outcome from the one current when it was added (when finished) or the
+/// next one (otherwise). Everything that must not overlap (handlers, and the start hooks of
+/// a run that begins while the previous outcome is still being handed out) runs on one
+/// thread at a time, the drainer, in order.
+///
+/// A derived core learns of each run of its source as the run begins, synchronously, so that
+/// awaiting it right after a reload waits for the new outcome; the source's outcomes reach it
+/// later, in order, from the source's handlers. Both carry the number of the source's
+/// outcome, so that one arriving before its run's announcement (the two come from different
+/// threads) is still counted once.
 final class RequestCore: Sendable {
     /// The value, boxed.
     typealias Erased = Result<any Sendable, any Error>
@@ -17,37 +31,170 @@ final class RequestCore: Sendable {
     typealias Transform = @Sendable (_ result: Erased, _ response: ResponseInfo?) throws -> any Sendable
 
     private enum Phase {
-        case waiting(Operation)
-        /// A derived handle not yet started: starting it starts its source.
-        case waitingForSource(@Sendable () -> Void)
+        /// Never started.
+        case idle
+        /// A derived core never started: starting it starts its source.
+        case waitingForSource
+        /// A run has begun, its task not created yet: its start hooks run (or wait for the
+        /// drainer), or a cancel before the first start is failing it.
         case starting
         case running(Task<Void, Never>)
-        /// A derived handle whose source runs: it finishes from the source's completion.
+        /// A derived core whose source runs: it finishes from the source's completion.
         case following
+        /// The latest run has ended with ``State/result``.
         case finished
     }
 
+    /// A `success`, `failure`, `completion` or awaiting handler.
+    private struct Handler {
+        /// `nil` once a one-shot handler has run.
+        var body: (@Sendable (Erased) -> Void)?
+        /// Whether it runs for one outcome only (an `await`), or for every outcome.
+        let once: Bool
+        /// The number of the first outcome it runs for.
+        let from: Int
+    }
+
+    /// Work queued behind the outcome the drainer is handing out.
+    private enum Queued {
+        /// A run began: its start hooks run (and, for a core with an operation, its task is
+        /// created) once the handlers have had the previous outcome.
+        case start
+        /// A run ended with this outcome.
+        case outcome(Erased, response: ResponseInfo?, number: Int)
+    }
+
+    /// Callbacks in the order added, the first held inline: most handles have one at most,
+    /// which then costs no array.
+    private struct Callbacks<Argument> {
+        private var first: (@Sendable (Argument) -> Void)?
+        private var rest: [@Sendable (Argument) -> Void] = []
+
+        mutating func append(_ callback: @escaping @Sendable (Argument) -> Void) {
+            if first == nil { first = callback } else { rest.append(callback) }
+        }
+
+        func runAll(_ argument: Argument) {
+            first?(argument)
+            for callback in rest { callback(argument) }
+        }
+    }
+
+    private typealias Hooks = Callbacks<Void>
+
     private struct State {
         var phase: Phase
+        /// The outcome of the latest run.
         var result: Erased?
         var response: ResponseInfo?
-        var handlers: [@Sendable (Erased) -> Void] = []
+        /// How many runs have ended: the number of ``result``.
+        var outcomes = 0
+        /// Whether the run in progress was cancelled, so that the cancel hooks run once per run.
+        var cancelRequested = false
+        /// Whether the start hooks of the run in progress wait for the drainer.
+        var startQueued = false
+
+        var handlers: [Handler] = []
+        /// The outcome the handlers get, its response and its number: the latest one, unless
+        /// newer ones are queued behind it.
+        var delivering: Erased?
+        var deliveringResponse: ResponseInfo?
+        var deliveringNumber = 0
+        /// How many of ``handlers`` have been given ``delivering``.
+        var delivered = 0
+        /// How many of ``handlers`` are one-shot handlers that have run.
+        var spent = 0
         var isDraining = false
+        /// Work for the drainer after ``delivering``; empty unless a run began (or, for a
+        /// derived core, ended) while the previous outcome was being handed out.
+        var queued: [Queued] = []
+
         var observers: [@Sendable (RequestEvent) -> Void] = []
-        var onCancel: [@Sendable () -> Void] = []
-        var onStart: [@Sendable () -> Void] = []
+        var onCancel = Hooks()
+        var onStart = Hooks()
+        /// Tell the cores derived from this one that a run begins, with the number its outcome
+        /// will have, before its start hooks run.
+        var followers = Callbacks<Int>()
         /// For a derived handle: subscribes it to its source's events. Run by the first
         /// subscription or observer, so that events nobody listens to are not forwarded.
         var connectToSource: (@Sendable () -> Void)?
-        /// Created by the first subscription to ``events``, so that a handle nobody observes
-        /// pays for no fan-out.
+        /// Created by the first subscription to ``events`` during a run, so that a handle
+        /// nobody observes pays for no fan-out.
         var broadcast: Broadcast<RequestEvent>?
+
+        /// For a derived core: the number of the latest outcome of the source it has had, and
+        /// of the latest run of the source it has been told of. It runs while the second is
+        /// ahead of the first.
+        var sourceOutcome = 0
+        var sourceRun = 0
+
+        var isFinished: Bool {
+            if case .finished = phase { return true }
+            return false
+        }
+
+        /// The number of the first outcome a handler added now runs for: the current one when
+        /// finished, otherwise that of the latest run begun.
+        var nextOutcome: Int {
+            isFinished ? outcomes : outcomes + max(sourceRun - sourceOutcome, 1)
+        }
+
+        /// What the drainer does next: give the handlers not given it yet the outcome, or take
+        /// the queued work; stops draining when there is none.
+        mutating func nextDrainStep() -> DrainStep {
+            while true {
+                if let result = delivering, delivered < handlers.count {
+                    let range = delivered..<handlers.count
+                    delivered = handlers.count
+                    return .deliver(handlers: handlers, range: range, result: result, number: deliveringNumber)
+                }
+                guard !queued.isEmpty else {
+                    isDraining = false
+                    return .done
+                }
+                switch queued.removeFirst() {
+                case .outcome(let result, let response, let number):
+                    delivering = result
+                    deliveringResponse = response
+                    deliveringNumber = number
+                    delivered = 0
+                case .start:
+                    startQueued = false
+                    compactHandlers()
+                    return .start(hooks: onStart, run: outcomes + 1)
+                }
+            }
+        }
+
+        /// Drops the one-shot handlers that have run; only while nothing is being delivered.
+        mutating func compactHandlers() {
+            guard spent > 0 else { return }
+            handlers.removeAll { $0.body == nil }
+            spent = 0
+            delivered = handlers.count
+        }
+
+        /// Marks the one-shot handlers among `range` spent once they have run for `number`.
+        mutating func retire(_ range: Range<Int>, number: Int) {
+            for index in range where handlers[index].once && handlers[index].from <= number {
+                guard handlers[index].body != nil else { continue }
+                handlers[index].body = nil
+                spent += 1
+            }
+            if spent == handlers.count {
+                // Releases the buffer rather than keeping it: it may still be shared.
+                handlers = []
+                spent = 0
+                delivered = 0
+            }
+        }
     }
 
     private enum StartAction {
         case none
-        case run(Operation, hooks: [@Sendable () -> Void])
-        case startSource(@Sendable () -> Void, hooks: [@Sendable () -> Void])
+        /// The start hooks wait for the drainer; only the followers are told now.
+        case queued(followers: Callbacks<Int>, number: Int)
+        case run(followers: Callbacks<Int>, hooks: Hooks, number: Int)
     }
 
     private enum CancelAction {
@@ -56,22 +203,65 @@ final class RequestCore: Sendable {
         case failNow
     }
 
+    private enum DrainStep {
+        case deliver(handlers: [Handler], range: Range<Int>, result: Erased, number: Int)
+        /// Runs the start hooks, then, for a core with an operation, creates the task of run
+        /// number `run`.
+        case start(hooks: Hooks, run: Int)
+        case done
+    }
+
+    /// One-shot handlers (awaits) that have had their outcome, resumed once the drainer has
+    /// let go, so that code after an `await` finds the handle idle and adding a handler runs
+    /// it at once.
+    private struct Resumptions {
+        private var first: (body: @Sendable (Erased) -> Void, result: Erased)?
+        private var rest: [(body: @Sendable (Erased) -> Void, result: Erased)] = []
+
+        mutating func append(_ body: @escaping @Sendable (Erased) -> Void, _ result: Erased) {
+            if first == nil { first = (body, result) } else { rest.append((body, result)) }
+        }
+
+        func runAll() {
+            if let first { first.body(first.result) }
+            for resumption in rest { resumption.body(resumption.result) }
+        }
+    }
+
     private let state: Mutex<State>
+    /// The work of every run; `nil` for a derived or an already finished core.
+    private let operation: Operation?
+    /// For a derived core, the core it follows: starting or reloading it does that to the source.
+    private let source: RequestCore?
+    /// For a derived core, how its source refers to it: strongly while it runs, so that the
+    /// handlers of a derived handle nobody keeps still run.
+    private let link: DerivedLink?
 
-    /// A core that runs `operation` once started.
+    /// A core that runs `operation` once started, and again on each reload.
     init(operation: @escaping Operation) {
-        state = Mutex(State(phase: .waiting(operation)))
+        self.operation = operation
+        source = nil
+        link = nil
+        state = Mutex(State(phase: .idle))
     }
 
-    /// A core that has already finished with `result`.
+    /// A core that has already finished with `result`, and cannot run.
     init(finished result: Erased) {
-        state = Mutex(State(phase: .finished, result: result))
+        operation = nil
+        source = nil
+        link = nil
+        state = Mutex(
+            State(phase: .finished, result: result, outcomes: 1, delivering: result, deliveringNumber: 1))
     }
 
-    /// A core that finishes when another one does (see ``derive(startingImmediately:_:)``):
-    /// it has no task of its own, and starting it starts the source.
-    private init(derivedStartingImmediately startImmediately: Bool, startSource: @escaping @Sendable () -> Void) {
-        state = Mutex(State(phase: startImmediately ? .following : .waitingForSource(startSource)))
+    /// A core that finishes when `source` does (see ``derive(startingImmediately:_:)``): it
+    /// has no task of its own, and starting or reloading it does that to the source.
+    private init(derivedFrom source: RequestCore, startingImmediately startImmediately: Bool) {
+        operation = nil
+        self.source = source
+        link = DerivedLink()
+        state = Mutex(State(phase: startImmediately ? .following : .waitingForSource))
+        link?.attach(self)
     }
 
     // MARK: - Lifecycle
@@ -79,32 +269,64 @@ final class RequestCore: Sendable {
     /// Starts the operation (or, for a derived core, its source); does nothing when it has
     /// started already.
     func start() {
+        if let source {
+            let waiting = state.withLock { state in
+                if case .waitingForSource = state.phase { return true }
+                return false
+            }
+            // The source tells this core as its run begins.
+            if waiting { source.start() }
+            return
+        }
+        begin(again: false)
+    }
+
+    /// Runs the operation again once the previous run has finished (or for the first time,
+    /// like ``start()``); does nothing during a run. A derived core reloads its source.
+    func reload() {
+        if let source {
+            source.reload()
+            return
+        }
+        begin(again: true)
+    }
+
+    /// Begins a run: from idle, or from finished when `again`.
+    private func begin(again: Bool) {
+        guard operation != nil else { return }
         let action: StartAction = state.withLock { state in
             switch state.phase {
-            case .waiting(let operation):
-                state.phase = .starting
-                defer { state.onStart = [] }
-                return .run(operation, hooks: state.onStart)
-            case .waitingForSource(let startSource):
-                state.phase = .following
-                defer { state.onStart = [] }
-                return .startSource(startSource, hooks: state.onStart)
-            case .starting, .running, .following, .finished:
-                return .none
+            case .idle: break
+            case .finished where again: break
+            default: return .none
             }
+            state.phase = .starting
+            state.cancelRequested = false
+            if state.isDraining {
+                // The handlers still get the previous outcome: the drainer begins this run
+                // after them, so that its start hooks follow their completion handlers.
+                state.startQueued = true
+                state.queued.append(.start)
+                return .queued(followers: state.followers, number: state.outcomes + 1)
+            }
+            if again { state.compactHandlers() }
+            return .run(followers: state.followers, hooks: state.onStart, number: state.outcomes + 1)
         }
-        let operation: Operation
         switch action {
         case .none:
             return
-        case .startSource(let startSource, let hooks):
-            for hook in hooks { hook() }
-            startSource()
-            return
-        case .run(let work, let hooks):
-            for hook in hooks { hook() }
-            operation = work
+        case .queued(let followers, let number):
+            followers.runAll(number)
+        case .run(let followers, let hooks, let number):
+            followers.runAll(number)
+            hooks.runAll(())
+            launch(run: number)
         }
+    }
+
+    /// Creates the task of run number `run`, whose start hooks have run.
+    private func launch(run: Int) {
+        guard let operation else { return }
         let sink = RequestEventSink { [weak self] event in self?.publish(event) }
         let task = Task { [self] in
             let result: Result<(value: any Sendable, response: ResponseInfo?), any Error>
@@ -115,37 +337,39 @@ final class RequestCore: Sendable {
             }
             finish(result)
         }
-        let cancelledWhileStarting = state.withLock { state in
-            guard case .starting = state.phase else { return true }
+        let cancelled = state.withLock { state in
+            // The run may have ended already (and another begun) when the task was quick.
+            guard case .starting = state.phase, state.outcomes == run - 1 else { return false }
             state.phase = .running(task)
-            return false
+            return state.cancelRequested
         }
-        if cancelledWhileStarting { task.cancel() }
+        // A `cancel()` racing the start left the task for this to cancel.
+        if cancelled { task.cancel() }
     }
 
-    /// Stops the operation; the core fails with a `.cancelled` ``TransportError``.
+    /// Stops the run in progress; it fails with a `.cancelled` ``TransportError``.
     func cancel() {
-        let (action, extra): (CancelAction, [@Sendable () -> Void]) = state.withLock { state in
-            let extra = state.onCancel
-            state.onCancel = []
+        let (action, hooks): (CancelAction, Hooks) = state.withLock { state in
+            if state.isFinished || state.cancelRequested { return (.none, Hooks()) }
+            state.cancelRequested = true
             switch state.phase {
-            case .waiting, .waitingForSource:
-                state.phase = .finished
-                return (.failNow, extra)
-            case .following:
-                // The hooks cancel the source, whose completion finishes this handle.
-                return (.none, extra)
-            case .starting:
-                // `start()` sees the change and cancels the task it is creating.
-                state.phase = .finished
-                return (.none, extra)
+            case .idle:
+                // Not startable any more; the failure below ends this run.
+                state.phase = .starting
+                return (.failNow, state.onCancel)
+            case .waitingForSource:
+                // The hooks cancel the source, which fails at once, and so does this core.
+                state.phase = .following
+                return (.none, state.onCancel)
+            case .starting, .following, .finished:
+                // Starting: `launch(run:)` sees the request and cancels the task it creates.
+                // Following: the hooks cancel the source, whose completion finishes this core.
+                return (.none, state.onCancel)
             case .running(let task):
-                return (.cancelTask(task), extra)
-            case .finished:
-                return (.none, [])
+                return (.cancelTask(task), state.onCancel)
             }
         }
-        for hook in extra { hook() }
+        hooks.runAll(())
         switch action {
         case .none: break
         case .cancelTask(let task): task.cancel()
@@ -158,81 +382,117 @@ final class RequestCore: Sendable {
         }
     }
 
-    /// Registers work to run once, on the cancelling thread, if the core is cancelled
-    /// before it finishes.
+    /// Registers work to run on the cancelling thread each time a run in progress is cancelled.
     func onCancel(_ hook: @escaping @Sendable () -> Void) {
-        state.withLock { state in
-            guard state.result == nil else { return }
-            state.onCancel.append(hook)
-        }
+        state.withLock { $0.onCancel.append(hook) }
     }
 
-    /// Runs `hook` when the operation starts, or at once when it has started (or finished)
+    /// Runs `hook` each time a run starts, and at once when one has started (or finished)
     /// already.
     func whenStarted(_ hook: @escaping @Sendable () -> Void) {
         let startedAlready = state.withLock { state in
+            state.onStart.append(hook)
             switch state.phase {
-            case .waiting, .waitingForSource:
-                state.onStart.append(hook)
+            case .idle, .waitingForSource:
                 return false
             case .starting, .running, .following, .finished:
-                return true
+                // Queued start hooks have not run yet, and will run this one.
+                return !state.startQueued
             }
         }
         if startedAlready { hook() }
     }
 
-    /// Marks a derived handle started because its source started (through the source's own
-    /// ``start()``), so that handles derived from it in turn are kept alive too.
-    private func sourceDidStart() {
-        let hooks: [@Sendable () -> Void] = state.withLock { state in
-            guard case .waitingForSource = state.phase else { return [] }
+    /// Tells a derived core that its source began the run whose outcome will have number
+    /// `run`: it begins a run too when it has none in progress (the first time, or again
+    /// after it finished), and otherwise once the one in progress ends. Handles derived from
+    /// it in turn learn of the run at once. An announcement that comes after its outcome (or
+    /// twice) is ignored.
+    private func sourceBegan(run: Int) {
+        let announcement: (followers: Callbacks<Int>, number: Int, hooks: Hooks?)? = state.withLock { state in
+            guard run > state.sourceRun else { return nil }
+            state.sourceRun = run
+            link?.retain()
+            let number = state.outcomes + (state.sourceRun - state.sourceOutcome)
+            switch state.phase {
+            case .waitingForSource, .finished: break
+            default: return (state.followers, number, nil)
+            }
             state.phase = .following
-            defer { state.onStart = [] }
-            return state.onStart
+            state.cancelRequested = false
+            if state.isDraining {
+                state.startQueued = true
+                state.queued.append(.start)
+                return (state.followers, number, nil)
+            }
+            state.compactHandlers()
+            return (state.followers, number, state.onStart)
         }
-        for hook in hooks { hook() }
+        guard let announcement else { return }
+        announcement.followers.runAll(announcement.number)
+        announcement.hooks?.runAll(())
     }
 
     // MARK: - Callbacks
 
-    /// Adds a handler for the result; runs after earlier handlers, at once when finished.
-    func addHandler(_ handler: @escaping @Sendable (Erased) -> Void) {
+    /// Adds a handler for the result: it runs for the current outcome at once when finished,
+    /// and for every later one; after earlier handlers each time. A handler `once` runs for
+    /// one outcome only, then is dropped.
+    func addHandler(once: Bool = false, _ handler: @escaping @Sendable (Erased) -> Void) {
         let shouldDrain = state.withLock { state in
-            state.handlers.append(handler)
-            guard state.result != nil, !state.isDraining else { return false }
+            state.handlers.append(Handler(body: handler, once: once, from: state.nextOutcome))
+            guard state.isFinished, !state.isDraining else { return false }
             state.isDraining = true
             return true
         }
-        if shouldDrain { drainHandlers() }
+        if shouldDrain { drain() }
     }
 
-    /// Runs queued handlers one at a time, in order, until none are left.
-    private func drainHandlers() {
+    /// Runs the handlers for each outcome, and queued start hooks, one at a time and in
+    /// order, until there is nothing left to run; then resumes the awaits.
+    private func drain() {
+        var ran: (range: Range<Int>, number: Int)?
+        var resumptions = Resumptions()
         while true {
-            let next: (handlers: [@Sendable (Erased) -> Void], result: Erased)? =
-                state.withLock { state in
-                    guard let result = state.result, !state.handlers.isEmpty else {
-                        state.isDraining = false
-                        return nil
-                    }
-                    defer { state.handlers = [] }
-                    return (state.handlers, result)
+            let step: DrainStep = state.withLock { state in
+                if let ran { state.retire(ran.range, number: ran.number) }
+                return state.nextDrainStep()
+            }
+            ran = nil
+            switch step {
+            case .deliver(let handlers, let range, let result, let number):
+                for index in range {
+                    let handler = handlers[index]
+                    guard handler.from <= number, let body = handler.body else { continue }
+                    if handler.once { resumptions.append(body, result) } else { body(result) }
                 }
-            guard let next else { return }
-            for handler in next.handlers { handler(next.result) }
+                ran = (range, number)
+            case .start(let hooks, let run):
+                hooks.runAll(())
+                launch(run: run)
+            case .done:
+                resumptions.runAll()
+                return
+            }
         }
+    }
+
+    /// The outcome being handed out, as its handlers see it: its number and response.
+    private var delivery: (number: Int, response: ResponseInfo?) {
+        state.withLock { ($0.deliveringNumber, $0.deliveringResponse) }
     }
 
     // MARK: - Awaiting
 
-    /// The result, once finished. Cancelling the awaiting task cancels the core.
+    /// The result of the current run once it ends, or at once when finished. Cancelling
+    /// the awaiting task cancels the run.
     var result: Erased {
         get async {
             await withTaskCancellationHandler {
-                // Unsafe is sound here: `addHandler` runs every handler exactly once.
+                // Unsafe is sound here: a handler added `once` runs exactly once, and is
+                // dropped afterwards.
                 await withUnsafeContinuation { continuation in
-                    addHandler { continuation.resume(returning: $0) }
+                    addHandler(once: true) { continuation.resume(returning: $0) }
                 }
             } onCancel: {
                 cancel()
@@ -240,7 +500,7 @@ final class RequestCore: Sendable {
         }
     }
 
-    /// The response, once finished.
+    /// The response of the latest run.
     var response: ResponseInfo? {
         state.withLock { $0.response }
     }
@@ -251,20 +511,20 @@ final class RequestCore: Sendable {
     var events: AsyncStream<RequestEvent> {
         // Under the state lock, so that a subscription either precedes `finish` (and gets
         // its completion) or follows it (and gets the completion replayed).
-        let stream = state.withLock { state in
-            if let result = state.result {
+        let (stream, live) = state.withLock { state in
+            if state.isFinished {
                 let (stream, continuation) = AsyncStream.makeStream(of: RequestEvent.self)
-                continuation.yield(.completed(succeeded: result.isSuccess))
+                continuation.yield(.completed(succeeded: state.result?.isSuccess ?? false))
                 continuation.finish()
-                return stream
+                return (stream, false)
             }
-            if let broadcast = state.broadcast { return broadcast.subscribe() }
+            if let broadcast = state.broadcast { return (broadcast.subscribe(), true) }
             // Created on first use: a handle nobody observes pays for no fan-out.
             let broadcast = Broadcast<RequestEvent>(bufferSize: 256)
             state.broadcast = broadcast
-            return broadcast.subscribe()
+            return (broadcast.subscribe(), true)
         }
-        connectToSourceIfNeeded()
+        if live { connectToSourceIfNeeded() }
         return stream
     }
 
@@ -278,15 +538,11 @@ final class RequestCore: Sendable {
     }
 
     /// Passes every later non-completion event to `observer`, synchronously (how a derived
-    /// handle forwards its source's events without a task of its own). Does nothing once
-    /// the handle has finished.
+    /// handle forwards its source's events without a task of its own), in this run and
+    /// every later one.
     func observe(_ observer: @escaping @Sendable (RequestEvent) -> Void) {
-        let added = state.withLock { state in
-            guard state.result == nil else { return false }
-            state.observers.append(observer)
-            return true
-        }
-        if added { connectToSourceIfNeeded() }
+        state.withLock { $0.observers.append(observer) }
+        connectToSourceIfNeeded()
     }
 
     private func publish(_ event: RequestEvent) {
@@ -297,27 +553,65 @@ final class RequestCore: Sendable {
 
     // MARK: - Finishing
 
-    private func finish(_ outcome: Result<(value: any Sendable, response: ResponseInfo?), any Error>) {
+    /// Ends the run in progress with `outcome`; does nothing when it has ended already. A
+    /// derived core passes the number of the source's outcome it finishes from.
+    private func finish(
+        _ outcome: Result<(value: any Sendable, response: ResponseInfo?), any Error>, sourceOutcome: Int? = nil
+    ) {
         let result = outcome.map { $0.value }
+        let response = try? outcome.get().response
         let shouldDrain: Bool = state.withLock { state in
-            guard state.result == nil else { return false }
+            var unannounced = false
+            if let sourceOutcome {
+                guard sourceOutcome > state.sourceOutcome else { return false }
+                state.sourceOutcome = sourceOutcome
+                if state.sourceRun < sourceOutcome {
+                    // The announcement of this run comes later, from another thread: the
+                    // run begins and ends here, and the announcement will be ignored.
+                    state.sourceRun = sourceOutcome
+                    if case .following = state.phase {} else { unannounced = true }
+                }
+            } else {
+                guard !state.isFinished else { return false }
+            }
+            state.outcomes += 1
             state.result = result
-            state.response = try? outcome.get().response
+            state.response = response
             state.phase = .finished
-            state.onCancel = []
-            state.onStart = []
-            state.observers = []
-            state.connectToSource = nil
             if let broadcast = state.broadcast {
                 broadcast.yield(.completed(succeeded: result.isSuccess))
                 broadcast.finish()
                 state.broadcast = nil
             }
-            let shouldDrain = !state.isDraining && !state.handlers.isEmpty
-            if shouldDrain { state.isDraining = true }
-            return shouldDrain
+            if unannounced {
+                state.startQueued = true
+                state.queued.append(.start)
+            }
+            if state.isDraining || unannounced {
+                // Handed out after the outcome before it (or after the start hooks).
+                state.queued.append(.outcome(result, response: response, number: state.outcomes))
+            } else {
+                state.delivering = result
+                state.deliveringResponse = response
+                state.deliveringNumber = state.outcomes
+                state.delivered = 0
+            }
+            if state.sourceRun > state.sourceOutcome {
+                // A derived core whose source has begun its next run already: this core's
+                // next run begins now, its start hooks after the handlers of this outcome.
+                state.phase = .following
+                state.cancelRequested = false
+                state.startQueued = true
+                state.queued.append(.start)
+            } else {
+                link?.release()
+                if state.handlers.isEmpty && state.queued.isEmpty { return false }
+            }
+            guard !state.isDraining else { return false }
+            state.isDraining = true
+            return true
         }
-        if shouldDrain { drainHandlers() }
+        if shouldDrain { drain() }
     }
 
     /// A task's cancellation as a ``TransportError``; any other error as it is.
@@ -329,27 +623,47 @@ final class RequestCore: Sendable {
 
 extension RequestCore {
     /// A core finished by this one's completion handler with `transform`'s value, on the
-    /// thread that finished this one; see ``RequestHandle/map(_:)``.
+    /// thread that finished this one, after each of this one's runs; see
+    /// ``RequestHandle/map(_:)``.
     func derive(startingImmediately: Bool, _ transform: @escaping Transform) -> RequestCore {
-        let derived = RequestCore(derivedStartingImmediately: startingImmediately, startSource: { [self] in start() })
+        let derived = RequestCore(derivedFrom: self, startingImmediately: startingImmediately)
         // Until this core starts, it refers to the derived one weakly, so that a deferred
-        // pair nobody starts is freed; once it starts, strongly, so that the handlers of a
-        // derived handle nobody keeps still run.
-        let link = DerivedLink(derived)
-        whenStarted { link.retain()?.sourceDidStart() }
-        // Events are forwarded from the first subscription to the derived handle's events on.
-        derived.state.withLock { state in
-            state.connectToSource = { [self] in observe { event in link.target?.publish(event) } }
-        }
+        // pair nobody starts is freed; during each run, strongly (see `DerivedLink`).
+        let link = derived.link
+        let follower: @Sendable (Int) -> Void = { run in link?.target?.sourceBegan(run: run) }
         // `unowned`: this core runs its own handlers, so it is alive whenever this one runs.
-        addHandler { [unowned self] result in
-            guard let derived = link.target else { return }
-            let response = self.response
+        let handler: @Sendable (Erased) -> Void = { [unowned self] result in
+            guard let derived = link?.target else { return }
+            let (number, response) = self.delivery
             let outcome = Result { () throws -> (value: any Sendable, response: ResponseInfo?) in
                 (try transform(result, response), response)
             }
-            derived.finish(outcome.mapError(RequestCore.normalized))
-            link.release()
+            derived.finish(outcome.mapError(RequestCore.normalized), sourceOutcome: number)
+        }
+        // Registered together, with the derived core told which outcome comes first, so that
+        // a reload racing this counts every run once.
+        let (announce, shouldDrain): (Int?, Bool) = state.withLock { state in
+            let first = state.nextOutcome
+            state.followers.append(follower)
+            state.handlers.append(Handler(body: handler, once: false, from: first))
+            derived.state.withLock { derived in
+                derived.sourceOutcome = first - 1
+                derived.sourceRun = first - 1
+            }
+            let begun: Bool
+            switch state.phase {
+            case .idle, .waitingForSource: begun = false
+            case .starting, .running, .following, .finished: begun = true
+            }
+            guard state.isFinished, !state.isDraining else { return (begun ? first : nil, false) }
+            state.isDraining = true
+            return (first, true)
+        }
+        if let announce { follower(announce) }
+        if shouldDrain { drain() }
+        // Events are forwarded from the first subscription to the derived handle's events on.
+        derived.state.withLock { state in
+            state.connectToSource = { [self] in observe { event in link?.target?.publish(event) } }
         }
         derived.onCancel { [self] in cancel() }
         return derived
@@ -357,17 +671,19 @@ extension RequestCore {
 }
 
 /// The reference a source handle holds to a handle derived from it: weak until the source
-/// starts, strong from then until the source finishes.
+/// starts, strong from the start of each run until it ends. The derived core switches it
+/// under its own lock, as its runs begin and end.
 private final class DerivedLink: Sendable {
     private struct State {
         weak var weakTarget: RequestCore?
         var strongTarget: RequestCore?
     }
 
-    private let state: Mutex<State>
+    private let state = Mutex(State())
 
-    init(_ target: RequestCore) {
-        state = Mutex(State(weakTarget: target, strongTarget: nil))
+    /// Points the link at the derived core, weakly.
+    func attach(_ target: RequestCore) {
+        state.withLock { $0.weakTarget = target }
     }
 
     /// The derived handle, if it is still alive.
@@ -375,12 +691,9 @@ private final class DerivedLink: Sendable {
         state.withLock { $0.strongTarget ?? $0.weakTarget }
     }
 
-    /// Keeps the derived handle alive; returns it, if it still was.
-    func retain() -> RequestCore? {
-        state.withLock { state in
-            state.strongTarget = state.weakTarget
-            return state.strongTarget
-        }
+    /// Keeps the derived handle alive.
+    func retain() {
+        state.withLock { $0.strongTarget = $0.weakTarget }
     }
 
     /// Lets the derived handle go.

@@ -17,14 +17,21 @@ public import HTTPTypes
 /// let forecast = try await screen.forecast(city: "Toronto").value
 /// ```
 ///
-/// - Handlers of every kind run in the order they were added, one at a time, each exactly
-///   once; a handler added after the request finished runs at once. They run on the thread
-///   that finished the request (or the one adding them, when already finished), never on an
-///   actor: hop to your actor inside the handler when you need one.
+/// - Handlers of every kind run in the order they were added, one at a time, once per run;
+///   a handler added after the request finished runs at once for that outcome. They run on
+///   the thread that finished the request (or the one adding them, when already finished),
+///   never on an actor: hop to your actor inside the handler when you need one.
 /// - A handle starts at once unless it was created with `startImmediately: false`; then it
 ///   waits for ``start()``.
 /// - ``cancel()`` stops the operation within milliseconds; the handle then fails with a
 ///   ``TransportError`` of category `.cancelled`.
+/// - ``reload()`` runs a finished handle's operation again: its handlers, start hooks, cancel
+///   hooks, observers and derived handles all stay registered and run again for the new
+///   run, so a screen's chain (feedback, decoding, callbacks) serves a "try again" button
+///   as it is.
+///
+/// Handlers and hooks stay registered for as long as the handle lives: a handler that refers
+/// to its own handle (to reload it, say) should capture it weakly.
 public final class RequestHandle<Value: Sendable>: Sendable {
     /// What the operation produces: the value, and the response it came from.
     public struct Outcome: Sendable {
@@ -87,9 +94,46 @@ public final class RequestHandle<Value: Sendable>: Sendable {
         return self
     }
 
-    /// Stops the operation; the handle fails with a `.cancelled` ``TransportError``.
+    /// Runs the operation again, as a new run, once the handle has finished (with a value or
+    /// a failure): for a "try again" button, or to refresh what a screen shows.
     ///
-    /// Cancelling a handle that has finished does nothing.
+    /// A run is one execution of the operation, from its start to its outcome. Reloading
+    /// starts a new one in a new task, and everything registered on the handle takes part in
+    /// it as in the first:
+    ///
+    /// - ``success(_:)``, ``failure(_:)`` and ``completion(_:)`` handlers stay registered and
+    ///   run once per run, in the order added, one at a time, for that run's outcome.
+    /// - ``onStart(_:)`` hooks run again as the new run starts, and ``onCancel(_:)`` hooks
+    ///   when it is cancelled; ``observe(_:)`` observers receive its events.
+    /// - Handles derived with ``map(_:)`` run again too: they go back to running, their start
+    ///   hooks run, and when this run ends the transform runs for its outcome and their
+    ///   handlers run in turn.
+    /// - ``value``, ``result`` and ``response`` awaited during the run return its outcome;
+    ///   ``response`` afterwards is this run's (`nil` when it failed before a response).
+    /// - ``events`` subscriptions end with each run's completion: subscribe again for the
+    ///   next run.
+    ///
+    /// Reloading a handle that was never started starts it, like ``start()``. Reloading a
+    /// handle whose run is in progress does nothing, nor does reloading one created with
+    /// ``init(finished:)``, which has no operation to run. Reloading a derived handle reloads
+    /// the handle it was derived from (through any number of ``map(_:)``s), which runs every
+    /// handle derived from it again.
+    ///
+    /// When a handler reloads the handle it runs for, the new run starts once every handler
+    /// has run for the outcome before, so that a loading mask taken down by one handler is
+    /// put back up by the new run, not before.
+    ///
+    /// - Returns: This handle.
+    @discardableResult
+    public func reload() -> Self {
+        core.reload()
+        return self
+    }
+
+    /// Stops the run in progress; it fails with a `.cancelled` ``TransportError``.
+    ///
+    /// Cancelling a handle that has finished does nothing; one cancelled can still be
+    /// reloaded with ``reload()``.
     public func cancel() {
         core.cancel()
     }
@@ -97,33 +141,36 @@ public final class RequestHandle<Value: Sendable>: Sendable {
     /// Registers work to run when the handle is cancelled, such as cancelling other work
     /// started on its behalf (a second request, a timer).
     ///
-    /// - Parameter hook: Runs once, on the cancelling thread, if the handle is cancelled
-    ///   before it finishes.
+    /// - Parameter hook: Runs on the cancelling thread each time a run in progress is
+    ///   cancelled (once per run); not when a finished handle is cancelled.
     public func onCancel(_ hook: @escaping @Sendable () -> Void) {
         core.onCancel(hook)
     }
 
     /// Registers work to run when the operation starts: at once when it has started (or
-    /// finished) already, otherwise on the thread that calls ``start()``.
+    /// finished) already, otherwise on the thread that calls ``start()``; and again each
+    /// time ``reload()`` starts a new run.
     ///
     /// A derived handle (from ``map(_:)``) starts when its source does. Presenters use this to
     /// show a loading mask only while a deferred request actually runs.
     ///
-    /// - Parameter hook: Runs exactly once.
+    /// - Parameter hook: Runs once per run.
     public func onStart(_ hook: @escaping @Sendable () -> Void) {
         core.whenStarted(hook)
     }
 
     // MARK: - Callbacks
 
-    /// Adds a handler for the value; runs after earlier handlers, only on success.
+    /// Adds a handler for the value; runs after earlier handlers, only on success, once per
+    /// run (at once when the handle has finished with a value).
     @discardableResult
     public func success(_ handler: @escaping @Sendable (Value) -> Void) -> Self {
         core.addHandler { result in if case .success(let value) = result { handler(Self.unbox(value)) } }
         return self
     }
 
-    /// Adds a handler for the error; runs after earlier handlers, only on failure.
+    /// Adds a handler for the error; runs after earlier handlers, only on failure, once per
+    /// run (at once when the handle has finished with a failure).
     ///
     /// The handler gets a ``RequestFailure``: `failure.message` is a sentence for a person,
     /// `failure.underlying` the error itself.
@@ -133,7 +180,8 @@ public final class RequestHandle<Value: Sendable>: Sendable {
         return self
     }
 
-    /// Adds a handler for the result, success or failure; runs after earlier handlers.
+    /// Adds a handler for the result, success or failure; runs after earlier handlers, once
+    /// per run (at once when the handle has finished).
     @discardableResult
     public func completion(_ handler: @escaping @Sendable (Result<Value, any Error>) -> Void) -> Self {
         core.addHandler { result in handler(Self.unbox(result)) }
@@ -143,17 +191,23 @@ public final class RequestHandle<Value: Sendable>: Sendable {
     // MARK: - Awaiting
 
     /// The value; throws the failure. Cancelling the awaiting task cancels the request.
+    ///
+    /// Awaited during a run, the outcome of that run; on a finished handle, the latest
+    /// outcome, at once.
     public var value: Value {
         get async throws { Self.unbox(try await core.result.get()) }
     }
 
     /// The result, success or failure. Cancelling the awaiting task cancels the request.
+    ///
+    /// Awaited during a run, the outcome of that run; on a finished handle, the latest
+    /// outcome, at once.
     public var result: Result<Value, any Error> {
         get async { Self.unbox(await core.result) }
     }
 
-    /// The status, headers and metrics of the response, once the handle has finished;
-    /// `nil` when it failed before a response arrived.
+    /// The status, headers and metrics of the response, once the handle has finished: that
+    /// of the latest run, `nil` when it failed before a response arrived.
     public var response: ResponseInfo? {
         get async {
             _ = await core.result
@@ -163,9 +217,10 @@ public final class RequestHandle<Value: Sendable>: Sendable {
 
     // MARK: - Events
 
-    /// The handle's events from now on: progress, redirects, retries, and its completion,
-    /// after which the sequence ends. Each access is an independent subscription; a
-    /// subscription made after the handle finished yields only the completion.
+    /// The handle's events from now on: progress, redirects, retries, and the completion of
+    /// the run in progress, after which the sequence ends. Each access is an independent
+    /// subscription; a subscription made after the handle finished yields only the
+    /// completion, and one for a later run is made once ``reload()`` has started it.
     public var events: AsyncStream<RequestEvent> {
         core.events
     }
@@ -174,8 +229,10 @@ public final class RequestHandle<Value: Sendable>: Sendable {
     /// thread that reports it (for a transfer's progress, the engine's own thread).
     ///
     /// Unlike ``events`` this needs no task to consume it, so it suits presenters that only
-    /// record the newest state under a lock; keep `observer` that quick. Nothing is passed
-    /// once the handle has finished: pair it with ``completion(_:)`` to learn the end.
+    /// record the newest state under a lock; keep `observer` that quick. The observer stays
+    /// registered: it receives the events of every later run too, ``reload()``s included.
+    /// Completions are not passed: pair it with ``completion(_:)`` to learn the end of each
+    /// run.
     ///
     /// - Parameter observer: Receives progress, redirect, metrics and retry events.
     public func observe(_ observer: @escaping @Sendable (RequestEvent) -> Void) {
@@ -206,10 +263,17 @@ extension RequestHandle {
     /// this one's transfer and retry events from the first subscription to its own ``events``
     /// on, and cancelling it cancels this one.
     ///
-    /// The transform runs once, on the thread that finished this handle, or inside `map`
-    /// itself when this handle has finished already; keep it quick. A handle mapped from one
-    /// created with `startImmediately: false` must be kept until this one is started: until
-    /// then this one refers to it weakly, so that a pair nobody starts is freed.
+    /// The transform runs once per run of this handle, on the thread that finished it, or
+    /// inside `map` itself when this handle has finished already; keep it quick. When this
+    /// handle is reloaded the new handle runs again with it: it goes back to running, its
+    /// start hooks run, and the transform and its handlers run for the new outcome.
+    /// ``reload()`` on the new handle reloads this one.
+    ///
+    /// A handle mapped from one created with `startImmediately: false` must be kept until
+    /// this one is started: until then this one refers to it weakly, so that a pair nobody
+    /// starts is freed. From then on it is kept during each run of this one, and let go
+    /// between runs: keep the new handle for it to run again when this one is reloaded. The
+    /// new handle keeps this one for as long as it lives.
     ///
     /// - Parameter transform: Turns the value (and its response) into the new value; an
     ///   error it throws fails the new handle.
@@ -274,9 +338,16 @@ public struct RequestEventSink: Sendable {
     /// Reports an event.
     public func send(_ event: RequestEvent) { emit(event) }
 
-    /// A transfer-event handler that forwards to this sink.
+    /// A transfer-event handler that forwards to this sink; a transfer's
+    /// ``TransferEvent/retry(_:)`` becomes the handle's ``RequestEvent/retry(_:)``.
     public var transferHandler: @Sendable (TransferEvent) -> Void {
         let emit = self.emit
-        return { emit(.transfer($0)) }
+        return { event in
+            if case .retry(let retry) = event {
+                emit(.retry(retry))
+            } else {
+                emit(.transfer(event))
+            }
+        }
     }
 }
