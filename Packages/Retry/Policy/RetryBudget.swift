@@ -19,7 +19,11 @@ public final class RetryBudget: Sendable {
     /// The tokens a successful request gives back.
     public let tokensPerSuccess: Double
 
+    /// The hosts below ``maximumTokens``; a full host has no entry.
     private let buckets = Mutex<[String: Double]>([:])
+    /// How many hosts ``buckets`` holds, readable without the lock: while it is zero (every
+    /// host full, the usual case) a success has nothing to refill and takes no lock.
+    private let depletedHosts = Atomic<Int>(0)
 
     /// The budget every ``RetryPolicy`` uses unless given another: one per process, so that
     /// every client of the process counts against the same hosts.
@@ -51,6 +55,7 @@ public final class RetryBudget: Sendable {
         buckets.withLock { buckets in
             let tokens = max(0, (buckets[host] ?? maximumTokens) - 1)
             buckets[host] = tokens
+            depletedHosts.store(buckets.count, ordering: .relaxed)
             return tokens > maximumTokens / 2
         }
     }
@@ -59,11 +64,15 @@ public final class RetryBudget: Sendable {
     ///
     /// - Parameter host: The host that answered.
     public func recordSuccess(for host: String) {
+        // A stale zero only skips a refill that a failure recorded a moment ago: the next
+        // success refills it.
+        guard depletedHosts.load(ordering: .relaxed) > 0 else { return }
         buckets.withLock { buckets in
             guard let tokens = buckets[host] else { return }  // full already
             let refilled = tokens + tokensPerSuccess
             if refilled >= maximumTokens {
                 buckets[host] = nil
+                depletedHosts.store(buckets.count, ordering: .relaxed)
             } else {
                 buckets[host] = refilled
             }
