@@ -238,7 +238,7 @@ def self_test() -> int:
     # The good manifest with some targets replaced and some added.
     changes = [
         _target("SystemAPI", "Packages/Features/SystemAPI", "TransportCurl", "Forms"),
-        _target("Retry", "Packages/Retry", "Mapping", "CZlib"),
+        _target("Retry", "Packages/Retry", "Feedback", "CZlib"),
         _target("Mapping2", "Packages/Mapping2"),
         _target("Feedback", "Packages/Feedback", "FeedbackConsole", "swift-nio:NIOCore"),
         _target("FeedbackConsole", "Packages/FeedbackConsole", "Feedback", "parley-demo"),
@@ -250,7 +250,7 @@ def self_test() -> int:
     bad = {"targets": list(bad_targets.values())}
     expected = [
         "SystemAPI (layer 4) must not depend on TransportCurl (layer 3)",
-        "Retry (layer 2) must not depend on Mapping (layer 2)",
+        "Retry (layer 2) must not depend on Feedback (layer 2)",
         "Retry (layer 2) must not depend on CZlib (layer 0)",
         "unknown target Mapping2 (Packages/Mapping2): add it to the layer table",
         "Feedback (layer 2) must not depend on FeedbackConsole (layer 3)",
