@@ -72,8 +72,9 @@ extension ResponseDecoder {
         FailureReport(input: input, options: options).unacceptableStatus()
     }
 
-    /// A business error for the failure envelope, given to the envelope's router first.
-    func businessError(_ head: EnvelopeHead, data: JSONValue?, input: ResponseInput) -> BusinessError {
+    /// The error for the failure envelope: a business error, given to the envelope's router
+    /// first, then turned into the app's own error when the envelope format does that.
+    func businessError(_ head: EnvelopeHead, data: JSONValue?, input: ResponseInput) -> any Error {
         let error = BusinessError(
             code: head.code,
             serverMessage: head.message,
@@ -82,6 +83,6 @@ extension ResponseDecoder {
             data: data
         )
         envelope.route(error)
-        return error
+        return envelope.error(for: error)
     }
 }

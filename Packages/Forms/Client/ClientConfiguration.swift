@@ -45,6 +45,14 @@ public struct ClientConfiguration: Sendable {
     /// see the request once and the response that stands. Downloads retry under their form's
     /// `downloadOptions.retry` instead, resuming between attempts.
     public var retry = RetryPolicy()
+    /// Values every request and handle of the client carries (see `RequestUserInfo`); a
+    /// call's ``CallOptions/userInfo`` win. Mapping reads its default decoder from here
+    /// (`userInfo.responseDecoder`). None by default.
+    public var userInfo = RequestUserInfo()
+    /// Where the handlers of the client's handles run, unless a call names its own executor:
+    /// `nil` (the default) for the thread that finished the request, `.mainActor` for the
+    /// main thread.
+    public var handlerExecutor: HandlerExecutor?
     /// Hooks around every request, in order; none by default.
     public var plugins: [any Plugin] = []
     /// Transport middleware around every send, outermost first; none by default.

@@ -12,6 +12,8 @@ struct DownloadPipeline<Form: DownloadFormable>: Sendable {
     let form: Form
     /// Whether a partial left by an earlier download is continued.
     let resumes: Bool
+    /// The call's own options.
+    var options = CallOptions()
     /// The sender's prompt (it is `Reloadable`), used when the form's options name none.
     var reloadPrompt: (any ReloadPrompt)?
 
@@ -95,8 +97,10 @@ struct DownloadPipeline<Form: DownloadFormable>: Sendable {
         // download is bounded by its form's own timeout, and a stall by the stall timeout. With
         // no form timeout the deadline stays as the client's transfer options left it (unset,
         // unless they set one), so an engine-wide default still applies.
-        let request = try await RequestPipeline(configuration: configuration, form: form, uploadBody: nil)
-            .makeRequest(appliesClientTimeout: false)
+        let request = try await RequestPipeline(
+            configuration: configuration, form: form, uploadBody: nil, options: options
+        )
+        .makeRequest(appliesClientTimeout: false)
         guard request.body == nil else {
             throw FormError(
                 .invalidForm,

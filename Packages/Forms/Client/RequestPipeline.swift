@@ -9,6 +9,8 @@ struct RequestPipeline<Form: Formable>: Sendable {
     let configuration: ClientConfiguration
     let form: Form
     let uploadBody: (RequestBody, String)?
+    /// The call's own options, with the client's user information merged under them.
+    var options = CallOptions()
     /// What the logical request keeps between runs: its `Idempotency-Key`, the server's wait.
     var memory = RetryMemory()
     /// Asked before a network failure stands, when the sender is `Reloadable`.
@@ -104,9 +106,10 @@ struct RequestPipeline<Form: Formable>: Sendable {
             try Self.setHeaders(form.headers, on: &request)
         }
         // Only a timeout that exists is set: an unset deadline leaves the engine's default in force.
-        if let timeout = form.timeout ?? (appliesClientTimeout ? configuration.timeout : nil) {
+        if let timeout = options.timeout ?? form.timeout ?? (appliesClientTimeout ? configuration.timeout : nil) {
             request.options.deadline = timeout
         }
+        request.userInfo = options.userInfo
         return request
     }
 

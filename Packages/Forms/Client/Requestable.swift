@@ -31,36 +31,48 @@ extension Requestable {
     ///
     /// - Parameters:
     ///   - form: The endpoint.
+    ///   - options: What this call decides over the form and the client: a timeout, user
+    ///     information, the handlers' executor. None by default.
     ///   - startImmediately: `true` (the default) sends now; `false` waits for `start()`.
     /// - Returns: The handle; decode it with Mapping's `decode(_:at:)`.
-    public func request(_ form: some RequestFormable, startImmediately: Bool = true) -> DataRequest<DataResponse> {
-        send(form, body: nil, startImmediately: startImmediately)
+    public func request(
+        _ form: some RequestFormable, options: CallOptions = CallOptions(), startImmediately: Bool = true
+    ) -> DataRequest<DataResponse> {
+        send(form, body: nil, options: options, startImmediately: startImmediately)
     }
 
     /// Uploads a form's bytes.
-    public func upload(_ form: some UploadDataFormable, startImmediately: Bool = true) -> UploadRequest<DataResponse> {
-        send(form, body: (.bytes(form.data), form.contentType), startImmediately: startImmediately)
+    public func upload(
+        _ form: some UploadDataFormable, options: CallOptions = CallOptions(), startImmediately: Bool = true
+    ) -> UploadRequest<DataResponse> {
+        send(form, body: (.bytes(form.data), form.contentType), options: options, startImmediately: startImmediately)
     }
 
     /// Uploads a form's file, streamed from disk.
-    public func upload(_ form: some UploadFileFormable, startImmediately: Bool = true) -> UploadRequest<DataResponse> {
-        send(form, body: (.file(path: form.fileURL.path), form.contentType), startImmediately: startImmediately)
+    public func upload(
+        _ form: some UploadFileFormable, options: CallOptions = CallOptions(), startImmediately: Bool = true
+    ) -> UploadRequest<DataResponse> {
+        send(
+            form, body: (.file(path: form.fileURL.path), form.contentType), options: options,
+            startImmediately: startImmediately)
     }
 
     /// Uploads a form's stream.
-    public func upload(_ form: some UploadStreamFormable, startImmediately: Bool = true) -> UploadRequest<DataResponse>
-    {
-        send(form, body: (form.stream, form.contentType), startImmediately: startImmediately)
+    public func upload(
+        _ form: some UploadStreamFormable, options: CallOptions = CallOptions(), startImmediately: Bool = true
+    ) -> UploadRequest<DataResponse> {
+        send(form, body: (form.stream, form.contentType), options: options, startImmediately: startImmediately)
     }
 
     /// Uploads a form's multipart parts, streamed.
-    public func upload(_ form: some UploadMultipartFormable, startImmediately: Bool = true)
-        -> UploadRequest<DataResponse>
-    {
+    public func upload(
+        _ form: some UploadMultipartFormable, options: CallOptions = CallOptions(), startImmediately: Bool = true
+    ) -> UploadRequest<DataResponse> {
         let multipart = form.multipart
         do {
             return send(
-                form, body: (try multipart.makeBody(), multipart.contentType), startImmediately: startImmediately)
+                form, body: (try multipart.makeBody(), multipart.contentType), options: options,
+                startImmediately: startImmediately)
         } catch {
             return UploadRequest(finished: .failure(error))
         }
@@ -77,8 +89,10 @@ extension Requestable {
     ///   - startImmediately: `true` (the default) starts now; `false` waits for `start()`.
     /// - Returns: The handle; its value is the summary of the finished file, and its events
     ///   report progress (resumed bytes included), redirects and retries.
-    public func download(_ form: some DownloadFormable, startImmediately: Bool = true) -> DownloadRequest {
-        download(form, resumes: false, startImmediately: startImmediately)
+    public func download(
+        _ form: some DownloadFormable, options: CallOptions = CallOptions(), startImmediately: Bool = true
+    ) -> DownloadRequest {
+        download(form, resumes: false, options: options, startImmediately: startImmediately)
     }
 
     /// Downloads a form's response to its destination, continuing from the partial file an
@@ -92,44 +106,58 @@ extension Requestable {
     ///   - form: The endpoint and the destination.
     ///   - startImmediately: `true` (the default) starts now; `false` waits for `start()`.
     /// - Returns: The handle; the summary's `resumedFrom` tells how many bytes were kept.
-    public func download(_ form: some DownloadResumeFormable, startImmediately: Bool = true) -> DownloadRequest {
-        download(form, resumes: true, startImmediately: startImmediately)
+    public func download(
+        _ form: some DownloadResumeFormable, options: CallOptions = CallOptions(), startImmediately: Bool = true
+    ) -> DownloadRequest {
+        download(form, resumes: true, options: options, startImmediately: startImmediately)
     }
 
     private func send(
-        _ form: some Formable, body: (RequestBody, String)?, startImmediately: Bool
+        _ form: some Formable, body: (RequestBody, String)?, options: CallOptions, startImmediately: Bool
     ) -> DataRequest<DataResponse> {
         // Made once per logical request: every attempt and every reload carries the same key.
         let memory = RetryMemory(idempotencyKey: form.idempotencyKey?.resolve())
         let reloadPrompt = (self as? any Reloadable)?.reloadPrompt
-        return handle(for: form, startImmediately: startImmediately) { configuration in
+        return handle(for: form, options: options, startImmediately: startImmediately) { configuration, options in
             let pipeline = RequestPipeline(
-                configuration: configuration, form: form, uploadBody: body, memory: memory, reloadPrompt: reloadPrompt)
+                configuration: configuration, form: form, uploadBody: body, options: options, memory: memory,
+                reloadPrompt: reloadPrompt)
             return { events in try await pipeline.run(events: events) }
         }
     }
 
-    private func download(_ form: some DownloadFormable, resumes: Bool, startImmediately: Bool) -> DownloadRequest {
+    private func download(
+        _ form: some DownloadFormable, resumes: Bool, options: CallOptions, startImmediately: Bool
+    ) -> DownloadRequest {
         let reloadPrompt = (self as? any Reloadable)?.reloadPrompt
-        return handle(for: form, startImmediately: startImmediately) { configuration in
+        return handle(for: form, options: options, startImmediately: startImmediately) { configuration, options in
             let pipeline = DownloadPipeline(
-                configuration: configuration, form: form, resumes: resumes, reloadPrompt: reloadPrompt)
+                configuration: configuration, form: form, resumes: resumes, options: options,
+                reloadPrompt: reloadPrompt)
             return { events in try await pipeline.run(events: events) }
         }
     }
 
     /// A handle running the operation made for the configuration of `form` (this type's,
-    /// adjusted by the form), or one that has already failed when there is no configuration.
+    /// adjusted by the form) and the call's options (with the client's user information
+    /// merged under them and its executor when the call names none), or one that has already
+    /// failed when there is no configuration.
     private func handle<Value: Sendable>(
         for form: some Formable,
+        options: CallOptions,
         startImmediately: Bool,
-        _ operation: (ClientConfiguration) -> RequestHandle<Value>.Operation
+        _ operation: (ClientConfiguration, CallOptions) -> RequestHandle<Value>.Operation
     ) -> RequestHandle<Value> {
         guard var configuration = clientConfiguration else {
             return RequestHandle(finished: .failure(notConfiguredError))
         }
         form.configure(&configuration)
-        return RequestHandle(startImmediately: startImmediately, operation: operation(configuration))
+        var resolved = options
+        resolved.userInfo = configuration.userInfo.merging(options.userInfo)
+        resolved.executor = options.executor ?? configuration.handlerExecutor
+        return RequestHandle(
+            startImmediately: startImmediately, userInfo: resolved.userInfo, executor: resolved.executor,
+            operation: operation(configuration, resolved))
     }
 
     private var notConfiguredError: FormError {

@@ -44,6 +44,22 @@ public protocol EnvelopeFormat: Sendable {
     ///
     /// - Parameter error: The error about to be thrown.
     func route(_ error: BusinessError)
+
+    /// The error a failure envelope is thrown as: the ``BusinessError`` itself by default.
+    ///
+    /// Return the app's own error type to have every decode of this envelope throw it
+    /// (Bowling's `DefaultVerify`); an `Errorable` error keeps the code, so `Warnable`
+    /// still finds the right message:
+    ///
+    /// ```swift
+    /// func error(for failure: BusinessError) -> any Error {
+    ///     failure.code == 401 ? ShopError.signedOut : ShopError.server(failure.message)
+    /// }
+    /// ```
+    ///
+    /// - Parameter failure: The envelope's failure, after ``route(_:)``.
+    /// - Returns: The error to throw.
+    func error(for failure: BusinessError) -> any Error
 }
 
 extension EnvelopeFormat {
@@ -66,6 +82,8 @@ extension EnvelopeFormat {
     ///
     /// - Parameter error: The error about to be thrown.
     public func route(_ error: BusinessError) {}
+    /// The business error itself.
+    public func error(for failure: BusinessError) -> any Error { failure }
 }
 
 /// The envelope of most servers: key names, success codes and handlers are settings.

@@ -12,14 +12,16 @@ extension RequestHandle where Value == DataResponse {
     ///   - type: The model type.
     ///   - keyPath: Where the model sits in the body, such as `data` or `items.0`; the whole
     ///     body by default.
-    ///   - decoder: The status policy, decoding options and envelope format; the defaults by default.
+    ///   - decoder: The status policy, decoding options and envelope format; by default the
+    ///     handle's `userInfo.responseDecoder` (a client's default), else `ResponseDecoder()`.
     /// - Returns: A handle that fails with a ``MappingError`` when the body does not decode.
     public func decode<Model: Decodable & Sendable>(
         _ type: Model.Type = Model.self,
         at keyPath: JSONKeyPath = .root,
-        decoder: ResponseDecoder = ResponseDecoder()
+        decoder: ResponseDecoder? = nil
     ) -> DataRequest<Model> {
-        map { response, _ in try decoder.decode(Model.self, from: response, at: keyPath) }
+        let decoder = resolved(decoder)
+        return map { response, _ in try decoder.decode(Model.self, from: response, at: keyPath) }
     }
 
     /// A handle for the model in a server envelope's data, after the envelope's code was
@@ -33,9 +35,10 @@ extension RequestHandle where Value == DataResponse {
     public func decodeEnvelope<Model: Decodable & Sendable>(
         _ type: Model.Type = Model.self,
         at keyPath: JSONKeyPath = .root,
-        decoder: ResponseDecoder = ResponseDecoder()
+        decoder: ResponseDecoder? = nil
     ) -> DataRequest<Model> {
-        map { response, _ in try decoder.decodeEnvelope(Model.self, from: response, at: keyPath) }
+        let decoder = resolved(decoder)
+        return map { response, _ in try decoder.decodeEnvelope(Model.self, from: response, at: keyPath) }
     }
 
     /// A handle for a page of items and the cursor of the next page (the seeds' `list()`).
@@ -49,32 +52,62 @@ extension RequestHandle where Value == DataResponse {
         _ type: Item.Type = Item.self,
         layout: ListLayout = .default,
         in root: PayloadRoot = .body,
-        decoder: ResponseDecoder = ResponseDecoder()
+        decoder: ResponseDecoder? = nil
     ) -> DataRequest<ListPage<Item>> {
-        map { response, _ in try decoder.list(Item.self, from: response, layout: layout, in: root) }
+        let decoder = resolved(decoder)
+        return map { response, _ in try decoder.list(Item.self, from: response, layout: layout, in: root) }
     }
 
     /// A handle that succeeds when the envelope's code is a success code (the seeds' `bool()`).
     ///
     /// - Parameter decoder: The envelope format.
-    public func successOnly(decoder: ResponseDecoder = ResponseDecoder()) -> DataRequest<EnvelopeHead> {
-        map { response, _ in try decoder.success(from: response) }
+    public func successOnly(decoder: ResponseDecoder? = nil) -> DataRequest<EnvelopeHead> {
+        let decoder = resolved(decoder)
+        return map { response, _ in try decoder.success(from: response) }
     }
 
     /// A handle for the body as text, in the charset of its `Content-Type` (UTF-8 by default).
-    public func string(decoder: ResponseDecoder = ResponseDecoder()) -> DataRequest<String> {
-        map { response, _ in try decoder.string(from: response) }
+    public func string(decoder: ResponseDecoder? = nil) -> DataRequest<String> {
+        let decoder = resolved(decoder)
+        return map { response, _ in try decoder.string(from: response) }
     }
 
     /// A handle for the body as JSON, at `keyPath`.
-    public func json(at keyPath: JSONKeyPath = .root, decoder: ResponseDecoder = ResponseDecoder())
+    public func json(at keyPath: JSONKeyPath = .root, decoder: ResponseDecoder? = nil)
         -> DataRequest<JSONValue>
     {
-        map { response, _ in try decoder.json(from: response, at: keyPath) }
+        let decoder = resolved(decoder)
+        return map { response, _ in try decoder.json(from: response, at: keyPath) }
     }
 
     /// A handle for the raw body bytes, after the status check.
-    public func bytes(decoder: ResponseDecoder = ResponseDecoder()) -> DataRequest<Data> {
-        map { response, _ in try decoder.bytes(from: response) }
+    public func bytes(decoder: ResponseDecoder? = nil) -> DataRequest<Data> {
+        let decoder = resolved(decoder)
+        return map { response, _ in try decoder.bytes(from: response) }
+    }
+
+    /// `decoder`, else the handle's default decoder (`RequestUserInfo.responseDecoder`),
+    /// else the standard one.
+    private func resolved(_ decoder: ResponseDecoder?) -> ResponseDecoder {
+        decoder ?? userInfo.responseDecoder ?? ResponseDecoder()
+    }
+}
+
+/// The key of `RequestUserInfo.responseDecoder`.
+private enum ResponseDecoderKey: RequestUserInfoKey {
+    typealias Value = ResponseDecoder
+}
+
+extension RequestUserInfo {
+    /// The decoder `decode`, `decodeEnvelope` and the other decoding methods use when a call
+    /// names none: set it on a client's `userInfo` to give the whole client one envelope
+    /// format and one set of decoding options (Bowling's globally configured `DefaultVerify`).
+    ///
+    /// ```swift
+    /// client.userInfo.responseDecoder = ResponseDecoder(envelope: ShopEnvelope())
+    /// ```
+    public var responseDecoder: ResponseDecoder? {
+        get { self[ResponseDecoderKey.self] }
+        set { self[ResponseDecoderKey.self] = newValue }
     }
 }

@@ -20,7 +20,8 @@ public import HTTPTypes
 /// - Handlers of every kind run in the order they were added, one at a time, once per run;
 ///   a handler added after the request finished runs at once for that outcome. They run on
 ///   the thread that finished the request (or the one adding them, when already finished),
-///   never on an actor: hop to your actor inside the handler when you need one.
+///   unless the handle has an ``executor`` (`.mainActor`, a queue), which then runs them, in
+///   the order added.
 /// - A handle starts at once unless it was created with `startImmediately: false`; then it
 ///   waits for ``start()``.
 /// - ``cancel()`` stops the operation within milliseconds; the handle then fails with a
@@ -53,18 +54,33 @@ public final class RequestHandle<Value: Sendable>: Sendable {
     private let core: RequestCore
     /// Whether the handle was created to start at once.
     public let startsImmediately: Bool
+    /// Values the caller attached for the code around the request (a presenter, a decoder);
+    /// a handle derived with ``map(_:)`` keeps them.
+    public let userInfo: RequestUserInfo
+    /// Where ``success(_:)``, ``failure(_:)`` and ``completion(_:)`` handlers run; `nil` (the
+    /// default) for the thread that finished the request. Derived handles keep it.
+    public let executor: HandlerExecutor?
 
     /// Creates a handle around `operation`.
     ///
     /// - Parameters:
     ///   - startImmediately: Whether the operation starts now (the default) or waits for ``start()``.
+    ///   - userInfo: Values for the code around the request; none by default.
+    ///   - executor: Where handlers run; the finishing thread by default.
     ///   - operation: The work; cancelled through Swift task cancellation.
-    public init(startImmediately: Bool = true, operation: @escaping Operation) {
+    public init(
+        startImmediately: Bool = true,
+        userInfo: RequestUserInfo = RequestUserInfo(),
+        executor: HandlerExecutor? = nil,
+        operation: @escaping Operation
+    ) {
         core = RequestCore { events in
             let outcome = try await operation(events)
             return (outcome.value, outcome.response)
         }
         startsImmediately = startImmediately
+        self.userInfo = userInfo
+        self.executor = executor
         if startImmediately { core.start() }
     }
 
@@ -78,11 +94,15 @@ public final class RequestHandle<Value: Sendable>: Sendable {
         case .failure(let error): core = RequestCore(finished: .failure(error))
         }
         startsImmediately = true
+        userInfo = RequestUserInfo()
+        executor = nil
     }
 
-    private init(core: RequestCore, startsImmediately: Bool) {
+    private init(core: RequestCore, startsImmediately: Bool, userInfo: RequestUserInfo, executor: HandlerExecutor?) {
         self.core = core
         self.startsImmediately = startsImmediately
+        self.userInfo = userInfo
+        self.executor = executor
     }
 
     // MARK: - Lifecycle
@@ -165,7 +185,9 @@ public final class RequestHandle<Value: Sendable>: Sendable {
     /// run (at once when the handle has finished with a value).
     @discardableResult
     public func success(_ handler: @escaping @Sendable (Value) -> Void) -> Self {
-        core.addHandler { result in if case .success(let value) = result { handler(Self.unbox(value)) } }
+        let run = executor.map { executor in { @Sendable (value: Value) in executor.execute { handler(value) } } }
+        let deliver = run ?? handler
+        core.addHandler { result in if case .success(let value) = result { deliver(Self.unbox(value)) } }
         return self
     }
 
@@ -176,7 +198,11 @@ public final class RequestHandle<Value: Sendable>: Sendable {
     /// `failure.underlying` the error itself.
     @discardableResult
     public func failure(_ handler: @escaping @Sendable (RequestFailure) -> Void) -> Self {
-        core.addHandler { result in if case .failure(let error) = result { handler(RequestFailure(error)) } }
+        let run = executor.map { executor in
+            { @Sendable (failure: RequestFailure) in executor.execute { handler(failure) } }
+        }
+        let deliver = run ?? handler
+        core.addHandler { result in if case .failure(let error) = result { deliver(RequestFailure(error)) } }
         return self
     }
 
@@ -184,7 +210,11 @@ public final class RequestHandle<Value: Sendable>: Sendable {
     /// per run (at once when the handle has finished).
     @discardableResult
     public func completion(_ handler: @escaping @Sendable (Result<Value, any Error>) -> Void) -> Self {
-        core.addHandler { result in handler(Self.unbox(result)) }
+        let run = executor.map { executor in
+            { @Sendable (result: Result<Value, any Error>) in executor.execute { handler(result) } }
+        }
+        let deliver = run ?? handler
+        core.addHandler { result in deliver(Self.unbox(result)) }
         return self
     }
 
@@ -286,7 +316,8 @@ extension RequestHandle {
         let derived = core.derive(startingImmediately: startsImmediately) { result, response in
             try transform(Self.unbox(try result.get()), response)
         }
-        return RequestHandle<NewValue>(core: derived, startsImmediately: startsImmediately)
+        return RequestHandle<NewValue>(
+            core: derived, startsImmediately: startsImmediately, userInfo: userInfo, executor: executor)
     }
 }
 

@@ -25,6 +25,9 @@ public struct TransportRequest: Sendable {
     ///
     /// Only the options set here override the engine's defaults; see ``TransferOptions``.
     public var options: TransferOptions
+    /// Values for the code around the transfer (plugins, middleware, presenters); the engine
+    /// never reads them. Empty by default.
+    public var userInfo = RequestUserInfo()
 
     /// Creates a request from an `HTTPRequest` you have built yourself.
     ///
