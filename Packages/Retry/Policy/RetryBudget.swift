@@ -79,6 +79,12 @@ public final class RetryBudget: Sendable {
         }
     }
 
+    /// Whether some host holds fewer than ``maximumTokens``: while none does, a success has
+    /// nothing to refill. Read without a lock.
+    public var hasDepletedHosts: Bool {
+        depletedHosts.load(ordering: .relaxed) > 0
+    }
+
     /// Whether `host` may be retried now, without taking anything.
     ///
     /// - Parameter host: The host.

@@ -50,7 +50,9 @@ public struct RetryLoop: Sendable {
     /// Runs attempts until one stands.
     ///
     /// - Parameters:
-    ///   - request: The request, for the policy's rules and the budget.
+    ///   - describe: The request, for the policy's rules, the budget and the messages; made
+    ///     only when an attempt fails (or a success must refill a depleted budget), so that a
+    ///     request that succeeds at once pays nothing for it.
     ///   - attempt: Sends one attempt. It is given the time left before the policy's deadline
     ///     (`nil` without one) to cut its own transfer deadline to; it must send the same
     ///     request each time, with ``RetryMemory/idempotencyKey`` when there is one.
@@ -58,13 +60,14 @@ public struct RetryLoop: Sendable {
     /// - Throws: The failure that stands (see the type's description); `.cancelled` when the
     ///   task is cancelled during a wait.
     public func run<Response: RetryableResponse>(
-        _ request: RetryRequest,
+        _ describe: @autoclosure () -> RetryRequest,
         attempt: (_ remaining: Duration?) async throws -> Response
     ) async throws -> Response {
         let clock = policy.clock
-        try await waitForServer(request, clock: clock)
+        try await waitForServer(describe, clock: clock)
         var start = clock.now
         var retries = 0
+        var described: RetryRequest?
         while true {
             let remaining = policy.deadline.map { max(.zero, $0 - (clock.now - start)) }
             let outcome: Result<Response, TransportError>
@@ -73,14 +76,16 @@ public struct RetryLoop: Sendable {
             } catch let error as TransportError {
                 outcome = .failure(error)
             } catch is CancellationError {
-                throw Self.cancelled(request)
+                throw Self.cancelled(describe())
             }
             let attempts = memory.countAttempt()
             let failure: RetryFailure
             switch outcome {
             case .success(let response):
                 guard let responseFailure = judge(response) else {
-                    policy.recordSuccess(of: request)
+                    if let budget = policy.budget, budget.hasDepletedHosts {
+                        budget.recordSuccess(for: describe().host)
+                    }
                     return response
                 }
                 failure = responseFailure
@@ -89,6 +94,8 @@ public struct RetryLoop: Sendable {
             }
 
             let elapsed = clock.now - start
+            let request = described ?? describe()
+            described = request
             switch policy.decide(after: failure, of: request, retriesSoFar: retries, elapsed: elapsed) {
             case .retry(let delay, let serverAsked):
                 if case .success(let response) = outcome { response.discard() }
@@ -139,7 +146,7 @@ public struct RetryLoop: Sendable {
     // MARK: - Steps
 
     /// Waits out a `Retry-After` an earlier run of the same request was given.
-    private func waitForServer(_ request: RetryRequest, clock: any RetryClock) async throws {
+    private func waitForServer(_ describe: () -> RetryRequest, clock: any RetryClock) async throws {
         guard let notBefore = memory.earliestNextAttempt else { return }
         let wait = notBefore - clock.now
         guard wait > .zero else { return }
@@ -150,7 +157,7 @@ public struct RetryLoop: Sendable {
         do {
             try await clock.sleep(for: wait)
         } catch {
-            throw Self.cancelled(request)
+            throw Self.cancelled(describe())
         }
     }
 

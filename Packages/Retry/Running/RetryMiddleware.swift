@@ -34,11 +34,8 @@ public struct RetryMiddleware: TransportMiddleware {
     /// Runs the request's attempts.
     public func intercept(_ request: TransportRequest, next: Next) async throws -> TransportResponse {
         let events = request.options.eventHandler
-        let info = RetryRequest(request)
-        let loop = RetryLoop(
-            policy: policy, memory: RetryMemory(idempotencyKey: info.idempotencyKey), logger: logger,
-            onRetry: { events?(.retry($0)) })
-        return try await loop.run(info) { remaining in
+        let loop = RetryLoop(policy: policy, logger: logger, onRetry: { events?(.retry($0)) })
+        return try await loop.run(RetryRequest(request)) { remaining in
             try await next(request.cappingDeadline(to: remaining))
         }
     }
