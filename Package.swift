@@ -21,6 +21,8 @@ let package = Package(
         // MARK: - Layer 1: Abstractions
         .library(name: "Transport", targets: ["Transport"]),
         // MARK: - Layer 2: Capabilities
+        .library(name: "Caching", targets: ["Caching"]),
+        .library(name: "Coordination", targets: ["Coordination"]),
         .library(name: "Downloads", targets: ["Downloads"]),
         .library(name: "Feedback", targets: ["Feedback"]),
         .library(name: "Forms", targets: ["Forms"]),
@@ -76,6 +78,24 @@ let package = Package(
         ),
 
         // MARK: - Layer 2: Capabilities
+        .target(
+            name: "Caching",
+            dependencies: [
+                "CZlib",
+                "Transport",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Packages/Caching"
+        ),
+        .target(
+            name: "Coordination",
+            dependencies: [
+                "Transport",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            path: "Packages/Coordination"
+        ),
         .target(
             name: "Downloads",
             dependencies: [
@@ -172,6 +192,35 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Tests/TestSupport"
+        ),
+        .testTarget(
+            name: "CachingTests",
+            dependencies: [
+                "Caching",
+                "TestSupport",
+                "Transport",
+                "TransportCurl",
+                "TransportTesting",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "MockBackend", package: "ParleyMockServer"),
+            ],
+            path: "Tests/CachingTests"
+        ),
+        .testTarget(
+            name: "CoordinationTests",
+            dependencies: [
+                "Coordination",
+                "Feedback",
+                "FeedbackTesting",
+                "Forms",
+                "TestSupport",
+                "Transport",
+                "TransportCurl",
+                "TransportTesting",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "MockBackend", package: "ParleyMockServer"),
+            ],
+            path: "Tests/CoordinationTests"
         ),
         .testTarget(
             name: "DownloadsTests",

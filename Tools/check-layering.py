@@ -38,6 +38,8 @@ LAYERS: dict[str, int] = {
     # 1 Abstractions.
     "Transport": 1,
     # 2 Capabilities.
+    "Caching": 2,
+    "Coordination": 2,
     "Downloads": 2,
     "Forms": 2,
     "Mapping": 2,
@@ -76,6 +78,8 @@ ALLOWED_EDGES: set[tuple[str, str]] = {
     ("Downloads", "Retry"),
     # Download forms hand their transfers to the crash-safe downloads.
     ("Forms", "Downloads"),
+    # Compressing stored responses is part of the cache's job.
+    ("Caching", "CZlib"),
     # Verifying a download's SHA-256 is part of Downloads' job.
     ("Downloads", "CLibCrypto"),
 }

@@ -546,6 +546,7 @@ import Transport
         case .retry(let retry): "retry \(retry.attempt)"
         case .completed(let succeeded): "completed \(succeeded)"
         case .transfer: "transfer"
+        case .count(let count): "count \(count.completed)/\(count.total)"
         }
     }
 }

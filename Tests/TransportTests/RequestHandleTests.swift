@@ -162,6 +162,7 @@ import Transport
             case .retry(let retry): seen.append("retry \(retry.attempt)")
             case .completed(let succeeded): seen.append("completed \(succeeded)")
             case .transfer: seen.append("transfer")
+            case .count(let count): seen.append("count \(count.completed)/\(count.total)")
             }
         }
         #expect(seen == ["retry 2", "completed true"])
@@ -184,6 +185,7 @@ import Transport
             case .retry(let retry): seen.append("retry \(retry.attempt)")
             case .completed(let succeeded): seen.append("completed \(succeeded)")
             case .transfer: seen.append("transfer")
+            case .count(let count): seen.append("count \(count.completed)/\(count.total)")
             }
         }
         #expect(seen == ["retry 2", "completed true"])

@@ -15,6 +15,7 @@ let package = Package(
         .executable(name: "parley-bench-curl", targets: ["parley-bench-curl"]),
         .executable(name: "parley-bench-ahc", targets: ["parley-bench-ahc"]),
         .executable(name: "parley-bench-urlsession", targets: ["parley-bench-urlsession"]),
+        .executable(name: "parley-bench-cache", targets: ["parley-bench-cache"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -71,6 +72,19 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "parley-bench-urlsession"
+        ),
+        // Not a peer: what the HTTP cache saves and costs (cache-cost.sh runs it).
+        .executableTarget(
+            name: "parley-bench-cache",
+            dependencies: [
+                "BenchmarkSupport",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Caching", package: "Parley"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Transport", package: "Parley"),
+                .product(name: "TransportCurl", package: "Parley"),
+            ],
+            path: "parley-bench-cache"
         ),
         .testTarget(
             name: "BenchmarkSupportTests",

@@ -4,13 +4,14 @@
 #   start_private_nginx "$work" /full/1g.bin 'location /full/ { alias WORK/www/; }'
 #   ... "http://127.0.0.1:$port/full/1g.bin" ...
 #
-# start_private_nginx WORK PROBE LOCATIONS starts one nginx worker with its prefix, pid file
-# and logs in WORK, on a free loopback port (set in $port), serving the `location` blocks given,
-# and waits until PROBE answers a one-byte range. stop_private_nginx WORK stops it by its
-# process id. median reads numbers from standard input and prints their median.
+# start_private_nginx WORK PROBE LOCATIONS [CONNECTIONS] starts one nginx worker with its
+# prefix, pid file and logs in WORK, on a free loopback port (set in $port), serving the
+# `location` blocks given, with at most CONNECTIONS connections (64 by default, the listening
+# socket included), and waits until PROBE answers a one-byte range. stop_private_nginx WORK
+# stops it by its process id. median reads numbers from standard input and prints their median.
 
 start_private_nginx() {
-    local work=$1 probe=$2 locations=$3 wait
+    local work=$1 probe=$2 locations=$3 connections=${4:-64} wait
     chmod 755 "$work"  # nginx's worker runs as another user
     mkdir -p "$work/logs"
     port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
@@ -18,7 +19,7 @@ start_private_nginx() {
 worker_processes 1;
 pid $work/nginx.pid;
 error_log $work/logs/error.log;
-events { worker_connections 64; }
+events { worker_connections $connections; }
 http {
     access_log off;
     sendfile on;

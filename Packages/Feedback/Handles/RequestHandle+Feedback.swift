@@ -35,7 +35,8 @@ extension RequestHandle {
         return self
     }
 
-    /// Shows the progress of the request's uploads and downloads with `progressable`.
+    /// Shows the progress of the request's uploads and downloads with `progressable`; for a
+    /// handle that stands for several requests (a batch), how many of them are done.
     ///
     /// - Parameter progressable: What to show; ``ProgressType/none`` for nothing.
     /// - Returns: This handle.
@@ -49,6 +50,8 @@ extension RequestHandle {
                 progressable.progressChanged(activity, direction: .upload, progress: progress)
             case .transfer(.downloadProgress(let progress)):
                 progressable.progressChanged(activity, direction: .download, progress: progress)
+            case .count(let count):
+                progressable.progressCounted(activity, count: count)
             case .retry(let retry):
                 progressable.progressRetrying(activity, notice: retry)
             default:

@@ -43,6 +43,8 @@ extension MessageCatalog {
             .done: "done",
             .failed: "failed",
             .cancelled: "cancelled",
+            .countDone: "{completed} of {total} done",
+            .countFailed: "{failed} failed",
         ])
 
     /// Simplified Chinese, shipped as an example of a second language.
@@ -85,5 +87,7 @@ extension MessageCatalog {
             .done: "完成",
             .failed: "失败",
             .cancelled: "已取消",
+            .countDone: "已完成 {completed}/{total}",
+            .countFailed: "{failed} 个失败",
         ])
 }

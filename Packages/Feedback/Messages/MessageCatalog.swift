@@ -160,6 +160,14 @@ public struct MessageCatalog: Sendable, Hashable {
         return text(.retrying, values)
     }
 
+    /// The words of a batch's count: `7 of 20 done, 1 failed` (the failures only when there
+    /// are some).
+    public func text(for count: CountProgress) -> String {
+        let done = text(.countDone, ["completed": "\(count.completed)", "total": "\(count.total)"])
+        guard count.failed > 0 else { return done }
+        return done + ", " + text(.countFailed, ["failed": "\(count.failed)"])
+    }
+
     private func businessMessage(
         severity: FeedbackMessage.Severity, code: BusinessCode, serverMessage: String?, orElse fallback: String? = nil
     ) -> FeedbackMessage? {

@@ -74,4 +74,8 @@ public struct MessageKey: Sendable, Hashable, CustomStringConvertible {
     public static let failed = MessageKey("summary.failed")
     /// A cancelled activity in a summary line.
     public static let cancelled = MessageKey("summary.cancelled")
+    /// How many parts of a batch are done: `{completed}` and `{total}` are filled in.
+    public static let countDone = MessageKey("count.done")
+    /// How many parts of a batch failed: `{failed}` is filled in.
+    public static let countFailed = MessageKey("count.failed")
 }

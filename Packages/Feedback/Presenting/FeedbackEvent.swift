@@ -12,6 +12,9 @@ public enum FeedbackEvent: Sendable {
     case progressBegan(ActivityID, label: String, container: ContainerInfo)
     /// A transfer moved.
     case progressChanged(ActivityID, direction: TransferDirection, progress: TransferProgress)
+    /// An activity made of several requests (a batch) counted another one done: its bar
+    /// counts parts ("7/20") instead of bytes.
+    case progressCounted(ActivityID, count: CountProgress)
     /// A transfer ended.
     case progressEnded(ActivityID, outcome: ActivityOutcome)
     /// A request is about to be sent again.

@@ -1,7 +1,8 @@
 public import Transport
 
 /// A type that shows the progress of uploads and downloads: percent, bytes, rate and time
-/// left, or a spinner and a byte count when the total is unknown.
+/// left, or a spinner and a byte count when the total is unknown; for a handle that stands for
+/// several requests (a batch), how many of them are done ("7/20").
 ///
 /// Hand it to a handle's `progress(_:)`. Each transfer is a bar of its own, so several
 /// concurrent transfers are several bars. The defaults present every step to the presenter
@@ -24,6 +25,8 @@ public protocol Progressable: FeedbackSource {
     func progressBegan(_ activity: ActivityID)
     /// A transfer moved.
     func progressChanged(_ activity: ActivityID, direction: TransferDirection, progress: TransferProgress)
+    /// An activity made of several requests counted another one done.
+    func progressCounted(_ activity: ActivityID, count: CountProgress)
     /// A transfer is about to be sent again.
     func progressRetrying(_ activity: ActivityID, notice: RetryNotice)
     /// A transfer ended.
@@ -49,6 +52,12 @@ extension Progressable {
     public func progressChanged(_ activity: ActivityID, direction: TransferDirection, progress: TransferProgress) {
         guard showsProgress else { return }
         presenter.present(.progressChanged(activity, direction: direction, progress: progress))
+    }
+
+    /// Presents the new count, when ``showsProgress``.
+    public func progressCounted(_ activity: ActivityID, count: CountProgress) {
+        guard showsProgress else { return }
+        presenter.present(.progressCounted(activity, count: count))
     }
 
     /// Presents the notice on the bar, when ``showsProgress``.

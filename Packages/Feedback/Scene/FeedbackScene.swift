@@ -47,6 +47,9 @@ public struct FeedbackScene: Sendable {
         public var direction: TransferDirection?
         /// The newest progress; `nil` until the first.
         public var progress: TransferProgress?
+        /// The newest count of an activity made of several requests (a batch); `nil` until
+        /// the first, and for a single transfer.
+        public var count: CountProgress?
         /// When it began, on the presenter's clock.
         public var began: Duration
         /// The newest retry notice, if any.
@@ -135,6 +138,11 @@ public struct FeedbackScene: Sendable {
             guard let index = transfers.firstIndex(where: { $0.activity == activity }) else { return [] }
             transfers[index].direction = direction
             transfers[index].progress = progress
+            return []
+
+        case .progressCounted(let activity, let count):
+            guard let index = transfers.firstIndex(where: { $0.activity == activity }) else { return [] }
+            transfers[index].count = count
             return []
 
         case .progressEnded(let activity, let outcome):

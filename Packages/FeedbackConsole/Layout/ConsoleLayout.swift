@@ -128,7 +128,9 @@ public struct ConsoleLayout: Sendable {
 
     /// A transfer's bar: `label  [█████░░░░░]  45%  12.3 MB / 27.0 MB  5.1 MB/s  ETA 3.0 s`, or
     /// with no total `label  ⠋  12.3 MB  5.1 MB/s`; parts are dropped, last first, until it fits.
+    /// A batch's bar counts parts instead: `label  [███░░░░░░░]  35%  7/20  1 failed`.
     func progressLine(_ transfer: FeedbackScene.Transfer, width: Int, tick: Int) -> StyledText {
+        if let count = transfer.count { return countLine(transfer, count: count, width: width) }
         let progress = transfer.progress
         let arrow = transfer.direction == .upload ? "↑ " : ""
         let label = arrow + transfer.label
@@ -165,6 +167,36 @@ public struct ConsoleLayout: Sendable {
         var line = StyledText(TextWidth.truncate(label, toColumns: max(1, room - indicatorWidth)))
         line.append("  ")
         line.append(indicator(fraction, width: indicatorWidth, tick: tick))
+        for part in parts {
+            line.append("  ")
+            line.append(part)
+        }
+        return line.truncated(toColumns: width)
+    }
+
+    /// A batch's bar: `label  [███░░░░░░░]  35%  7/20  1 failed`; the failures, then the count,
+    /// are dropped when they do not fit.
+    func countLine(_ transfer: FeedbackScene.Transfer, count: CountProgress, width: Int) -> StyledText {
+        let label = transfer.label
+        var parts = [
+            StyledText(Quantity.percent(count.fractionCompleted), style: .bold),
+            StyledText("\(count.completed)/\(count.total)"),
+        ]
+        if count.failed > 0 {
+            parts.append(StyledText(catalog.text(.countFailed, ["failed": "\(count.failed)"]), style: .failure))
+        }
+        // As for a transfer: the label keeps up to 12 columns and the bar at least 12.
+        let labelWidth = TextWidth.columns(of: label)
+        var room = 0
+        repeat {
+            room = width - 2 - parts.reduce(0) { $0 + $1.columns + 2 }
+            if room - min(labelWidth, 12) >= 12 || parts.count <= 1 { break }
+            parts.removeLast()
+        } while true
+        let indicatorWidth = min(32, max(3, room - min(labelWidth, 12)))
+        var line = StyledText(TextWidth.truncate(label, toColumns: max(1, room - indicatorWidth)))
+        line.append("  ")
+        line.append(indicator(count.fractionCompleted, width: indicatorWidth, tick: 0))
         for part in parts {
             line.append("  ")
             line.append(part)
@@ -302,7 +334,9 @@ public struct ConsoleLayout: Sendable {
     /// The plain status line of a running request, printed at most every two seconds.
     public func plainStatus(of transfer: FeedbackScene.Transfer) -> StyledText {
         var text = "\(transfer.label): "
-        if let progress = transfer.progress {
+        if let count = transfer.count {
+            text += "\(Quantity.percent(count.fractionCompleted)) \(catalog.text(for: count))"
+        } else if let progress = transfer.progress {
             if let fraction = progress.fractionCompleted {
                 text += "\(Quantity.percent(fraction)) \(Quantity.bytes(progress.completed)) of "
                 text += Quantity.bytes(progress.total ?? 0)
@@ -343,6 +377,14 @@ public struct ConsoleLayout: Sendable {
     private func transferSummaryText(_ transfer: FeedbackScene.Transfer, outcome: ActivityOutcome, elapsed: Duration)
         -> String
     {
+        if let count = transfer.count {
+            let counted = catalog.text(for: count)
+            switch outcome {
+            case .succeeded: return "\(counted) in \(Quantity.duration(elapsed))"
+            case .failed: return "\(catalog.text(.failed)) after \(Quantity.duration(elapsed)), \(counted)"
+            case .cancelled: return "\(catalog.text(.cancelled)) after \(Quantity.duration(elapsed)), \(counted)"
+            }
+        }
         switch outcome {
         case .succeeded:
             let bytes = transfer.progress?.completed ?? 0

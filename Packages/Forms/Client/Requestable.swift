@@ -3,7 +3,7 @@ import Foundation
 import Retry
 public import Transport
 
-/// A type that can send forms: adopt it and call ``request(_:startImmediately:)``, the upload
+/// A type that can send forms: adopt it and call ``request(_:options:startImmediately:)``, the upload
 /// methods or the download methods.
 ///
 /// ```swift
@@ -86,6 +86,7 @@ extension Requestable {
     ///
     /// - Parameters:
     ///   - form: The endpoint and the destination.
+    ///   - options: What this call decides over the form and the client; none by default.
     ///   - startImmediately: `true` (the default) starts now; `false` waits for `start()`.
     /// - Returns: The handle; its value is the summary of the finished file, and its events
     ///   report progress (resumed bytes included), redirects and retries.
@@ -104,6 +105,7 @@ extension Requestable {
     ///
     /// - Parameters:
     ///   - form: The endpoint and the destination.
+    ///   - options: What this call decides over the form and the client; none by default.
     ///   - startImmediately: `true` (the default) starts now; `false` waits for `start()`.
     /// - Returns: The handle; the summary's `resumedFrom` tells how many bytes were kept.
     public func download(

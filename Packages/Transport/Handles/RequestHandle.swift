@@ -350,6 +350,9 @@ public enum RequestEvent: Sendable {
     /// The request is about to be sent again: the attempt (counting from 2 for the first
     /// retry), why, and how long it waits first when known.
     case retry(RetryEvent)
+    /// How many of a known number of parts are done: what a handle that stands for several
+    /// requests (a batch) reports as each of them finishes, "7 of 20 done".
+    case count(CountProgress)
     /// The handle finished.
     case completed(succeeded: Bool)
 }

@@ -20,6 +20,8 @@ struct MockResponder: HTTPResponder {
     let idempotency = IdempotencyLedger()
     /// The tokens the `/auth` routes have issued, and their counters.
     let tokens = TokenIssuer()
+    /// What `/cache` has served, and the current version of each of its keys.
+    let cacheLedger = CacheLedger()
 
     init(recorder: RequestRecorder) {
         self.recorder = recorder
@@ -94,6 +96,7 @@ struct MockResponder: HTTPResponder {
         case .idempotent: try await idempotent(request, target: target, context: context)
         case .idempotentStats: try idempotentStats(target: target)
         case .auth(let endpoint): try await auth(endpoint, request: request, target: target)
+        case .cache: try cache(request, target: target)
         }
     }
 

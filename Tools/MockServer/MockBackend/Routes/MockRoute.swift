@@ -51,6 +51,8 @@ enum MockRoute: Sendable {
     case idempotentStats
     /// `/auth/…`: a backend that issues, refreshes, expires and checks bearer tokens.
     case auth(AuthEndpoint)
+    /// `/cache?key=K&…`: caching headers as asked, `304` to matching conditional requests.
+    case cache
 
     /// The endpoints under `/auth`.
     enum AuthEndpoint: Sendable {
@@ -101,6 +103,7 @@ enum MockRoute: Sendable {
             case "drop": self = .drop
             case "weather": self = .weather
             case "idempotent": self = .idempotent
+            case "cache": self = .cache
             default: return nil
             }
         case 2:

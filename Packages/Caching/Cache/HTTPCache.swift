@@ -1,0 +1,520 @@
+public import Foundation
+import HTTPTypes
+public import Logging
+import Synchronization
+public import Transport
+
+/// A private HTTP cache (RFC 9111) as a ``/Transport/TransportMiddleware``: put it in a
+/// client's middleware or a ``/Transport/MiddlewareTransport``, and `GET` and `HEAD` requests
+/// are answered from its ``CacheStorage`` while the stored response is fresh, revalidated with
+/// `If-None-Match` or `If-Modified-Since` once it is stale, and stored when the server allows.
+///
+/// ```swift
+/// let cache = HTTPCache(storage: try DiskCacheStorage(directory: folder))
+/// let transport = MiddlewareTransport(try CurlTransport(), middleware: [RetryMiddleware(), cache])
+/// let response = try await transport.data(for: try TransportRequest(method: .get, url: url))
+/// CacheStatus(response.head)   // .hit, .revalidated or .miss
+/// ```
+///
+/// Put it inside a retry middleware (later in the list), so a hit never enters the retry loop
+/// and each attempt can be answered by a revalidation.
+///
+/// - Fresh: `max-age` (`s-maxage` is a shared cache's and is ignored), else `Expires` minus
+///   `Date` (a malformed `Expires` is stale), else, for the statuses RFC 9110 calls
+///   heuristically cacheable, 10 % of the time since `Last-Modified`, at most
+///   ``Options/heuristicLifetimeCap``. Age follows RFC 9111 §4.2.3, with `Age` and `Date`.
+/// - Never stored: `no-store` in the request or the response, `Vary: *`, a response after a
+///   redirect, a `206`, a body over ``Options/maximumEntrySize``, and a response to a request
+///   with `Authorization` unless it says `public`, `s-maxage` or `must-revalidate` (or
+///   ``Options/cachesAuthorizedResponses`` is set).
+/// - Always revalidated: `no-cache` in the response or the request (or `Pragma: no-cache`), a
+///   request `max-age` the age exceeds; `must-revalidate` forbids a request's `max-stale`.
+/// - Invalidated: a `2xx` or `3xx` answer to any method other than `GET`, `HEAD`, `OPTIONS`
+///   and `TRACE` removes the entries of its URL and of its same-origin `Location` and
+///   `Content-Location` (RFC 9111 §4.4).
+///
+/// Requests with `Range` or the caller's own conditional headers pass through untouched and
+/// unmarked. Storage errors never fail a request: they are logged, and the network answers.
+public final class HTTPCache: TransportMiddleware {
+    /// What the cache does, adjustable while it runs through ``HTTPCache/options``.
+    public struct Options: Sendable {
+        /// Whether the cache answers and stores anything; when `false`, every request passes
+        /// through unmarked (the `X-Parley-Cache-Lifetime` header is still removed). `true` by
+        /// default.
+        public var isEnabled = true
+        /// A lifetime to treat every stored `200` as fresh for, whatever its headers say
+        /// (`no-store` still wins): for APIs that send no cache headers. Such a response is
+        /// stored even without validators. A request's own
+        /// ``/Caching/Transport/TransportRequest/cacheLifetime`` replaces it. `nil` (the default)
+        /// follows the protocol alone.
+        public var forcedLifetime: Duration?
+        /// The longest heuristic lifetime given to a response with `Last-Modified` and no
+        /// explicit one; 24 hours by default.
+        public var heuristicLifetimeCap: Duration = .seconds(24 * 3600)
+        /// The largest body stored; 8 MiB by default. A larger response is answered but not
+        /// stored (a streamed one is not collected beyond this).
+        public var maximumEntrySize = 8 << 20
+        /// Whether responses to requests carrying `Authorization` are stored like others;
+        /// `false` by default, which stores them only when they say `public`, `s-maxage` or
+        /// `must-revalidate` (RFC 9111 §3.5).
+        ///
+        /// Entries are keyed by URL alone, so a response stored for one credential answers
+        /// any other. Turn this on only when the process serves one user, and call
+        /// ``HTTPCache/removeAll()`` when that user signs out.
+        public var cachesAuthorizedResponses = false
+        /// The wall clock the cache reads for request, response and current times; the
+        /// system's by default. Tests inject one they move by hand.
+        public var clock: @Sendable () -> Date = { Date() }
+
+        /// The defaults: enabled, no forced lifetime, a 24-hour heuristic cap, 8 MiB entries.
+        public init() {}
+    }
+
+    /// Where the entries are kept.
+    public let storage: any CacheStorage
+    private let logger: Logger?
+    private let state: Mutex<State>
+
+    private struct State {
+        var options: Options
+        var hits = 0
+        var misses = 0
+        var revalidations = 0
+        var stores = 0
+    }
+
+    /// Creates a cache.
+    ///
+    /// - Parameters:
+    ///   - storage: Where entries are kept; a 10 MiB ``MemoryCacheStorage`` by default.
+    ///   - options: What the cache does; ``Options/init()`` by default.
+    ///   - logger: Where decisions (debug) and storage failures (warning) are logged; nowhere
+    ///     by default.
+    public init(storage: any CacheStorage = MemoryCacheStorage(), options: Options = Options(), logger: Logger? = nil) {
+        self.storage = storage
+        self.logger = logger
+        self.state = Mutex(State(options: options))
+    }
+
+    /// What the cache does; a change applies to the requests that start after it.
+    public var options: Options {
+        get { state.withLock { $0.options } }
+        set { state.withLock { $0.options = newValue } }
+    }
+
+    /// The counters of this cache and its storage's.
+    public var statistics: CacheStatistics {
+        get async {
+            let storageStatistics = await storage.statistics()
+            return state.withLock { state in
+                CacheStatistics(
+                    hits: state.hits, misses: state.misses, revalidations: state.revalidations, stores: state.stores,
+                    evictions: storageStatistics.evictions,
+                    corruptEntriesRemoved: storageStatistics.corruptEntriesRemoved,
+                    entryCount: storageStatistics.entryCount, totalBytes: storageStatistics.totalBytes)
+            }
+        }
+    }
+
+    /// Removes every stored response.
+    public func removeAll() async {
+        await storage.removeAll()
+    }
+
+    /// Removes the stored response for `url`, if any.
+    ///
+    /// - Parameter url: The URL, as a request's ``/Transport/TransportRequest/url`` spells it.
+    public func removeResponse(for url: String) async {
+        await storage.removeEntry(forKey: url)
+    }
+
+    // MARK: - Reading without sending
+
+    /// What the cache holds for `request`, fresh or stale, without sending anything: for a
+    /// screen that shows stored data at once and then asks the network.
+    ///
+    /// The response carries `X-Parley-Cache: hit` when the cache would answer the request
+    /// itself, `stale` when it would revalidate first, and `Age`. Statistics are not counted.
+    ///
+    /// - Parameter request: A `GET` or `HEAD` request.
+    /// - Returns: The stored response (without a body for `HEAD`), or `nil` when there is none
+    ///   whose `Vary` matches, or the cache is disabled.
+    public func cachedResponse(for request: TransportRequest) async -> TransportResponse? {
+        var request = request
+        let requestedLifetime = Self.takeRequestedLifetime(from: &request)
+        let options = options
+        guard options.isEnabled, request.head.method == .get || request.head.method == .head else { return nil }
+        let key = Self.key(for: request)
+        guard let entry = await storage.entry(forKey: key), Self.varyMatches(entry, request) else { return nil }
+        let forced = Self.forcedLifetime(requested: requestedLifetime, options: options)
+        let freshness = freshness(of: entry, forced: forced, options: options)
+        let control = Self.requestControl(request)
+        let usable = Self.isUsableWithoutValidation(entry, freshness, request: control)
+        return Self.served(entry, freshness: freshness, as: usable ? .hit : .stale, method: request.head.method)
+    }
+
+    // MARK: - The middleware
+
+    /// Answers `GET` and `HEAD` from the cache when it may, revalidates or sends otherwise,
+    /// stores what it may, and invalidates after unsafe methods.
+    public func intercept(_ request: TransportRequest, next: Next) async throws -> TransportResponse {
+        var request = request
+        let requestedLifetime = Self.takeRequestedLifetime(from: &request)
+        let options = options
+        guard options.isEnabled else { return try await next(request) }
+        let method = request.head.method
+        guard method == .get || method == .head else {
+            let response = try await next(request)
+            if !Self.safeMethods.contains(method), (200..<400).contains(response.status.code) {
+                await invalidate(after: request, response: response)
+            }
+            return response
+        }
+        guard !Self.bypasses(request) else { return try await next(request) }
+
+        let key = Self.key(for: request)
+        let control = Self.requestControl(request)
+        let forced = Self.forcedLifetime(requested: requestedLifetime, options: options)
+        var stored = await storage.entry(forKey: key)
+        if let entry = stored, !Self.varyMatches(entry, request) { stored = nil }
+
+        if let entry = stored {
+            let freshness = freshness(of: entry, forced: forced, options: options)
+            if Self.isUsableWithoutValidation(entry, freshness, request: control) {
+                count { $0.hits += 1 }
+                logger?.debug("cache hit \(LogRedaction.redactedURL(key)) (age \(Int(freshness.currentAge)) s)")
+                return Self.served(entry, freshness: freshness, as: .hit, method: method)
+            }
+        }
+        if control.onlyIfCached {
+            count { $0.misses += 1 }
+            return Self.gatewayTimeout(key)
+        }
+        if let entry = stored, method == .get, let conditional = Self.conditionalRequest(request, for: entry) {
+            let sentAt = options.clock()
+            let response = try await next(conditional)
+            let receivedAt = options.clock()
+            if response.status == .notModified {
+                if Self.validatorsAgree(entry.head, response.head) {
+                    return await revalidated(
+                        entry, by: response, request: request, sentAt: sentAt, receivedAt: receivedAt, forced: forced,
+                        options: options)
+                }
+                // A 304 for another version than the stored one: forget it and ask plainly.
+                response.body.cancel()
+                await storage.removeEntry(forKey: key)
+            } else {
+                return await fromNetwork(
+                    response, request: request, key: key, sentAt: sentAt, receivedAt: receivedAt, forced: forced,
+                    replacing: entry, options: options)
+            }
+        }
+        let sentAt = options.clock()
+        let response = try await next(request)
+        let receivedAt = options.clock()
+        return await fromNetwork(
+            response, request: request, key: key, sentAt: sentAt, receivedAt: receivedAt, forced: forced,
+            replacing: stored, options: options)
+    }
+
+    // MARK: - Answers
+
+    /// The stored entry refreshed by a `304` (RFC 9111 §4.3.4), stored again and returned.
+    private func revalidated(
+        _ entry: CacheEntry, by response: TransportResponse, request: TransportRequest, sentAt: Date,
+        receivedAt: Date, forced: TimeInterval?, options: Options
+    ) async -> TransportResponse {
+        response.body.cancel()
+        var updated = entry
+        updated.head.headerFields = Self.updatedFields(entry.head.headerFields, with: response.head.headerFields)
+        updated.requestTime = sentAt
+        updated.responseTime = receivedAt
+        updated.varyingFields = Self.varyingFields(of: updated.head, for: request) ?? entry.varyingFields
+        count { $0.revalidations += 1 }
+        logger?.debug("cache revalidated \(LogRedaction.redactedURL(entry.key))")
+        if !Self.requestControl(request).noStore {
+            await store(updated)
+        }
+        let freshness = freshness(of: updated, forced: forced, options: options)
+        return Self.served(updated, freshness: freshness, as: .revalidated, method: request.head.method)
+    }
+
+    /// A response from the network: marked as a miss, and stored when allowed (a streamed
+    /// body is stored when it has been read to its end).
+    private func fromNetwork(
+        _ response: TransportResponse, request: TransportRequest, key: String, sentAt: Date, receivedAt: Date,
+        forced: TimeInterval?, replacing old: CacheEntry?, options: Options
+    ) async -> TransportResponse {
+        count { $0.misses += 1 }
+        var marked = response
+        marked.head.headerFields[CacheStatus.headerName] = CacheStatus.miss.rawValue
+        guard request.head.method == .get else { return marked }
+        guard
+            let varying = storableVaryingFields(response, request: request, key: key, forced: forced, options: options)
+        else {
+            // A new answer that may not be stored makes the old one outdated; an error keeps it.
+            if old != nil, response.status.code < 500 { await storage.removeEntry(forKey: key) }
+            logger?.debug("cache miss \(LogRedaction.redactedURL(key)), not stored")
+            return marked
+        }
+        logger?.debug("cache miss \(LogRedaction.redactedURL(key)), storing")
+        let head = Self.storedHead(response.head)
+        if let body = response.body.collectedData {
+            if body.count <= options.maximumEntrySize {
+                await store(
+                    CacheEntry(
+                        key: key, head: head, body: body, varyingFields: varying, requestTime: sentAt,
+                        responseTime: receivedAt))
+            } else if old != nil {
+                await storage.removeEntry(forKey: key)
+            }
+            return marked
+        }
+        if old != nil { await storage.removeEntry(forKey: key) }
+        let recorder = RecordingBodyStream(body: response.body, limit: options.maximumEntrySize) {
+            [self] body in
+            await store(
+                CacheEntry(
+                    key: key, head: head, body: body, varyingFields: varying, requestTime: sentAt,
+                    responseTime: receivedAt))
+        }
+        marked.body = ResponseBody(stream: recorder)
+        return marked
+    }
+
+    private func store(_ entry: CacheEntry) async {
+        do {
+            try await storage.store(entry)
+            count { $0.stores += 1 }
+        } catch {
+            logger?.warning("cache could not store \(LogRedaction.redactedURL(entry.key)): \(error)")
+        }
+    }
+
+    /// Removes the entries an unsafe request changed: its URL, and its response's
+    /// same-origin `Location` and `Content-Location`.
+    private func invalidate(after request: TransportRequest, response: TransportResponse) async {
+        let key = Self.key(for: request)
+        var keys = [key]
+        if let base = URL(string: key) {
+            for name in [HTTPField.Name.location, .contentLocation] {
+                guard let value = response.head.headerFields[name],
+                    let target = URL(string: value.trimmingSpaces(), relativeTo: base)?.absoluteURL,
+                    target.scheme?.lowercased() == base.scheme?.lowercased(),
+                    target.host?.lowercased() == base.host?.lowercased(), target.port == base.port
+                else { continue }
+                keys.append(target.absoluteString)
+            }
+        }
+        for key in keys { await storage.removeEntry(forKey: key) }
+        logger?.debug(
+            "cache invalidated \(keys.map(LogRedaction.redactedURL).joined(separator: ", ")) after \(request.head.method)"
+        )
+    }
+
+    private func count(_ change: (inout State) -> Void) {
+        state.withLock { change(&$0) }
+    }
+
+    private func freshness(of entry: CacheEntry, forced: TimeInterval?, options: Options) -> Freshness {
+        Freshness(
+            head: entry.head, requestTime: entry.requestTime, responseTime: entry.responseTime, now: options.clock(),
+            forcedLifetime: forced, heuristicCap: options.heuristicLifetimeCap.timeInterval)
+    }
+
+    /// The varying fields to store with `response`, or `nil` when it may not be stored.
+    private func storableVaryingFields(
+        _ response: TransportResponse, request: TransportRequest, key: String, forced: TimeInterval?, options: Options
+    ) -> [CacheEntry.VaryingField]? {
+        let code = response.status.code
+        let fields = response.head.headerFields
+        let control = CacheControl(fields)
+        guard code >= 200, code != 206, code != 304, !control.noStore, !Self.requestControl(request).noStore,
+            response.url == key
+        else { return nil }
+        if request.head.headerFields[.authorization] != nil, !options.cachesAuthorizedResponses {
+            guard control.isPublic || control.sharedMaxAge != nil || control.mustRevalidate else { return nil }
+        }
+        guard let varying = Self.varyingFields(of: response.head, for: request) else { return nil }
+        if forced != nil, code == 200 { return varying }
+        // Useful only when it can be fresh for a while or can be revalidated.
+        let (lifetime, _) = Freshness.lifetime(
+            of: response.head, responseTime: options.clock(), heuristicCap: options.heuristicLifetimeCap.timeInterval)
+        let hasValidator = fields[.eTag] != nil || fields[.lastModified] != nil
+        let explicit = control.maxAge != nil || fields[.expires] != nil || control.isPublic || control.isPrivate
+        guard explicit || Freshness.heuristicallyCacheableStatuses.contains(code) else { return nil }
+        guard lifetime > 0 || hasValidator else { return nil }
+        return varying
+    }
+}
+
+// MARK: - Rules without state
+
+extension HTTPCache {
+    /// The methods RFC 9110 §9.2.1 calls safe; the others invalidate.
+    static let safeMethods: Set<HTTPRequest.Method> = [.get, .head, .options, .trace]
+
+    // swift-format-ignore: NeverForceUnwrap
+    static let pragma = HTTPField.Name("Pragma")!
+
+    /// Fields a `304` never changes in the stored head (RFC 9111 §3.1, §3.2): framing,
+    /// hop-by-hop fields, the stored body's coding, and the cache's own mark.
+    static let fieldsNotUpdated: Set<String> = [
+        "content-length", "transfer-encoding", "content-encoding", "content-range", "connection", "keep-alive",
+        "proxy-connection", "te", "trailer", "upgrade", "x-parley-cache",
+    ]
+
+    /// The entry's key: the request's URL as the engine sends it.
+    static func key(for request: TransportRequest) -> String {
+        (try? RequestValidation.validate(request.head)) ?? request.url
+    }
+
+    /// Removes `X-Parley-Cache-Lifetime` and returns what it asked for.
+    static func takeRequestedLifetime(from request: inout TransportRequest) -> Duration? {
+        let lifetime = request.cacheLifetime
+        request.head.headerFields[TransportRequest.cacheLifetimeHeaderName] = nil
+        return lifetime
+    }
+
+    /// The forced lifetime for one request, in seconds: the request's (zero turns it off),
+    /// else the cache's.
+    static func forcedLifetime(requested: Duration?, options: Options) -> TimeInterval? {
+        if let requested { return requested > .zero ? requested.timeInterval : nil }
+        return options.forcedLifetime.map(\.timeInterval)
+    }
+
+    /// The request's `Cache-Control`, with `Pragma: no-cache` read as `no-cache` when it has
+    /// none (RFC 9111 §5.4).
+    static func requestControl(_ request: TransportRequest) -> CacheControl {
+        var control = CacheControl(request.head.headerFields)
+        if control.directives.isEmpty,
+            request.head.headerFields[values: pragma].contains(where: { $0.lowercased().contains("no-cache") })
+        {
+            control.directives.append(CacheControl.Directive(name: "no-cache"))
+        }
+        return control
+    }
+
+    /// Requests the cache leaves alone: ranges, and the caller's own validation.
+    static func bypasses(_ request: TransportRequest) -> Bool {
+        let fields = request.head.headerFields
+        return fields[.range] != nil || fields[.ifNoneMatch] != nil || fields[.ifModifiedSince] != nil
+            || fields[.ifMatch] != nil || fields[.ifUnmodifiedSince] != nil || fields[.ifRange] != nil
+    }
+
+    /// Whether a stored response may answer the request without the server (RFC 9111 §4.2,
+    /// §5.2.1, §5.2.2).
+    static func isUsableWithoutValidation(
+        _ entry: CacheEntry, _ freshness: Freshness, request: CacheControl
+    ) -> Bool {
+        let response = CacheControl(entry.head.headerFields)
+        guard !request.noCache else { return false }
+        // A forced lifetime overrides the response's own `no-cache` and `must-revalidate`.
+        let isForced = freshness.source == .forced
+        if !isForced, response.noCache { return false }
+        if case .seconds(let maxAge) = request.maxAge, freshness.currentAge > TimeInterval(maxAge) { return false }
+        if freshness.isFresh {
+            if let minFresh = request.minFresh, freshness.lifetime - freshness.currentAge < TimeInterval(minFresh) {
+                return false
+            }
+            return true
+        }
+        guard isForced || !response.mustRevalidate, let maxStale = request.maxStale else {
+            return false
+        }
+        guard let limit = maxStale else { return true }
+        return freshness.staleness <= TimeInterval(limit)
+    }
+
+    /// The request's values of the fields `head`'s `Vary` names; `nil` for `Vary: *` or a
+    /// name that is not a field name, which no request matches.
+    static func varyingFields(of head: HTTPResponse, for request: TransportRequest) -> [CacheEntry.VaryingField]? {
+        var names: [String] = []
+        for value in head.headerFields[values: .vary] {
+            for member in value.split(separator: ",") {
+                let name = String(member).trimmingSpaces().lowercased()
+                guard !name.isEmpty else { continue }
+                if !names.contains(name) { names.append(name) }
+            }
+        }
+        var fields: [CacheEntry.VaryingField] = []
+        for name in names {
+            guard name != "*", let fieldName = HTTPField.Name(name) else { return nil }
+            let values = request.head.headerFields[values: fieldName]
+            let normalised = values.flatMap { $0.split(separator: ",") }.map { String($0).trimmingSpaces() }
+            fields.append(
+                CacheEntry.VaryingField(name: name, value: values.isEmpty ? nil : normalised.joined(separator: ",")))
+        }
+        return fields
+    }
+
+    /// Whether the request's varying fields are those stored with the entry.
+    static func varyMatches(_ entry: CacheEntry, _ request: TransportRequest) -> Bool {
+        guard let current = varyingFields(of: entry.head, for: request) else { return false }
+        return current == entry.varyingFields
+    }
+
+    /// The request with `If-None-Match` (from `ETag`) and `If-Modified-Since` (from
+    /// `Last-Modified`); `nil` when the entry has neither.
+    static func conditionalRequest(_ request: TransportRequest, for entry: CacheEntry) -> TransportRequest? {
+        let etag = entry.head.headerFields[.eTag]
+        let lastModified = entry.head.headerFields[.lastModified]
+        guard etag != nil || lastModified != nil else { return nil }
+        var conditional = request
+        if let etag { conditional.head.headerFields[.ifNoneMatch] = etag }
+        if let lastModified { conditional.head.headerFields[.ifModifiedSince] = lastModified }
+        return conditional
+    }
+
+    /// Whether a `304` speaks of the stored version: its `ETag`, when both have one, matches
+    /// (weak comparison, RFC 9110 §8.8.3.2).
+    static func validatorsAgree(_ stored: HTTPResponse, _ notModified: HTTPResponse) -> Bool {
+        guard let old = stored.headerFields[.eTag], let new = notModified.headerFields[.eTag] else { return true }
+        func opaque(_ tag: String) -> String {
+            let trimmed = tag.trimmingSpaces()
+            return trimmed.hasPrefix("W/") ? String(trimmed.dropFirst(2)) : trimmed
+        }
+        return opaque(old) == opaque(new)
+    }
+
+    /// The stored fields updated with a `304`'s: each field it carries replaces the stored
+    /// fields of that name, except ``fieldsNotUpdated``.
+    static func updatedFields(_ stored: HTTPFields, with notModified: HTTPFields) -> HTTPFields {
+        var result = stored
+        var replaced: Set<HTTPField.Name> = []
+        for field in notModified where !fieldsNotUpdated.contains(field.name.canonicalName) {
+            if replaced.insert(field.name).inserted {
+                result[values: field.name] = notModified[values: field.name]
+            }
+        }
+        return result
+    }
+
+    /// The head as stored: without hop-by-hop fields and the cache's own mark.
+    static func storedHead(_ head: HTTPResponse) -> HTTPResponse {
+        var stored = head
+        for name in ["connection", "keep-alive", "proxy-connection", "te", "trailer", "transfer-encoding", "upgrade"] {
+            if let fieldName = HTTPField.Name(name) { stored.headerFields[fieldName] = nil }
+        }
+        stored.headerFields[CacheStatus.headerName] = nil
+        return stored
+    }
+
+    /// A stored entry as a response: `Age` set, the mark added, no body for `HEAD`.
+    static func served(
+        _ entry: CacheEntry, freshness: Freshness, as status: CacheStatus, method: HTTPRequest.Method
+    ) -> TransportResponse {
+        var head = entry.head
+        head.headerFields[.age] = String(Int64(min(freshness.currentAge, TimeInterval(Int64.max / 2))))
+        head.headerFields[CacheStatus.headerName] = status.rawValue
+        let body = method == .head ? ResponseBody() : ResponseBody(entry.body)
+        return TransportResponse(head: head, body: body, url: entry.key)
+    }
+
+    /// The answer to `only-if-cached` with nothing usable stored (RFC 9111 §5.2.1.7).
+    static func gatewayTimeout(_ key: String) -> TransportResponse {
+        var head = HTTPResponse(status: .gatewayTimeout)
+        head.headerFields[CacheStatus.headerName] = CacheStatus.miss.rawValue
+        return TransportResponse(head: head, body: ResponseBody(), url: key)
+    }
+}

@@ -1,0 +1,311 @@
+import CZlib
+import Foundation
+import HTTPTypes
+import Transport
+
+/// The bytes of one ``DiskCacheStorage`` entry file, and their checks.
+///
+/// ```
+/// offset  size  field
+///      0     8  magic "PARLEYCE"
+///      8     2  format version, 1 (little endian, as every number here)
+///     10     2  flags: bit 0 set when the payload is zlib-deflated
+///     12     8  payload length on disk, N
+///     20     8  payload length once inflated
+///     28     N  payload
+///   28+N     4  CRC-32 (zlib's) of bytes 0 ..< 28+N
+/// ```
+///
+/// The payload holds, in order: the key; the request and response times (IEEE 754 doubles,
+/// seconds since 1970); the status code and reason phrase; the header fields; the varying
+/// request fields; the body. Strings are a 32-bit length and UTF-8 bytes, lists a 32-bit
+/// count, the body a 64-bit length and its bytes.
+///
+/// A file whose length is not exactly `32 + N`, whose magic, version or checksum differ, whose
+/// payload does not inflate to the length it declares, or whose payload does not parse, is
+/// damaged: ``decode(_:)`` says so and never traps.
+enum EntryFile {
+    /// The format version this code writes and reads.
+    static let version: UInt16 = 1
+    static let magic: [UInt8] = Array("PARLEYCE".utf8)
+    static let headerSize = 28
+    static let trailerSize = 4
+    /// The largest payload written or read: 1 GiB. Guards the allocation a declared length
+    /// asks for.
+    static let maximumPayloadSize = 1 << 30
+    private static let deflatedFlag: UInt16 = 1
+
+    /// Why a file could not be read back.
+    enum Damage: Error, Equatable {
+        case tooShort
+        case wrongLength
+        case badMagic
+        case unknownVersion(UInt16)
+        case checksumMismatch
+        case inflateFailed
+        case malformedPayload(String)
+    }
+
+    /// The file's bytes for `entry`.
+    ///
+    /// - Parameter compressionLevel: zlib's level, 0 (store) to 9; 1 by default, zlib's fastest,
+    ///   which already shrinks JSON and text several times over. The payload is kept
+    ///   uncompressed when deflating does not make it smaller, and is not even tried for media
+    ///   types that are compressed already (images other than SVG, audio, video, archives).
+    /// - Throws: ``CacheError`` when the entry is larger than ``maximumPayloadSize``.
+    static func encode(_ entry: CacheEntry, compressionLevel: Int32 = 1) throws -> Data {
+        let payload = try payloadBytes(entry)
+        var flags: UInt16 = 0
+        var stored = payload
+        if compressionLevel > 0, !isCompressedAlready(entry.head.headerFields[.contentType]),
+            let deflated = deflate(payload, level: compressionLevel), deflated.count < payload.count
+        {
+            stored = deflated
+            flags |= deflatedFlag
+        }
+        var file = ByteWriter()
+        file.bytes(magic)
+        file.uint16(version)
+        file.uint16(flags)
+        file.uint64(UInt64(stored.count))
+        file.uint64(UInt64(payload.count))
+        file.bytes(stored)
+        file.uint32(checksum(file.data))
+        return file.data
+    }
+
+    /// The entry in `data`, or why it is damaged.
+    static func decode(_ data: Data) -> Result<CacheEntry, Damage> {
+        guard data.count >= headerSize + trailerSize else { return .failure(.tooShort) }
+        var header = ByteReader(data.prefix(headerSize))
+        guard let fileMagic = try? header.bytes(magic.count), fileMagic == magic else { return .failure(.badMagic) }
+        guard let fileVersion = try? header.uint16(), let flags = try? header.uint16(),
+            let storedLength = try? header.uint64(), let payloadLength = try? header.uint64()
+        else { return .failure(.tooShort) }
+        guard storedLength <= UInt64(maximumPayloadSize), payloadLength <= UInt64(maximumPayloadSize),
+            data.count == headerSize + Int(storedLength) + trailerSize
+        else { return .failure(.wrongLength) }
+        let checked = data.prefix(headerSize + Int(storedLength))
+        var trailer = ByteReader(data.suffix(trailerSize))
+        guard let recorded = try? trailer.uint32(), recorded == checksum(checked) else {
+            return .failure(.checksumMismatch)
+        }
+        // The version is read only once the checksum proves the header is the one written.
+        guard fileVersion == version else { return .failure(.unknownVersion(fileVersion)) }
+        let stored = Data(data[(data.startIndex + headerSize)..<(data.startIndex + headerSize + Int(storedLength))])
+        let payload: Data
+        if flags & deflatedFlag != 0 {
+            guard let inflated = inflate(stored, expectedLength: Int(payloadLength)) else {
+                return .failure(.inflateFailed)
+            }
+            payload = inflated
+        } else {
+            guard stored.count == Int(payloadLength) else { return .failure(.wrongLength) }
+            payload = stored
+        }
+        do {
+            return .success(try entry(from: payload))
+        } catch let damage as Damage {
+            return .failure(damage)
+        } catch {
+            return .failure(.malformedPayload("\(error)"))
+        }
+    }
+
+    // MARK: - The payload
+
+    private static func payloadBytes(_ entry: CacheEntry) throws -> Data {
+        guard entry.body.count <= maximumPayloadSize - 1 << 20 else {
+            throw CacheError(
+                .entryTooLarge,
+                message:
+                    "The response for \(LogRedaction.redactedURL(entry.key)) has a body of \(entry.body.count) bytes; the disk cache keeps "
+                    + "bodies up to 1 GiB.")
+        }
+        var writer = ByteWriter()
+        writer.string(entry.key)
+        writer.uint64(entry.requestTime.timeIntervalSince1970.bitPattern)
+        writer.uint64(entry.responseTime.timeIntervalSince1970.bitPattern)
+        writer.uint16(UInt16(clamping: entry.head.status.code))
+        writer.string(entry.head.status.reasonPhrase)
+        writer.uint32(UInt32(entry.head.headerFields.count))
+        for field in entry.head.headerFields {
+            writer.string(field.name.rawName)
+            writer.string(field.value)
+        }
+        writer.uint32(UInt32(entry.varyingFields.count))
+        for field in entry.varyingFields {
+            writer.string(field.name)
+            if let value = field.value {
+                writer.uint8(1)
+                writer.string(value)
+            } else {
+                writer.uint8(0)
+            }
+        }
+        writer.uint64(UInt64(entry.body.count))
+        writer.bytes(entry.body)
+        return writer.data
+    }
+
+    private static func entry(from payload: Data) throws -> CacheEntry {
+        var reader = ByteReader(payload)
+        let key = try reader.string()
+        let requestTime = Date(timeIntervalSince1970: Double(bitPattern: try reader.uint64()))
+        let responseTime = Date(timeIntervalSince1970: Double(bitPattern: try reader.uint64()))
+        guard requestTime.timeIntervalSince1970.isFinite, responseTime.timeIntervalSince1970.isFinite else {
+            throw Damage.malformedPayload("a time is not a finite number")
+        }
+        let code = Int(try reader.uint16())
+        let reason = try reader.string()
+        guard (100...999).contains(code) else { throw Damage.malformedPayload("status \(code)") }
+        guard reason.utf8.allSatisfy({ $0 == 0x09 || (0x20...0x7E).contains($0) || $0 >= 0x80 }) else {
+            throw Damage.malformedPayload("the reason phrase holds a control character")
+        }
+        var fields = HTTPFields()
+        let fieldCount = try reader.count()
+        for _ in 0..<fieldCount {
+            let rawName = try reader.string()
+            let value = try reader.string()
+            guard let name = HTTPField.Name(rawName) else { throw Damage.malformedPayload("field name \(rawName)") }
+            guard HTTPField.isValidValue(value) else { throw Damage.malformedPayload("the value of \(rawName)") }
+            fields.append(HTTPField(name: name, value: value))
+        }
+        var varying: [CacheEntry.VaryingField] = []
+        let varyingCount = try reader.count()
+        for _ in 0..<varyingCount {
+            let name = try reader.string()
+            let present = try reader.uint8()
+            guard present <= 1 else { throw Damage.malformedPayload("a varying field's presence flag") }
+            varying.append(CacheEntry.VaryingField(name: name, value: present == 1 ? try reader.string() : nil))
+        }
+        let bodyLength = try reader.uint64()
+        guard bodyLength == UInt64(reader.remaining) else { throw Damage.malformedPayload("the body's length") }
+        let body = try reader.bytes(Int(bodyLength))
+        return CacheEntry(
+            key: key, head: HTTPResponse(status: .init(code: code, reasonPhrase: reason), headerFields: fields),
+            body: Data(body), varyingFields: varying, requestTime: requestTime, responseTime: responseTime)
+    }
+
+    /// Whether a `Content-Type` names a format that is compressed already, so deflating it
+    /// again would cost time and save nothing.
+    static func isCompressedAlready(_ contentType: String?) -> Bool {
+        guard let contentType else { return false }
+        let type = contentType.split(separator: ";", maxSplits: 1).first.map {
+            String($0).trimmingSpaces().lowercased()
+        }
+        guard let type else { return false }
+        if type.hasPrefix("image/") { return type != "image/svg+xml" && type != "image/bmp" }
+        if type.hasPrefix("audio/") || type.hasPrefix("video/") || type.hasPrefix("font/woff") { return true }
+        return [
+            "application/zip", "application/gzip", "application/x-gzip", "application/zstd", "application/x-bzip2",
+            "application/x-xz", "application/x-7z-compressed", "application/pdf",
+        ].contains(type)
+    }
+
+    // MARK: - zlib
+
+    /// zlib's CRC-32 of `data`.
+    static func checksum(_ data: Data) -> UInt32 {
+        data.withUnsafeBytes { raw -> UInt32 in
+            let bytes = raw.bindMemory(to: Bytef.self)
+            return UInt32(truncatingIfNeeded: crc32_z(0, bytes.baseAddress, z_size_t(bytes.count)))
+        }
+    }
+
+    /// `data` in the zlib format (RFC 1950), or `nil` when zlib fails.
+    private static func deflate(_ data: Data, level: Int32) -> Data? {
+        var capacity = compressBound(uLong(data.count))
+        var output = [UInt8](repeating: 0, count: Int(capacity))
+        let result = data.withUnsafeBytes { raw -> Int32 in
+            let input = raw.bindMemory(to: Bytef.self)
+            return output.withUnsafeMutableBufferPointer { buffer in
+                compress2(buffer.baseAddress, &capacity, input.baseAddress, uLong(input.count), min(9, level))
+            }
+        }
+        guard result == Z_OK else { return nil }
+        return Data(output.prefix(Int(capacity)))
+    }
+
+    /// The inflated bytes of zlib-format `data`, or `nil` unless they are exactly
+    /// `expectedLength` bytes (zlib checks its own Adler-32 on the way).
+    private static func inflate(_ data: Data, expectedLength: Int) -> Data? {
+        guard expectedLength > 0 else { return nil }
+        var length = uLong(expectedLength)
+        var output = [UInt8](repeating: 0, count: expectedLength)
+        var consumed = uLong(data.count)
+        let result = data.withUnsafeBytes { raw -> Int32 in
+            let input = raw.bindMemory(to: Bytef.self)
+            return output.withUnsafeMutableBufferPointer { buffer in
+                uncompress2(buffer.baseAddress, &length, input.baseAddress, &consumed)
+            }
+        }
+        guard result == Z_OK, length == uLong(expectedLength), consumed == uLong(data.count) else { return nil }
+        return Data(output)
+    }
+}
+
+/// Appends little-endian numbers and length-prefixed strings to a `Data`.
+struct ByteWriter {
+    private(set) var data = Data()
+
+    mutating func bytes(_ bytes: some Sequence<UInt8>) { data.append(contentsOf: bytes) }
+    mutating func uint8(_ value: UInt8) { data.append(value) }
+    mutating func uint16(_ value: UInt16) { withUnsafeBytes(of: value.littleEndian) { data.append(contentsOf: $0) } }
+    mutating func uint32(_ value: UInt32) { withUnsafeBytes(of: value.littleEndian) { data.append(contentsOf: $0) } }
+    mutating func uint64(_ value: UInt64) { withUnsafeBytes(of: value.littleEndian) { data.append(contentsOf: $0) } }
+
+    mutating func string(_ text: String) {
+        let utf8 = Array(text.utf8)
+        uint32(UInt32(utf8.count))
+        bytes(utf8)
+    }
+}
+
+/// Reads what ``ByteWriter`` wrote, throwing ``EntryFile/Damage`` instead of reading past the end.
+struct ByteReader {
+    private let data: Data
+    private var offset: Int
+
+    init(_ data: Data) {
+        self.data = data
+        offset = data.startIndex
+    }
+
+    var remaining: Int { data.endIndex - offset }
+
+    mutating func bytes(_ count: Int) throws -> [UInt8] {
+        guard count >= 0, count <= remaining else { throw EntryFile.Damage.malformedPayload("truncated") }
+        defer { offset += count }
+        return Array(data[offset..<(offset + count)])
+    }
+
+    mutating func uint8() throws -> UInt8 { try bytes(1)[0] }
+
+    mutating func uint16() throws -> UInt16 { UInt16(try littleEndian(2)) }
+    mutating func uint32() throws -> UInt32 { UInt32(try littleEndian(4)) }
+    mutating func uint64() throws -> UInt64 { try littleEndian(8) }
+
+    /// A list's count, refused when even one byte per element would not fit in what is left.
+    mutating func count() throws -> Int {
+        let count = Int(try uint32())
+        guard count <= remaining else { throw EntryFile.Damage.malformedPayload("a count past the end") }
+        return count
+    }
+
+    mutating func string() throws -> String {
+        let length = Int(try uint32())
+        let bytes = try bytes(length)
+        guard let text = String(validating: bytes, as: UTF8.self) else {
+            throw EntryFile.Damage.malformedPayload("a string that is not UTF-8")
+        }
+        return text
+    }
+
+    private mutating func littleEndian(_ width: Int) throws -> UInt64 {
+        let bytes = try bytes(width)
+        var value: UInt64 = 0
+        for (shift, byte) in bytes.enumerated() { value |= UInt64(byte) << (8 * UInt64(shift)) }
+        return value
+    }
+}

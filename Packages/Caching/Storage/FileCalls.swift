@@ -1,0 +1,144 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// The few system calls the disk storage makes, retrying interrupted ones, and each failure
+/// as a sentence naming the call, the path and the system's reason.
+enum FileCalls {
+    /// A failed call: what was attempted on which path, and `strerror`.
+    struct Failure: Error, CustomStringConvertible {
+        let action: String
+        let path: String
+        let code: Int32
+
+        var description: String { "could not \(action) \(path): \(String(cString: strerror(code)))" }
+    }
+
+    static func openFile(_ path: String, _ flags: Int32, _ mode: mode_t = 0o600) throws -> Int32 {
+        var descriptor: Int32
+        repeat { descriptor = open(path, flags | O_CLOEXEC, mode) } while descriptor < 0 && errno == EINTR
+        guard descriptor >= 0 else { throw Failure(action: "open", path: path, code: errno) }
+        return descriptor
+    }
+
+    static func closeFile(_ descriptor: Int32) {
+        _ = close(descriptor)
+    }
+
+    /// Writes all of `data`, retrying short and interrupted writes.
+    static func writeAll(_ data: Data, to descriptor: Int32, path: String) throws {
+        try data.withUnsafeBytes { raw in
+            guard var base = raw.baseAddress else { return }
+            var remaining = raw.count
+            while remaining > 0 {
+                let written = write(descriptor, base, remaining)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    throw Failure(action: "write to", path: path, code: errno)
+                }
+                remaining -= written
+                base += written
+            }
+        }
+    }
+
+    /// The whole file at `path`, or `nil` when it does not exist.
+    static func readFile(_ path: String) throws -> Data? {
+        let descriptor: Int32
+        do {
+            descriptor = try openFile(path, O_RDONLY)
+        } catch let failure as Failure where failure.code == ENOENT {
+            return nil
+        }
+        defer { closeFile(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else {
+            throw Failure(action: "read the size of", path: path, code: errno)
+        }
+        let size = Int(status.st_size)
+        var data = Data(count: size)
+        var offset = 0
+        try data.withUnsafeMutableBytes { raw in
+            guard let base = raw.baseAddress else { return }
+            while offset < size {
+                let count = read(descriptor, base + offset, size - offset)
+                if count < 0 {
+                    if errno == EINTR { continue }
+                    throw Failure(action: "read", path: path, code: errno)
+                }
+                if count == 0 { break }
+                offset += count
+            }
+        }
+        // A file that shrank while it was read keeps the bytes read; the format's length check
+        // finds it damaged.
+        return data.prefix(offset)
+    }
+
+    static func flush(_ descriptor: Int32, path: String) throws {
+        guard fsync(descriptor) == 0 else { throw Failure(action: "flush", path: path, code: errno) }
+    }
+
+    /// Flushes the file at `path` to the disk.
+    static func flushFile(_ path: String) throws {
+        let descriptor = try openFile(path, O_WRONLY)
+        defer { closeFile(descriptor) }
+        try flush(descriptor, path: path)
+    }
+
+    /// Flushes a directory's entries (a rename in it) to the disk.
+    static func flushDirectory(_ path: String) throws {
+        let descriptor = try openFile(path, O_RDONLY | O_DIRECTORY)
+        defer { closeFile(descriptor) }
+        try flush(descriptor, path: path)
+    }
+
+    static func renameFile(_ from: String, _ to: String) throws {
+        guard rename(from, to) == 0 else { throw Failure(action: "rename \(from) to", path: to, code: errno) }
+    }
+
+    /// Removes a file; one already gone is not an error.
+    static func removeFile(_ path: String) {
+        _ = unlink(path)
+    }
+
+    /// Takes an exclusive `flock` without waiting; `false` when another descriptor holds it.
+    static func lockExclusively(_ descriptor: Int32, path: String) throws -> Bool {
+        var result: Int32
+        repeat { result = flock(descriptor, LOCK_EX | LOCK_NB) } while result != 0 && errno == EINTR
+        if result == 0 { return true }
+        if errno == EWOULDBLOCK { return false }
+        throw Failure(action: "lock", path: path, code: errno)
+    }
+
+    /// The regular files of a directory with their sizes and modification times.
+    static func listFiles(_ directory: String) throws -> [(name: String, size: Int, modified: TimeInterval)] {
+        guard let stream = opendir(directory) else {
+            throw Failure(action: "list", path: directory, code: errno)
+        }
+        defer { closedir(stream) }
+        var files: [(name: String, size: Int, modified: TimeInterval)] = []
+        while let item = readdir(stream) {
+            let name = withUnsafeBytes(of: item.pointee.d_name) { raw in
+                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+            }
+            guard name != ".", name != ".." else { continue }
+            var status = stat()
+            guard lstat(directory + "/" + name, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else { continue }
+            #if canImport(Darwin)
+                let time = status.st_mtimespec
+            #else
+                let time = status.st_mtim
+            #endif
+            let modified = TimeInterval(time.tv_sec) + TimeInterval(time.tv_nsec) / 1e9
+            files.append((name, Int(status.st_size), modified))
+        }
+        return files
+    }
+}

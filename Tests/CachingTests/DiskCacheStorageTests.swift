@@ -1,0 +1,252 @@
+import Caching
+import Foundation
+import HTTPTypes
+import TestSupport
+import Testing
+
+/// The disk storage on its own: the file format, the journal, restarts, damage, eviction, the
+/// lock, and what a crash leaves behind.
+@Suite struct DiskCacheStorageTests {
+    func path(_ folder: String, _ key: String) -> String {
+        folder + "/" + DiskCacheStorage.fileName(forKey: key)
+    }
+
+    @Test func anEntryComesBackAsItWasStored() async throws {
+        try await withTemporaryFolder { folder in
+            let storage = try DiskCacheStorage(directory: folder)
+            var fields: HTTPFields = [.cacheControl: "max-age=60", .eTag: "\"x\""]
+            fields.append(HTTPField(name: .setCookie, value: "a=1"))
+            fields.append(HTTPField(name: .setCookie, value: "b=2"))
+            let body = Data((0..<100_000).map { UInt8($0 % 7) })
+            let entry = CacheEntry.sample(fields: fields, body: body)
+            try await storage.store(entry)
+            #expect(await storage.entry(forKey: entry.key) == entry)
+            // Compressed: repetitive bytes take far less room than they did.
+            let size = try #require(
+                try FileManager.default.attributesOfItem(atPath: path(folder, entry.key))[.size] as? Int)
+            #expect(size < 10_000)
+            #expect(await storage.statistics().totalBytes == size)
+        }
+    }
+
+    /// With and without flushing, whose writes take the storage's queue.
+    @Test(arguments: [false, true])
+    func anotherStorageOnTheSameDirectoryFindsTheEntriesAndTheirOrder(synchronizesToDisk: Bool) async throws {
+        try await withTemporaryFolder { folder in
+            let first = try DiskCacheStorage(directory: folder, synchronizesToDisk: synchronizesToDisk)
+            for name in ["a", "b", "c"] {
+                try await first.store(.sample(key: "https://example.com/\(name)", body: Data(repeating: 1, count: 10)))
+            }
+            // "a" becomes the most recently used.
+            _ = await first.entry(forKey: "https://example.com/a")
+            let size = await first.statistics().totalBytes / 3
+            await first.close()
+
+            // Room for two: the least recently used since the last run ("b") goes.
+            let second = try DiskCacheStorage(directory: folder, maximumBytes: size * 2)
+            #expect(await second.entry(forKey: "https://example.com/b") == nil)
+            #expect(await second.entry(forKey: "https://example.com/a")?.body == Data(repeating: 1, count: 10))
+            #expect(await second.entry(forKey: "https://example.com/c") != nil)
+            #expect(await second.statistics().evictions == 1)
+        }
+    }
+
+    @Test func evictionAtTheCapRemovesTheLeastRecentlyUsed() async throws {
+        try await withTemporaryFolder { folder in
+            let body = Data((0..<4000).map { _ in UInt8.random(in: 0...255) })
+            let probe = try DiskCacheStorage(directory: folder + "/probe")
+            try await probe.store(.sample(key: "https://example.com/probe", body: body))
+            let size = await probe.statistics().totalBytes
+            let storage = try DiskCacheStorage(directory: folder + "/cache", maximumBytes: size * 3 + size / 2)
+            for name in ["a", "b", "c"] {
+                try await storage.store(.sample(key: "https://example.com/\(name)", body: body))
+            }
+            _ = await storage.entry(forKey: "https://example.com/a")
+            try await storage.store(.sample(key: "https://example.com/d", body: body))
+            #expect(await storage.entry(forKey: "https://example.com/b") == nil)
+            for name in ["a", "c", "d"] { #expect(await storage.entry(forKey: "https://example.com/\(name)") != nil) }
+            let statistics = await storage.statistics()
+            #expect(statistics.evictions == 1 && statistics.entryCount == 3)
+            #expect(!FileManager.default.fileExists(atPath: path(folder + "/cache", "https://example.com/b")))
+        }
+    }
+
+    /// Each way a file can be damaged. Random bodies do not deflate, so they are stored as
+    /// they are: a flipped byte there is caught by the CRC-32 alone (with the check removed,
+    /// the test reads the flipped byte back as the body and fails).
+    @Test(arguments: [
+        "flip a byte in a stored body", "flip a byte in a deflated body", "flip a byte in the header",
+        "flip a byte in the checksum", "truncate", "empty", "append",
+    ])
+    func aDamagedEntryIsRemovedCountedAndMissed(damage: String) async throws {
+        try await withTemporaryFolder { folder in
+            let storage = try DiskCacheStorage(directory: folder)
+            let body =
+                damage == "flip a byte in a deflated body"
+                ? Data((0..<5000).map { UInt8($0 % 13) }) : Data((0..<5000).map { _ in UInt8.random(in: 0...255) })
+            let entry = CacheEntry.sample(body: body)
+            try await storage.store(entry)
+            let file = path(folder, entry.key)
+            var bytes = try Data(contentsOf: URL(fileURLWithPath: file))
+            switch damage {
+            case "flip a byte in the header": bytes[9] ^= 0x01
+            case "flip a byte in the checksum": bytes[bytes.count - 1] ^= 0x80
+            case "truncate": bytes = bytes.prefix(bytes.count - 7)
+            case "empty": bytes = Data()
+            case "append": bytes.append(0)
+            default: bytes[bytes.count - 100] ^= 0x40
+            }
+            try bytes.write(to: URL(fileURLWithPath: file))
+            #expect(await storage.entry(forKey: entry.key) == nil)
+            #expect(!FileManager.default.fileExists(atPath: file))
+            let statistics = await storage.statistics()
+            #expect(statistics.corruptEntriesRemoved == 1 && statistics.entryCount == 0 && statistics.totalBytes == 0)
+        }
+    }
+
+    @Test func aFileHoldingAnotherKeyIsAMissButNotDamage() async throws {
+        try await withTemporaryFolder { folder in
+            let storage = try DiskCacheStorage(directory: folder)
+            let entry = CacheEntry.sample(key: "https://example.com/one")
+            try await storage.store(entry)
+            try await storage.store(.sample(key: "https://example.com/two"))
+            // As if the two keys hashed alike: the file of "two" now holds "one".
+            try FileManager.default.removeItem(atPath: path(folder, "https://example.com/two"))
+            try FileManager.default.copyItem(
+                atPath: path(folder, "https://example.com/one"), toPath: path(folder, "https://example.com/two"))
+            #expect(await storage.entry(forKey: "https://example.com/two") == nil)
+            #expect(await storage.entry(forKey: "https://example.com/one") == entry)
+            #expect(await storage.statistics().corruptEntriesRemoved == 0)
+        }
+    }
+
+    @Test func whatACrashLeavesIsCleanedOrRecovered() async throws {
+        try await withTemporaryFolder { folder in
+            let old = CacheEntry.sample(key: "https://example.com/old", body: Data("old".utf8))
+            let orphan = CacheEntry.sample(key: "https://example.com/orphan", body: Data("orphan".utf8))
+            do {
+                let storage = try DiskCacheStorage(directory: folder)
+                try await storage.store(old)
+                await storage.close()
+            }
+            // Killed while writing a new version of "old": half a temporary file.
+            let temporary = path(folder, old.key) + ".0F2C.tmp"
+            let newBytes = try Data(contentsOf: URL(fileURLWithPath: path(folder, old.key)))
+            try newBytes.prefix(newBytes.count / 2).write(to: URL(fileURLWithPath: temporary))
+            // Killed between a rename and its journal line: a whole file the journal never named.
+            do {
+                let elsewhere = try DiskCacheStorage(directory: folder + "/elsewhere")
+                try await elsewhere.store(orphan)
+                await elsewhere.close()
+            }
+            try FileManager.default.copyItem(
+                atPath: path(folder + "/elsewhere", orphan.key), toPath: path(folder, orphan.key))
+            // Killed in the middle of a journal line.
+            let journal = try FileHandle(forWritingTo: URL(fileURLWithPath: folder + "/journal"))
+            try journal.seekToEnd()
+            try journal.write(contentsOf: Data("READ 0123".utf8))
+            try journal.close()
+
+            // Checked to fail with the clean-up of temporary files removed, and with files the
+            // journal does not name left out of the order (the compacted journal lacks them).
+            let reopened = try DiskCacheStorage(directory: folder)
+            let compacted = try String(contentsOfFile: folder + "/journal", encoding: .utf8)
+            for key in [old.key, orphan.key] {
+                let name = DiskCacheStorage.fileName(forKey: key).replacingOccurrences(of: ".entry", with: "")
+                #expect(compacted.contains("CLEAN \(name)\n"))
+            }
+            #expect(!FileManager.default.fileExists(atPath: temporary))
+            #expect(await reopened.entry(forKey: old.key) == old)
+            #expect(await reopened.entry(forKey: orphan.key) == orphan)
+            let statistics = await reopened.statistics()
+            #expect(statistics.entryCount == 2 && statistics.corruptEntriesRemoved == 0)
+            let lines = try String(contentsOfFile: folder + "/journal", encoding: .utf8).split(separator: "\n")
+            #expect(lines.first == "parley-http-cache-journal 1")
+            #expect(lines.allSatisfy { $0.hasPrefix("parley") || $0.hasPrefix("CLEAN ") || $0.hasPrefix("READ ") })
+        }
+    }
+
+    @Test func aMissingOrUnreadableJournalIsRebuiltFromTheFiles() async throws {
+        try await withTemporaryFolder { folder in
+            let entry = CacheEntry.sample()
+            do {
+                let storage = try DiskCacheStorage(directory: folder)
+                try await storage.store(entry)
+                await storage.close()
+            }
+            try Data("not a journal\n\u{0}\u{1}".utf8).write(to: URL(fileURLWithPath: folder + "/journal"))
+            let reopened = try DiskCacheStorage(directory: folder)
+            #expect(await reopened.entry(forKey: entry.key) == entry)
+        }
+    }
+
+    @Test func aSecondStorageOnOneDirectoryIsRefusedUntilTheFirstCloses() async throws {
+        try await withTemporaryFolder { folder in
+            let first = try DiskCacheStorage(directory: folder)
+            #expect {
+                _ = try DiskCacheStorage(directory: folder)
+            } throws: { error in
+                (error as? CacheError)?.category == .directoryInUse
+            }
+            await first.close()
+            _ = try DiskCacheStorage(directory: folder)
+            #expect(await first.entry(forKey: "https://example.com/a") == nil)
+            await #expect(throws: CacheError.self) { try await first.store(.sample()) }
+        }
+    }
+
+    @Test func anEntryLargerThanTheCapIsRefusedAndTheOldOneRemoved() async throws {
+        try await withTemporaryFolder { folder in
+            let storage = try DiskCacheStorage(directory: folder, maximumBytes: 2000)
+            try await storage.store(.sample(body: Data("small".utf8)))
+            let large = CacheEntry.sample(body: Data((0..<5000).map { _ in UInt8.random(in: 0...255) }))
+            await #expect {
+                try await storage.store(large)
+            } throws: { error in
+                (error as? CacheError)?.category == .entryTooLarge
+            }
+            #expect(await storage.entry(forKey: large.key) == nil)
+            #expect(await storage.statistics().entryCount == 0)
+        }
+    }
+
+    @Test func removeAllEmptiesTheDirectory() async throws {
+        try await withTemporaryFolder { folder in
+            let storage = try DiskCacheStorage(directory: folder)
+            for name in ["a", "b"] { try await storage.store(.sample(key: "https://example.com/\(name)")) }
+            await storage.removeEntry(forKey: "https://example.com/a")
+            #expect(await storage.statistics().entryCount == 1)
+            await storage.removeAll()
+            #expect(await storage.statistics() == CacheStorageStatistics())
+            let files = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix(".entry") }
+            #expect(files.isEmpty)
+        }
+    }
+
+    @Test func manyConcurrentWritersAndReadersKeepTheIndexTrue() async throws {
+        try await withTemporaryFolder { folder in
+            let storage = try DiskCacheStorage(directory: folder, maximumBytes: 40_000)
+            await withTaskGroup(of: Void.self) { group in
+                for index in 0..<200 {
+                    group.addTask {
+                        let key = "https://example.com/\(index % 40)"
+                        if index % 3 == 0 {
+                            _ = await storage.entry(forKey: key)
+                        } else {
+                            try? await storage.store(
+                                .sample(key: key, body: Data(repeating: UInt8(index % 40), count: 900)))
+                        }
+                    }
+                }
+            }
+            let statistics = await storage.statistics()
+            #expect(statistics.totalBytes <= 40_000)
+            let files = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix(".entry") }
+            #expect(files.count == statistics.entryCount)
+            await storage.close()
+            let reopened = try DiskCacheStorage(directory: folder, maximumBytes: 40_000)
+            #expect(await reopened.statistics().entryCount == statistics.entryCount)
+            #expect(await reopened.statistics().totalBytes == statistics.totalBytes)
+        }
+    }
+}

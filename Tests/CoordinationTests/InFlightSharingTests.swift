@@ -1,0 +1,222 @@
+import Coordination
+import Foundation
+import HTTPTypes
+import MockBackend
+import TestSupport
+import Testing
+import Transport
+
+/// Single flight against the mock server: identical GETs in flight share one transfer.
+@Suite struct InFlightSharingTests {
+    /// `count` tasks that each fetch `url` through `transport`, returning the body or the error.
+    func callers(
+        _ count: Int, _ url: String, through transport: any HTTPTransport,
+        headers: KeyValuePairs<String, String> = [:]
+    ) -> [Task<String, any Error>] {
+        (0..<count).map { _ in
+            Task {
+                let response = try await transport.data(
+                    for: try TransportRequest(method: .get, url: url, headers: headers))
+                return String(decoding: response.body, as: UTF8.self)
+            }
+        }
+    }
+
+    @Test func aHundredIdenticalGetsReachTheServerOnceAndAllGetTheBody() async throws {
+        try await withServerAndTransport { server, counting in
+            let sharing = InFlightSharing()
+            let transport = MiddlewareTransport(counting, middleware: [sharing])
+            let tasks = callers(100, server.url("/delay/300"), through: transport)
+            for task in tasks {
+                let value = try await task.value
+                #expect(value == "ok")
+            }
+            #expect(receivedPaths(server) == ["/delay/300"])
+            #expect(counting.started == 1)
+            #expect(sharing.transfersInFlight == 0 && sharing.waitingCallers == 0)
+        }
+    }
+
+    @Test func cancellingNinetyNineCallersLeavesTheOneThatStartedTheTransferSucceeding() async throws {
+        try await withServerAndTransport { server, counting in
+            let sharing = InFlightSharing()
+            let transport = MiddlewareTransport(counting, middleware: [sharing])
+            let url = server.url("/delay/600")
+            // The first caller starts the transfer; the other 99 join it.
+            let first = callers(1, url, through: transport)[0]
+            try await waitUntil { server.receivedRequests().count == 1 }
+            let others = callers(99, url, through: transport)
+            try await waitUntil { sharing.waitingCallers == 99 }
+            for task in others { task.cancel() }
+            for task in others {
+                let error = await #expect(throws: TransportError.self) { try await task.value }
+                #expect(error?.category == .cancelled)
+            }
+            #expect(try await first.value == "ok")
+            #expect(receivedPaths(server) == ["/delay/600"], "the transfer went on, once")
+            #expect(counting.failures.isEmpty)
+        }
+    }
+
+    // The caller that started the transfer carries it in its own call. Fails when the others
+    // are handed its cancellation instead of starting again.
+    @Test func cancellingNinetyNineCallersWithTheOneThatStartedItLeavesTheLastSucceeding() async throws {
+        try await withServerAndTransport { server, counting in
+            let sharing = InFlightSharing()
+            let transport = MiddlewareTransport(counting, middleware: [sharing])
+            let url = server.url("/delay/600")
+            let first = callers(1, url, through: transport)[0]
+            try await waitUntil { server.receivedRequests().count == 1 }
+            let others = callers(99, url, through: transport)
+            try await waitUntil { sharing.waitingCallers == 99 }
+            // The caller carrying the transfer and 98 waiting ones go; one waiting caller stays.
+            first.cancel()
+            for task in others.dropLast() { task.cancel() }
+            for task in [first] + others.dropLast() {
+                let error = await #expect(throws: TransportError.self) { try await task.value }
+                #expect(error?.category == .cancelled)
+            }
+            #expect(try await others[98].value == "ok")
+            // The carrier's transfer stopped with it; the last caller sent the request again.
+            #expect(receivedPaths(server) == ["/delay/600", "/delay/600"])
+            #expect(counting.failures == [.cancelled])
+        }
+    }
+
+    @Test func cancellingEveryCallerStopsTheTransfer() async throws {
+        try await withServerAndTransport { server, counting in
+            let sharing = InFlightSharing()
+            let transport = MiddlewareTransport(counting, middleware: [sharing])
+            let url = server.url("/delay/10000")
+            let tasks = callers(10, url, through: transport)
+            try await waitUntil { server.receivedRequests().count == 1 && sharing.waitingCallers == 9 }
+            let cancelled = ContinuousClock.now
+            for task in tasks { task.cancel() }
+            for task in tasks {
+                let error = await #expect(throws: TransportError.self) { try await task.value }
+                #expect(error?.category == .cancelled)
+            }
+            #expect(ContinuousClock.now - cancelled < .seconds(5), "nobody waited for the 10 s answer")
+            // The one transfer that reached the transport was cancelled, and nothing is left.
+            try await waitUntil { counting.inFlight == 0 }
+            #expect(counting.failures == [.cancelled])
+            #expect(sharing.transfersInFlight == 0 && sharing.waitingCallers == 0)
+            // The next identical request starts a new transfer.
+            let again = try await transport.data(for: try TransportRequest(method: .get, url: server.url("/echo")))
+            #expect(again.status == .ok)
+        }
+    }
+
+    @Test func requestsThatDifferInTheirURLOrAHeaderAreNotShared() async throws {
+        try await withServerAndTransport { server, counting in
+            let transport = MiddlewareTransport(counting, middleware: [InFlightSharing()])
+            let tasks =
+                callers(3, server.url("/delay/300?a=1"), through: transport)
+                + callers(3, server.url("/delay/300?a=2"), through: transport)
+                + callers(3, server.url("/delay/300?a=1"), through: transport, headers: ["X-Variant": "b"])
+                + callers(3, server.url("/delay/300?a=1"), through: transport, headers: ["x-variant": "b"])
+            for task in tasks {
+                let value = try await task.value
+                #expect(value == "ok")
+            }
+            let received = server.receivedRequests()
+            #expect(received.count == 3, "one per URL and header set: \(received.map(\.path))")
+            #expect(received.filter { $0.values(forHeader: "X-Variant") == ["b"] }.count == 1)
+        }
+    }
+
+    @Test func postsAreNeverShared() async throws {
+        try await withServerAndTransport { server, counting in
+            let transport = MiddlewareTransport(counting, middleware: [InFlightSharing()])
+            let url = server.url("/delay/200")
+            let tasks = (0..<5).map { _ in
+                Task { try await transport.data(for: try TransportRequest(method: .post, url: url)).status }
+            }
+            for task in tasks {
+                let value = try await task.value
+                #expect(value == .ok)
+            }
+            #expect(server.receivedRequests().filter { $0.method == .post }.count == 5)
+        }
+    }
+
+    @Test func headsAreSharedAndGetsWithABodyAreNot() async throws {
+        try await withServerAndTransport { server, counting in
+            let transport = MiddlewareTransport(counting, middleware: [InFlightSharing()])
+            let url = server.url("/delay/300")
+            let heads = (0..<5).map { _ in
+                Task { try await transport.data(for: try TransportRequest(method: .head, url: url)).status }
+            }
+            let withBodies = (0..<3).map { _ in
+                Task {
+                    try await transport.data(for: try TransportRequest(method: .get, url: url, body: .string("q")))
+                        .status
+                }
+            }
+            for task in heads + withBodies {
+                let value = try await task.value
+                #expect(value == .ok)
+            }
+            let received = server.receivedRequests()
+            #expect(received.filter { $0.method == .head }.count == 1)
+            #expect(received.filter { $0.method == .get }.count == 3)
+        }
+    }
+
+    @Test func aStreamedResponseIsNotShared() async throws {
+        try await withServerAndTransport { server, counting in
+            let transport = MiddlewareTransport(counting, middleware: [InFlightSharing()])
+            let url = server.url("/delay/300")
+            let tasks = (0..<4).map { _ in
+                Task {
+                    let response = try await transport.send(try TransportRequest(method: .get, url: url))
+                    #expect(response.body.collectedData == nil, "each caller streams a body of its own")
+                    return String(decoding: try await response.body.collect(upTo: 1 << 20), as: UTF8.self)
+                }
+            }
+            for task in tasks {
+                let value = try await task.value
+                #expect(value == "ok")
+            }
+            #expect(server.receivedRequests().count == 4)
+        }
+    }
+
+    @Test func everyCallerReceivesTheSharedTransfersEvents() async throws {
+        try await withServerAndTransport { server, counting in
+            let transport = MiddlewareTransport(counting, middleware: [InFlightSharing()])
+            let url = server.url("/delay/300")
+            let recorders = (0..<5).map { _ in LockedRecorder<TransferEvent>() }
+            let tasks = recorders.map { recorder in
+                Task {
+                    var request = try TransportRequest(method: .get, url: url)
+                    request.options.eventHandler = recorder.handler
+                    return try await transport.data(for: request).status
+                }
+            }
+            for task in tasks {
+                let value = try await task.value
+                #expect(value == .ok)
+            }
+            #expect(server.receivedRequests().count == 1)
+            for recorder in recorders {
+                #expect(recorder.all.contains { if case .metrics = $0 { true } else { false } })
+            }
+        }
+    }
+
+    @Test func aFailureOfTheSharedTransferIsEveryCallersFailure() async throws {
+        try await withServerAndTransport { server, counting in
+            let transport = MiddlewareTransport(counting, middleware: [InFlightSharing()])
+            var request = try TransportRequest(method: .get, url: server.url("/delay/2000"))
+            request.options.deadline = .milliseconds(300)
+            let shared = request
+            let tasks = (0..<5).map { _ in Task { try await transport.data(for: shared) } }
+            for task in tasks {
+                let error = await #expect(throws: TransportError.self) { try await task.value }
+                #expect(error?.category == .deadlineExceeded)
+            }
+            #expect(server.receivedRequests().count == 1)
+        }
+    }
+}
