@@ -118,6 +118,7 @@ let package = Package(
         .target(
             name: "Forms",
             dependencies: [
+                "Caching",
                 "Downloads",
                 "Retry",
                 "Transport",
@@ -197,6 +198,7 @@ let package = Package(
             name: "CachingTests",
             dependencies: [
                 "Caching",
+                "Forms",
                 "TestSupport",
                 "Transport",
                 "TransportCurl",

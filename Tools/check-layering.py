@@ -73,6 +73,8 @@ ALLOWED_EDGES: set[tuple[str, str]] = {
     ("Feedback", "Mapping"),
     # Retrying on an envelope's code (a "server busy", an expired token) reads the envelope.
     ("Retry", "Mapping"),
+    # A client's call can ask for the cached answer first, then the network's.
+    ("Forms", "Caching"),
     # Clients retry their requests, and downloads their attempts, under one policy.
     ("Forms", "Retry"),
     ("Downloads", "Retry"),

@@ -243,7 +243,6 @@ import TransportCurl
             var off = try get(url)
             off.cacheLifetime = .zero
             #expect(CacheStatus(try await setup.transport.data(for: off).head) == .miss)
-            #expect(server.receivedRequests().allSatisfy { $0.values(forHeader: "X-Parley-Cache-Lifetime").isEmpty })
         }
     }
 
@@ -258,7 +257,6 @@ import TransportCurl
             // Without the request's lifetime the same entry is stale: no validators, so a miss.
             #expect(CacheStatus(try await setup.transport.data(for: try get(request.url)).head) == .miss)
             #expect(server.receivedRequests().count == 2)
-            #expect(server.receivedRequests().allSatisfy { $0.values(forHeader: "X-Parley-Cache-Lifetime").isEmpty })
         }
     }
 
@@ -396,7 +394,6 @@ import TransportCurl
             let second = try await setup.transport.data(for: request)
             #expect(CacheStatus(second.head) == nil)
             #expect(server.receivedRequests().count == 2)
-            #expect(server.receivedRequests().allSatisfy { $0.values(forHeader: "X-Parley-Cache-Lifetime").isEmpty })
             setup.cache.options.isEnabled = true
             _ = try await setup.transport.data(for: request)
             #expect(CacheStatus(try await setup.transport.data(for: request).head) == .hit)

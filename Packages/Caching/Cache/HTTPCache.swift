@@ -39,13 +39,12 @@ public final class HTTPCache: TransportMiddleware {
     /// What the cache does, adjustable while it runs through ``HTTPCache/options``.
     public struct Options: Sendable {
         /// Whether the cache answers and stores anything; when `false`, every request passes
-        /// through unmarked (the `X-Parley-Cache-Lifetime` header is still removed). `true` by
-        /// default.
+        /// through unmarked. `true` by default.
         public var isEnabled = true
         /// A lifetime to treat every stored `200` as fresh for, whatever its headers say
         /// (`no-store` still wins): for APIs that send no cache headers. Such a response is
         /// stored even without validators. A request's own
-        /// ``/Caching/Transport/TransportRequest/cacheLifetime`` replaces it. `nil` (the default)
+        /// ``/Caching/Transport/RequestUserInfo/cacheLifetime`` replaces it. `nil` (the default)
         /// follows the protocol alone.
         public var forcedLifetime: Duration?
         /// The longest heuristic lifetime given to a response with `Last-Modified` and no
@@ -369,11 +368,9 @@ extension HTTPCache {
         (try? RequestValidation.validate(request.head)) ?? request.url
     }
 
-    /// Removes `X-Parley-Cache-Lifetime` and returns what it asked for.
+    /// The lifetime the request asks for in its user information.
     static func takeRequestedLifetime(from request: inout TransportRequest) -> Duration? {
-        let lifetime = request.cacheLifetime
-        request.head.headerFields[TransportRequest.cacheLifetimeHeaderName] = nil
-        return lifetime
+        request.cacheLifetime
     }
 
     /// The forced lifetime for one request, in seconds: the request's (zero turns it off),

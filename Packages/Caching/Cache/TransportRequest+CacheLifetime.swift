@@ -1,37 +1,36 @@
-public import HTTPTypes
 public import Transport
 
-extension TransportRequest {
-    // swift-format-ignore: NeverForceUnwrap
-    /// `X-Parley-Cache-Lifetime`, the request header that carries ``cacheLifetime``.
-    public static let cacheLifetimeHeaderName = HTTPField.Name("X-Parley-Cache-Lifetime")!
+/// The key of ``/Transport/RequestUserInfo/cacheLifetime``.
+private enum CacheLifetimeKey: RequestUserInfoKey {
+    typealias Value = Duration
+}
 
-    /// How long an ``HTTPCache`` may answer this request with a stored `200` without asking the
-    /// server, whatever the response's own headers say (`no-store` excepted); `nil` (not set)
-    /// leaves it to the cache's ``HTTPCache/Options/forcedLifetime``, and `.zero` turns a
-    /// cache-wide forced lifetime off for this request.
+extension RequestUserInfo {
+    /// How long an ``HTTPCache`` may answer with a stored `200` without asking the server,
+    /// whatever the response's own headers say (`no-store` excepted); `nil` (not set) leaves
+    /// it to the cache's ``HTTPCache/Options/forcedLifetime``, and `.zero` turns a cache-wide
+    /// forced lifetime off.
     ///
-    /// It travels as the header `X-Parley-Cache-Lifetime: <seconds>` (rounded up to a whole
-    /// second), which the cache reads and removes before the request goes on, so the server
-    /// never sees it. Without an ``HTTPCache`` in the chain, the header is sent as it is.
+    /// It travels in the request's user information, so a client sets it for all its requests
+    /// (`client.userInfo.cacheLifetime`), a form for its own (in `configure(_:)`), and a call
+    /// for itself (`CallOptions.userInfo`); the server never sees it.
+    public var cacheLifetime: Duration? {
+        get { self[CacheLifetimeKey.self] }
+        set { self[CacheLifetimeKey.self] = newValue }
+    }
+}
+
+extension TransportRequest {
+    /// The request's ``/Transport/RequestUserInfo/cacheLifetime``: how long an ``HTTPCache``
+    /// may answer it with a stored `200` without asking the server.
     ///
     /// ```swift
     /// var request = try TransportRequest(method: .get, url: "https://api.example.com/cities")
     /// request.cacheLifetime = .seconds(300)   // this screen accepts a list five minutes old
     /// ```
     public var cacheLifetime: Duration? {
-        get {
-            guard let value = head.headerFields[Self.cacheLifetimeHeaderName] else { return nil }
-            guard let seconds = CacheControl.deltaSeconds(value.trimmingSpaces()) else { return nil }
-            return .seconds(seconds)
-        }
-        set {
-            guard let newValue else {
-                head.headerFields[Self.cacheLifetimeHeaderName] = nil
-                return
-            }
-            head.headerFields[Self.cacheLifetimeHeaderName] = String(newValue.wholeSecondsRoundedUp)
-        }
+        get { userInfo.cacheLifetime }
+        set { userInfo.cacheLifetime = newValue }
     }
 }
 

@@ -18,6 +18,16 @@ public struct CallOptions: Sendable {
     /// Where the handle's handlers run; `nil` (the default) leaves it to the client's
     /// ``ClientConfiguration/handlerExecutor``.
     public var executor: HandlerExecutor?
+    /// Whether the handle delivers what the client's `HTTPCache` holds first, then the
+    /// network's answer (MGJRequestManager's cached-then-fresh callbacks): `false` by default.
+    ///
+    /// With a stored response, the handle's first run ends with it (marked `hit` or `stale`,
+    /// read it with `CacheStatus(response.head)`), and a second run starts by itself and asks
+    /// the server (revalidating the stored entry), so `success` and `completion` handlers run
+    /// twice. Awaiting the handle gets the outcome of the run in progress: the cached one
+    /// right after it ends. Without a stored response, or without an `HTTPCache` among the
+    /// client's middleware, it is an ordinary request. Requests only, not uploads or downloads.
+    public var deliversCachedFirst = false
 
     /// Creates options; every one left out is decided by the form or the client.
     ///
@@ -25,11 +35,14 @@ public struct CallOptions: Sendable {
     ///   - timeout: The deadline of the whole request.
     ///   - userInfo: Values for the code around the request.
     ///   - executor: Where the handle's handlers run.
+    ///   - deliversCachedFirst: Whether the cached answer comes first, then the network's.
     public init(
-        timeout: Duration? = nil, userInfo: RequestUserInfo = RequestUserInfo(), executor: HandlerExecutor? = nil
+        timeout: Duration? = nil, userInfo: RequestUserInfo = RequestUserInfo(), executor: HandlerExecutor? = nil,
+        deliversCachedFirst: Bool = false
     ) {
         self.timeout = timeout
         self.userInfo = userInfo
         self.executor = executor
+        self.deliversCachedFirst = deliversCachedFirst
     }
 }

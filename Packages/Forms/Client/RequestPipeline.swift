@@ -15,6 +15,8 @@ struct RequestPipeline<Form: Formable>: Sendable {
     var memory = RetryMemory()
     /// Asked before a network failure stands, when the sender is `Reloadable`.
     var reloadPrompt: (any ReloadPrompt)?
+    /// The turns of a call that asked for the cached answer first; `nil` otherwise.
+    var cachedFirst: CachedFirst?
 
     /// Sends the request, with the client's retries, and runs the plugins around it.
     func run(events: RequestEventSink) async throws -> DataRequest<DataResponse>.Outcome {
@@ -25,6 +27,18 @@ struct RequestPipeline<Form: Formable>: Sendable {
                 request.head.headerFields[IdempotencyKey.fieldName] = key
             }
             request.options.eventHandler = events.transferHandler
+            if let cachedFirst {
+                if cachedFirst.takesCacheTurn() {
+                    if let cached = try await CachedFirst.cachedResponse(for: request, in: configuration) {
+                        cachedFirst.cacheAnswered()
+                        return .init(
+                            value: cached, response: ResponseInfo(head: cached.head, url: cached.url, metrics: nil))
+                    }
+                } else {
+                    // The network's turn: the cache revalidates what it holds instead of answering.
+                    request.head.headerFields[.cacheControl] = "no-cache"
+                }
+            }
             try await plugins.admit(&request, form: form, action: "request to")
             let loop = RetryLoop(
                 policy: configuration.retry, memory: memory, logger: configuration.logger,

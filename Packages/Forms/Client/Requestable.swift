@@ -120,12 +120,20 @@ extension Requestable {
         // Made once per logical request: every attempt and every reload carries the same key.
         let memory = RetryMemory(idempotencyKey: form.idempotencyKey?.resolve())
         let reloadPrompt = (self as? any Reloadable)?.reloadPrompt
-        return handle(for: form, options: options, startImmediately: startImmediately) { configuration, options in
+        let cachedFirst = options.deliversCachedFirst && body == nil ? CachedFirst() : nil
+        let handle = handle(for: form, options: options, startImmediately: startImmediately) { configuration, options in
             let pipeline = RequestPipeline(
                 configuration: configuration, form: form, uploadBody: body, options: options, memory: memory,
-                reloadPrompt: reloadPrompt)
+                reloadPrompt: reloadPrompt, cachedFirst: cachedFirst)
             return { events in try await pipeline.run(events: events) }
         }
+        if let cachedFirst {
+            // Weakly: a handler lives as long as its handle.
+            handle.completion { [weak handle] _ in
+                if cachedFirst.takesFollowUp() { handle?.reload() }
+            }
+        }
+        return handle
     }
 
     private func download(
