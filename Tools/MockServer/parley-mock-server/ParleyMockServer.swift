@@ -34,8 +34,10 @@ struct ParleyMockServer: AsyncParsableCommand {
             /redirect/{n}, /relative-redirect/{n}, /bytes/{n}, /stream-bytes/{n}?chunk=, \
             /stall?after=, /delay/{ms}, /gzip, /deflate, /bad-encoding, /large-headers?size=, \
             /headers?name=value, /cookies, /cookies/set?name=value, /upload, /multipart, /drop?bytes=, \
-            /flaky/{n}?status=&key=, /weather?city=&shape=&code=&message=. See the MockServer \
-            documentation for each one.
+            /flaky/{n}?status=&key=&retry-after=, /weather?city=&shape=&code=&message=, \
+            /idempotent?resets=&scope=, /idempotent/stats, /auth/login, /auth/refresh?fail=&delay=, \
+            /auth/expire, /auth/protected?http=, /auth/stats, /cache?key=&max-age=&etag=…. See the \
+            MockServer documentation for each one.
             """
     )
 
