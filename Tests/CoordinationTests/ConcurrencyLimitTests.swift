@@ -44,7 +44,7 @@ import Transport
             let blocker = Task {
                 try await transport.data(for: try TransportRequest(method: .get, url: server.url("/delay/60000")))
             }
-            try await waitUntil { limit.inFlight == 1 }
+            try await waitUntil { limit.inFlight == 1 && server.receivedRequests().count == 1 }
             var waiting: [Task<DataResponse, any Error>] = []
             for index in 0..<5 {
                 waiting.append(
@@ -70,7 +70,7 @@ import Transport
             let blocker = Task {
                 try await transport.data(for: try TransportRequest(method: .get, url: server.url("/delay/60000")))
             }
-            try await waitUntil { limit.inFlight == 1 }
+            try await waitUntil { limit.inFlight == 1 && server.receivedRequests().count == 1 }
             let waiter = Task {
                 try await transport.data(for: try TransportRequest(method: .get, url: server.url("/echo?waiter")))
             }

@@ -24,9 +24,8 @@ import Transport
 
     @Test func aHundredIdenticalGetsReachTheServerOnceAndAllGetTheBody() async throws {
         try await withServerAndTransport { server, counting in
-            let sharing = InFlightSharing()
-            let transport = MiddlewareTransport(counting, middleware: [sharing])
-            let tasks = callers(100, server.url("/delay/300"), through: transport)
+            let sharing = InFlightSharing(base: counting)
+            let tasks = callers(100, server.url("/delay/300"), through: sharing)
             for task in tasks {
                 let value = try await task.value
                 #expect(value == "ok")
@@ -37,39 +36,70 @@ import Transport
         }
     }
 
+    @Test func anIdenticalRequestAfterTheTransferFinishedStartsANewOne() async throws {
+        try await withServerAndTransport { server, counting in
+            let sharing = InFlightSharing(base: counting)
+            let request = try TransportRequest(method: .get, url: server.url("/echo"))
+            let first = try await sharing.data(for: request)
+            let second = try await sharing.data(for: request)
+            #expect(first.status == .ok && second.status == .ok)
+            #expect(receivedPaths(server) == ["/echo", "/echo"])
+            #expect(sharing.transfersInFlight == 0 && sharing.waitingCallers == 0)
+        }
+    }
+
     @Test func cancellingNinetyNineCallersLeavesTheOneThatStartedTheTransferSucceeding() async throws {
         try await withServerAndTransport { server, counting in
-            let sharing = InFlightSharing()
-            let transport = MiddlewareTransport(counting, middleware: [sharing])
-            let url = server.url("/delay/600")
+            let sharing = InFlightSharing(base: counting)
+            let url = server.url("/delay/3000")
             // The first caller starts the transfer; the other 99 join it.
-            let first = callers(1, url, through: transport)[0]
+            let first = callers(1, url, through: sharing)[0]
             try await waitUntil { server.receivedRequests().count == 1 }
-            let others = callers(99, url, through: transport)
-            try await waitUntil { sharing.waitingCallers == 99 }
+            let others = callers(99, url, through: sharing)
+            try await waitUntil { sharing.waitingCallers == 100 }
             for task in others { task.cancel() }
             for task in others {
                 let error = await #expect(throws: TransportError.self) { try await task.value }
                 #expect(error?.category == .cancelled)
             }
             #expect(try await first.value == "ok")
-            #expect(receivedPaths(server) == ["/delay/600"], "the transfer went on, once")
+            #expect(receivedPaths(server) == ["/delay/3000"], "the transfer went on, once")
             #expect(counting.failures.isEmpty)
         }
     }
 
-    // The caller that started the transfer carries it in its own call. Fails when the others
-    // are handed its cancellation instead of starting again.
+    // The transfer runs in a task of its own: the caller that started it may go.
+    @Test func cancellingTheCallerThatStartedTheTransferLeavesTheOtherNinetyNineSucceeding() async throws {
+        try await withServerAndTransport { server, counting in
+            let sharing = InFlightSharing(base: counting)
+            let url = server.url("/delay/3000")
+            let first = callers(1, url, through: sharing)[0]
+            try await waitUntil { server.receivedRequests().count == 1 }
+            let others = callers(99, url, through: sharing)
+            try await waitUntil { sharing.waitingCallers == 100 }
+            first.cancel()
+            let error = await #expect(throws: TransportError.self) { try await first.value }
+            #expect(error?.category == .cancelled)
+            #expect(sharing.waitingCallers == 99 && sharing.transfersInFlight == 1, "the transfer went on")
+            for task in others {
+                let value = try await task.value
+                #expect(value == "ok")
+            }
+            #expect(receivedPaths(server) == ["/delay/3000"], "one request on the wire")
+            #expect(counting.started == 1)
+            #expect(counting.failures.isEmpty)
+        }
+    }
+
     @Test func cancellingNinetyNineCallersWithTheOneThatStartedItLeavesTheLastSucceeding() async throws {
         try await withServerAndTransport { server, counting in
-            let sharing = InFlightSharing()
-            let transport = MiddlewareTransport(counting, middleware: [sharing])
-            let url = server.url("/delay/600")
-            let first = callers(1, url, through: transport)[0]
+            let sharing = InFlightSharing(base: counting)
+            let url = server.url("/delay/3000")
+            let first = callers(1, url, through: sharing)[0]
             try await waitUntil { server.receivedRequests().count == 1 }
-            let others = callers(99, url, through: transport)
-            try await waitUntil { sharing.waitingCallers == 99 }
-            // The caller carrying the transfer and 98 waiting ones go; one waiting caller stays.
+            let others = callers(99, url, through: sharing)
+            try await waitUntil { sharing.waitingCallers == 100 }
+            // The caller that started the transfer and 98 others go; one caller stays.
             first.cancel()
             for task in others.dropLast() { task.cancel() }
             for task in [first] + others.dropLast() {
@@ -77,19 +107,19 @@ import Transport
                 #expect(error?.category == .cancelled)
             }
             #expect(try await others[98].value == "ok")
-            // The carrier's transfer stopped with it; the last caller sent the request again.
-            #expect(receivedPaths(server) == ["/delay/600", "/delay/600"])
-            #expect(counting.failures == [.cancelled])
+            // The transfer went on for the last caller: the server saw the request once.
+            #expect(receivedPaths(server) == ["/delay/3000"])
+            #expect(counting.started == 1)
+            #expect(counting.failures.isEmpty)
         }
     }
 
     @Test func cancellingEveryCallerStopsTheTransfer() async throws {
         try await withServerAndTransport { server, counting in
-            let sharing = InFlightSharing()
-            let transport = MiddlewareTransport(counting, middleware: [sharing])
+            let sharing = InFlightSharing(base: counting)
             let url = server.url("/delay/10000")
-            let tasks = callers(10, url, through: transport)
-            try await waitUntil { server.receivedRequests().count == 1 && sharing.waitingCallers == 9 }
+            let tasks = callers(10, url, through: sharing)
+            try await waitUntil { server.receivedRequests().count == 1 && sharing.waitingCallers == 10 }
             let cancelled = ContinuousClock.now
             for task in tasks { task.cancel() }
             for task in tasks {
@@ -99,17 +129,22 @@ import Transport
             #expect(ContinuousClock.now - cancelled < .seconds(5), "nobody waited for the 10 s answer")
             // The one transfer that reached the transport was cancelled, and nothing is left.
             try await waitUntil { counting.inFlight == 0 }
+            #expect(ContinuousClock.now - cancelled < .seconds(5), "the transfer stopped")
             #expect(counting.failures == [.cancelled])
             #expect(sharing.transfersInFlight == 0 && sharing.waitingCallers == 0)
             // The next identical request starts a new transfer.
-            let again = try await transport.data(for: try TransportRequest(method: .get, url: server.url("/echo")))
-            #expect(again.status == .ok)
+            let again = callers(1, url, through: sharing)[0]
+            try await waitUntil { server.receivedRequests().count == 2 && sharing.transfersInFlight == 1 }
+            again.cancel()
+            _ = await again.result
+            try await waitUntil { counting.inFlight == 0 }
+            #expect(receivedPaths(server) == ["/delay/10000", "/delay/10000"])
         }
     }
 
     @Test func requestsThatDifferInTheirURLOrAHeaderAreNotShared() async throws {
         try await withServerAndTransport { server, counting in
-            let transport = MiddlewareTransport(counting, middleware: [InFlightSharing()])
+            let transport = InFlightSharing(base: counting)
             let tasks =
                 callers(3, server.url("/delay/300?a=1"), through: transport)
                 + callers(3, server.url("/delay/300?a=2"), through: transport)
@@ -127,7 +162,7 @@ import Transport
 
     @Test func postsAreNeverShared() async throws {
         try await withServerAndTransport { server, counting in
-            let transport = MiddlewareTransport(counting, middleware: [InFlightSharing()])
+            let transport = InFlightSharing(base: counting)
             let url = server.url("/delay/200")
             let tasks = (0..<5).map { _ in
                 Task { try await transport.data(for: try TransportRequest(method: .post, url: url)).status }
@@ -142,7 +177,7 @@ import Transport
 
     @Test func headsAreSharedAndGetsWithABodyAreNot() async throws {
         try await withServerAndTransport { server, counting in
-            let transport = MiddlewareTransport(counting, middleware: [InFlightSharing()])
+            let transport = InFlightSharing(base: counting)
             let url = server.url("/delay/300")
             let heads = (0..<5).map { _ in
                 Task { try await transport.data(for: try TransportRequest(method: .head, url: url)).status }
@@ -165,7 +200,7 @@ import Transport
 
     @Test func aStreamedResponseIsNotShared() async throws {
         try await withServerAndTransport { server, counting in
-            let transport = MiddlewareTransport(counting, middleware: [InFlightSharing()])
+            let transport = InFlightSharing(base: counting)
             let url = server.url("/delay/300")
             let tasks = (0..<4).map { _ in
                 Task {
@@ -184,7 +219,7 @@ import Transport
 
     @Test func everyCallerReceivesTheSharedTransfersEvents() async throws {
         try await withServerAndTransport { server, counting in
-            let transport = MiddlewareTransport(counting, middleware: [InFlightSharing()])
+            let transport = InFlightSharing(base: counting)
             let url = server.url("/delay/300")
             let recorders = (0..<5).map { _ in LockedRecorder<TransferEvent>() }
             let tasks = recorders.map { recorder in
@@ -207,7 +242,7 @@ import Transport
 
     @Test func aFailureOfTheSharedTransferIsEveryCallersFailure() async throws {
         try await withServerAndTransport { server, counting in
-            let transport = MiddlewareTransport(counting, middleware: [InFlightSharing()])
+            let transport = InFlightSharing(base: counting)
             var request = try TransportRequest(method: .get, url: server.url("/delay/2000"))
             request.options.deadline = .milliseconds(300)
             let shared = request

@@ -87,7 +87,10 @@ import Transport
                 #expect((result.failure as? TransportError)?.category == .cancelled)
             }
             try await waitUntil { counting.inFlight == 0 }
-            #expect(server.receivedRequests().count == 3)
+            // The two slow members may be cancelled before they reach the server; no later one
+            // ever does.
+            #expect(server.receivedRequests().count <= 3)
+            #expect(server.receivedRequests().contains { $0.path == "/status/503" })
         }
     }
 

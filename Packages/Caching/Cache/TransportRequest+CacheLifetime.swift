@@ -1,6 +1,6 @@
 public import Transport
 
-/// The key of ``/Transport/RequestUserInfo/cacheLifetime``.
+/// The key of ``/Caching/Transport/RequestUserInfo/cacheLifetime``.
 private enum CacheLifetimeKey: RequestUserInfoKey {
     typealias Value = Duration
 }
@@ -21,7 +21,7 @@ extension RequestUserInfo {
 }
 
 extension TransportRequest {
-    /// The request's ``/Transport/RequestUserInfo/cacheLifetime``: how long an ``HTTPCache``
+    /// The request's ``/Caching/Transport/RequestUserInfo/cacheLifetime``: how long an ``HTTPCache``
     /// may answer it with a stored `200` without asking the server.
     ///
     /// ```swift

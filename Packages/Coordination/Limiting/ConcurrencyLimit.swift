@@ -21,8 +21,9 @@ public import Transport
 /// - Waiting is first in, first out. A request whose task is cancelled while it waits leaves
 ///   the queue at once and fails with a `.cancelled` ``/Transport/TransportError``; it never
 ///   reaches the inner layers.
-/// - Put it inside ``InFlightSharing``, so that a transfer many callers share takes one slot
-///   (outside, every caller would hold a slot while it waits), and inside `RetryMiddleware`
+/// - Put it under ``InFlightSharing`` (in a ``/Transport/MiddlewareTransport`` that is its
+///   base), so that a transfer many callers share takes one slot (in middleware around the
+///   sharing, every caller would hold a slot while it waits), and inside `RetryMiddleware`
 ///   when each attempt should wait for a slot of its own (outside, a request keeps its slot
 ///   through its retries and their waits).
 public struct ConcurrencyLimit: TransportMiddleware {

@@ -2,12 +2,11 @@ import HTTPTypes
 import Synchronization
 public import Transport
 
-/// Single flight: identical `GET` and `HEAD` requests in flight at the same time share one
-/// transfer, and each caller gets its response.
+/// Single flight: a transport around another in which identical `GET` and `HEAD` requests in
+/// flight at the same time share one transfer, and each caller gets its response.
 ///
 /// ```swift
-/// let sharing = InFlightSharing()
-/// let transport = MiddlewareTransport(try CurlTransport(), middleware: [sharing])
+/// let transport = InFlightSharing(base: try CurlTransport())
 /// // 100 widgets ask for the same forecast at once: the server sees one request.
 /// ```
 ///
@@ -19,40 +18,36 @@ public import Transport
 /// transfer: timeouts, deadline, body and header limits, redirect limit and content decoding.
 /// A request differing in any of these, any other method, and any request with a body, is
 /// sent on its own. The event handler is not compared: every caller's handler receives the
-/// shared transfer's events (progress, redirects, metrics, retries) while it waits.
+/// shared transfer's events (progress, redirects, metrics) while it waits.
 ///
-/// ## Only bodies in memory are shared
+/// ## Only `data(for:)` is shared
 ///
-/// A response is shared when its body is already in memory: the path of
-/// ``/Transport/HTTPTransport/data(for:)`` through ``/Transport/MiddlewareTransport``, which
-/// collects the body before the middleware sees it. A streamed body
-/// (``/Transport/HTTPTransport/send(_:)``, or an inner middleware that streams) can be read
-/// once only, so it goes to the caller that started the transfer and every other caller sends
-/// its own request, not shared. A caller of `send(_:)` that joins a transfer made through
-/// `data(for:)` receives the body already in memory; the bytes are the same.
+/// ``data(for:)`` shares: the base transport's ``/Transport/HTTPTransport/data(for:)``
+/// collects the body, and the same ``/Transport/DataResponse`` (metrics included) is handed to
+/// every caller. ``send(_:)`` passes straight through to the base transport and is never
+/// shared: a streamed body can be read once only.
 ///
 /// ## Cancellation
 ///
-/// A caller that is cancelled stops waiting at once and fails with a `.cancelled`
-/// ``/Transport/TransportError``; the others go on waiting, and a failure of the shared
-/// transfer itself is every caller's failure. When the last caller is cancelled, the transfer
-/// is cancelled, and the next identical request starts a new one.
-///
-/// A middleware may use its `next` only during its own call, so the shared transfer runs in
-/// the call of the caller that started it. When that caller is cancelled while others still
-/// wait, its transfer stops with it and the others start a new one at once, in the call of
-/// whichever of them gets there first, and share it as before: the server then sees the
-/// request twice, and no caller waits for a transfer that nobody carries.
+/// The shared transfer runs in a task of its own, not in any caller's. A caller that is
+/// cancelled stops waiting at once and fails with a `.cancelled`
+/// ``/Transport/TransportError``; the transfer goes on for the others, whichever caller
+/// started it. When the last caller is cancelled, the transfer is cancelled, and the next
+/// identical request starts a new one. A failure of the transfer itself (a timeout, a refused
+/// connection) is every caller's failure. An identical request that arrives after the
+/// transfer has finished starts a new one: nothing is cached. The transfer's task runs at the
+/// priority, and with the task-local values, of the caller that started it.
 ///
 /// ## Where it goes
 ///
-/// Put it outermost: outside `RetryMiddleware`, so that the retries of a shared request are
-/// made once for every caller (inside, a retry policy with a deadline cuts each attempt's
-/// deadline, which makes requests differ), and outside ``ConcurrencyLimit``, so that a shared
-/// transfer takes one slot. The transfer runs through the inner layers of the caller that
-/// started it. The ``/Transport/DataResponse/metrics`` of `data(for:)` are filled in for that
-/// caller only; the others get them as the `.metrics` transfer event.
-public final class InFlightSharing: TransportMiddleware {
+/// It is a transport, so it goes under the middleware: in a client,
+/// `configuration.transport = InFlightSharing(base: try CurlTransport())`, and the client's
+/// retries, authentication and cache run outside it, for each caller, with their attempts
+/// shared while identical. A retry policy with a deadline cuts each attempt's deadline to the
+/// time left, which differs from caller to caller, so its requests are not shared. To make a
+/// shared transfer take one slot of a ``ConcurrencyLimit``, put the limit under the sharing:
+/// `InFlightSharing(base: MiddlewareTransport(try CurlTransport(), middleware: [limit]))`.
+public final class InFlightSharing: HTTPTransport {
     /// What makes two requests identical.
     private struct Key: Hashable {
         let head: HTTPRequest
@@ -76,71 +71,72 @@ public final class InFlightSharing: TransportMiddleware {
         }
     }
 
-    /// What a caller is given.
-    private enum Delivery: Sendable {
-        /// No transfer was in flight: send the request (which tells every caller its events)
-        /// and hand its outcome to those who wait.
-        case carry(TransportRequest)
-        /// The shared response, or the shared failure.
-        case outcome(Result<TransportResponse, any Error>)
-        /// The response streamed, and went to the caller that carried the transfer: send
-        /// your own request.
-        case sendYourOwn
-        /// The caller that carried the transfer was cancelled: join or start a new one.
-        case startAgain
-    }
-
-    private struct Waiter {
-        let id: UInt64
-        let continuation: CheckedContinuation<Delivery, any Error>
-    }
-
-    /// One shared transfer: the caller carrying it, and the callers waiting for it.
+    /// One shared transfer: its task, and the callers waiting for it.
     private struct Flight {
-        /// The carrier's identifier.
+        /// Tells this flight from a later one of the same key.
         let id: UInt64
-        var waiters: [Waiter] = []
+        /// The transfer. Set right after the flight is registered, under the same lock.
+        var task: Task<Void, Never>?
+        var waiters: [UInt64: CheckedContinuation<DataResponse, any Error>] = [:]
         let listeners: Listeners
     }
 
     private struct State {
         var flights: [Key: Flight] = [:]
         var nextID: UInt64 = 0
+
+        mutating func makeID() -> UInt64 {
+            nextID += 1
+            return nextID
+        }
     }
 
+    /// The transport that performs the transfers.
+    public let base: any HTTPTransport
     private let state = Mutex(State())
 
-    /// Creates the middleware, with no transfer in flight.
-    public init() {}
+    /// Wraps a transport, with no transfer in flight.
+    ///
+    /// - Parameter base: The transport that performs the transfers: an engine such as
+    ///   `CurlTransport`, or a ``/Transport/MiddlewareTransport`` whose middleware then runs
+    ///   once for every shared transfer.
+    public init(base: any HTTPTransport) {
+        self.base = base
+    }
 
     /// How many shared transfers are in flight now.
     public var transfersInFlight: Int { state.withLock { $0.flights.count } }
 
-    /// How many callers wait for a transfer another caller carries, now.
+    /// How many callers wait for a shared transfer now, the one that started it included.
     public var waitingCallers: Int { state.withLock { $0.flights.values.reduce(0) { $0 + $1.waiters.count } } }
 
-    /// Joins an identical transfer in flight, or starts one; other requests go through as they are.
-    public func intercept(_ request: TransportRequest, next: Next) async throws -> TransportResponse {
-        guard Self.isShareable(request) else { return try await next(request) }
+    /// Sends the request through the base transport, never shared: a streamed body can be
+    /// read once only.
+    ///
+    /// - Parameter request: The request.
+    /// - Returns: The base transport's response.
+    /// - Throws: Whatever the base transport throws.
+    public func send(_ request: TransportRequest) async throws -> TransportResponse {
+        try await base.send(request)
+    }
+
+    /// Joins an identical transfer in flight, or starts one; other requests go to the base
+    /// transport as they are.
+    ///
+    /// - Parameter request: The request.
+    /// - Returns: The shared transfer's response.
+    /// - Throws: The shared transfer's failure, or a `.cancelled`
+    ///   ``/Transport/TransportError`` when the calling task is cancelled while it waits.
+    public func data(for request: TransportRequest) async throws -> DataResponse {
+        guard Self.isShareable(request) else { return try await base.data(for: request) }
         let key = Key(request)
-        while true {
-            let id = state.withLock { state in
-                state.nextID += 1
-                return state.nextID
+        let id = state.withLock { $0.makeID() }
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<DataResponse, any Error>) in
+                enter(key: key, request: request, id: id, continuation: continuation)
             }
-            let delivery = try await withTaskCancellationHandler {
-                try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Delivery, any Error>) in
-                    enter(key: key, request: request, id: id, continuation: continuation)
-                }
-            } onCancel: {
-                leave(key: key, waiter: id, request: request)
-            }
-            switch delivery {
-            case .carry(let shared): return try await carry(shared, key: key, id: id, next: next)
-            case .outcome(let result): return try result.get()
-            case .sendYourOwn: return try await next(request)
-            case .startAgain: continue
-            }
+        } onCancel: {
+            leave(key: key, caller: id, request: request)
         }
     }
 
@@ -150,76 +146,71 @@ public final class InFlightSharing: TransportMiddleware {
         return request.head.method == .get || request.head.method == .head
     }
 
-    /// Registers a caller: as the carrier of a new flight when there is none for `key`
-    /// (resuming it at once with ``Delivery/carry(_:)``), otherwise as a waiter of the one in
-    /// flight. A caller already cancelled is resumed with the cancellation.
+    /// Registers a caller with the flight for `key`, starting one when there is none. A caller
+    /// already cancelled is resumed with the cancellation and starts nothing.
     private func enter(
-        key: Key, request: TransportRequest, id: UInt64, continuation: CheckedContinuation<Delivery, any Error>
+        key: Key, request: TransportRequest, id: UInt64, continuation: CheckedContinuation<DataResponse, any Error>
     ) {
-        let now: Result<Delivery, any Error>? = state.withLock { state in
+        let cancelled = state.withLock { state -> Bool in
             // The cancellation flag is read under the lock `leave` takes, so a cancellation
             // is seen either here or there, never lost between the two.
-            guard !Task.isCancelled else { return .failure(Self.cancelled(request)) }
+            guard !Task.isCancelled else { return true }
             if let flight = state.flights[key] {
                 flight.listeners.add(id, request.options.eventHandler)
-                state.flights[key]?.waiters.append(Waiter(id: id, continuation: continuation))
-                return nil
+                state.flights[key]?.waiters[id] = continuation
+                return false
             }
+            let flightID = state.makeID()
             let listeners = Listeners()
             listeners.add(id, request.options.eventHandler)
-            state.flights[key] = Flight(id: id, listeners: listeners)
-            var shared = request
-            shared.options.eventHandler = { event in listeners.send(event) }
-            return .success(.carry(shared))
+            var fanningOut = request
+            fanningOut.options.eventHandler = { event in listeners.send(event) }
+            let shared = fanningOut
+            state.flights[key] = Flight(id: flightID, waiters: [id: continuation], listeners: listeners)
+            // The task cannot finish before it is stored: finishing takes this lock.
+            state.flights[key]?.task = Task { [base] in
+                let result: Result<DataResponse, any Error>
+                do {
+                    result = .success(try await base.data(for: shared))
+                } catch {
+                    result = .failure(error)
+                }
+                self.finish(key: key, flight: flightID, with: result)
+            }
+            return false
         }
-        if let now { continuation.resume(with: now) }
+        if cancelled { continuation.resume(throwing: Self.cancelled(request)) }
     }
 
-    /// Sends the shared request in the carrier's call and hands its outcome to every waiter.
-    private func carry(_ request: TransportRequest, key: Key, id: UInt64, next: Next) async throws
-        -> TransportResponse
-    {
-        let result: Result<TransportResponse, any Error>
-        do {
-            result = .success(try await next(request))
-        } catch {
-            result = .failure(error)
-        }
-        let flight = state.withLock { state -> Flight? in
-            guard let flight = state.flights[key], flight.id == id else { return nil }
+    /// The shared transfer is over: hands its outcome to every caller still waiting.
+    private func finish(key: Key, flight id: UInt64, with result: Result<DataResponse, any Error>) {
+        let waiters = state.withLock { state -> [CheckedContinuation<DataResponse, any Error>] in
+            // When every caller left, the flight was removed (and a new one may have started).
+            guard let flight = state.flights[key], flight.id == id else { return [] }
             state.flights[key] = nil
-            return flight
+            return Array(flight.waiters.values)
         }
-        guard let flight else { return try result.get() }
-        let delivery: Delivery
-        switch result {
-        case .failure where Task.isCancelled:
-            // The carrier's own cancellation stopped the transfer: the others start again.
-            delivery = .startAgain
-        case .failure:
-            delivery = .outcome(result)
-        case .success(let response) where response.body.collectedData != nil:
-            delivery = .outcome(result)
-        case .success:
-            // A streamed body can be read once: it is the carrier's, with the events of the
-            // rest of its transfer; the others send their own requests.
-            flight.listeners.keepOnly(id)
-            delivery = .sendYourOwn
-        }
-        for waiter in flight.waiters { waiter.continuation.resume(returning: delivery) }
-        return try result.get()
+        for waiter in waiters { waiter.resume(with: result) }
     }
 
-    /// A waiting caller's task was cancelled: it stops waiting at once.
-    private func leave(key: Key, waiter id: UInt64, request: TransportRequest) {
-        let left = state.withLock { state -> Waiter? in
-            guard let flight = state.flights[key],
-                let index = flight.waiters.firstIndex(where: { $0.id == id })
-            else { return nil }
+    /// A caller's task was cancelled: it stops waiting at once, and when it was the last one
+    /// the transfer is cancelled.
+    private func leave(key: Key, caller id: UInt64, request: TransportRequest) {
+        let (left, orphaned) = state.withLock {
+            state -> (CheckedContinuation<DataResponse, any Error>?, Task<Void, Never>?) in
+            guard var flight = state.flights[key], let left = flight.waiters.removeValue(forKey: id) else {
+                return (nil, nil)
+            }
             flight.listeners.remove(id)
-            return state.flights[key]?.waiters.remove(at: index)
+            guard flight.waiters.isEmpty else {
+                state.flights[key] = flight
+                return (left, nil)
+            }
+            state.flights[key] = nil
+            return (left, flight.task)
         }
-        left?.continuation.resume(throwing: Self.cancelled(request))
+        orphaned?.cancel()
+        left?.resume(throwing: Self.cancelled(request))
     }
 
     private static func cancelled(_ request: TransportRequest) -> TransportError {
@@ -238,10 +229,6 @@ private final class Listeners: Sendable {
 
     func remove(_ id: UInt64) {
         handlers.withLock { $0.removeAll { $0.id == id } }
-    }
-
-    func keepOnly(_ id: UInt64) {
-        handlers.withLock { $0.removeAll { $0.id != id } }
     }
 
     func send(_ event: TransferEvent) {
