@@ -187,6 +187,14 @@ let package = Package(
 
         // MARK: - Tests
         .target(
+            name: "ServerTestSupport",
+            dependencies: [
+                "TransportCurl",
+                .product(name: "MockBackend", package: "ParleyMockServer"),
+            ],
+            path: "Tests/ServerTestSupport"
+        ),
+        .target(
             name: "TestSupport",
             dependencies: [
                 .product(name: "InMemoryLogging", package: "swift-log"),
@@ -197,6 +205,7 @@ let package = Package(
         .testTarget(
             name: "CachingTests",
             dependencies: [
+                "ServerTestSupport",
                 "Caching",
                 "Forms",
                 "TestSupport",
@@ -211,6 +220,7 @@ let package = Package(
         .testTarget(
             name: "CoordinationTests",
             dependencies: [
+                "ServerTestSupport",
                 "Coordination",
                 "Feedback",
                 "FeedbackTesting",
@@ -293,6 +303,7 @@ let package = Package(
         .testTarget(
             name: "RetryTests",
             dependencies: [
+                "ServerTestSupport",
                 "Mapping",
                 "Retry",
                 "TestSupport",

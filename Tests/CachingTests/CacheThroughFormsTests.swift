@@ -3,6 +3,7 @@ import Forms
 import Foundation
 import HTTPTypes
 import MockBackend
+import ServerTestSupport
 import Synchronization
 import TestSupport
 import Testing

@@ -2,6 +2,7 @@ import Caching
 import Foundation
 import HTTPTypes
 import MockBackend
+import ServerTestSupport
 import TestSupport
 import Testing
 import Transport

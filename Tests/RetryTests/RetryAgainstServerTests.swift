@@ -3,6 +3,7 @@ import HTTPTypes
 import Logging
 import MockBackend
 import Retry
+import ServerTestSupport
 import Synchronization
 import TestSupport
 import Testing

@@ -25,23 +25,6 @@ final class ManualClock: Sendable {
     }
 }
 
-/// Runs `body` with a mock server and a transport of its own, shutting both down afterwards.
-func withServerAndTransport<T: Sendable>(
-    _ body: (MockServer, CurlTransport) async throws -> T
-) async throws -> T {
-    try await MockServer.withRunning { server in
-        let transport = try CurlTransport()
-        do {
-            let result = try await body(server, transport)
-            await transport.shutdown()
-            return result
-        } catch {
-            await transport.shutdown()
-            throw error
-        }
-    }
-}
-
 /// An HTTP date (IMF-fixdate), such as `Sun, 06 Nov 1994 08:49:37 GMT`.
 func httpDate(_ date: Date) -> String {
     let formatter = DateFormatter()

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import MockBackend
+import ServerTestSupport
 import Synchronization
 import Transport
 import TransportCurl
@@ -10,16 +11,8 @@ import TransportCurl
 func withServerAndTransport<T: Sendable>(
     _ body: (MockServer, CountingTransport) async throws -> T
 ) async throws -> T {
-    try await MockServer.withRunning { server in
-        let curl = try CurlTransport()
-        do {
-            let result = try await body(server, CountingTransport(curl))
-            await curl.shutdown()
-            return result
-        } catch {
-            await curl.shutdown()
-            throw error
-        }
+    try await ServerTestSupport.withServerAndTransport { server, curl in
+        try await body(server, CountingTransport(curl))
     }
 }
 
