@@ -152,8 +152,8 @@ final class KeyboardMode: Sendable {
     ///
     /// - Parameters:
     ///   - descriptor: The input.
-    ///   - interrupted: Run, after the mode is put back, when the process ends or is signalled
-    ///     while the mode is set.
+    ///   - interrupted: Run, after the mode is put back, when a signal arrived while the mode
+    ///     was set and the process survived it (a handler of the program's took it).
     init(descriptor: Int32, interrupted: @escaping @Sendable () -> Void) {
         self.descriptor = descriptor
         var saved = termios()
@@ -170,11 +170,15 @@ final class KeyboardMode: Sendable {
         }
         // Registered before the change, so no moment has the mode changed and nothing to undo it.
         let originalMode = saved
-        let key = TerminalRestoration.register {
-            var mode = originalMode
-            _ = tcsetattr(descriptor, TCSANOW, &mode)
-            interrupted()
-        }
+        // The reader is woken only once the signal has been raised again and the process
+        // survived it: woken before, the question would answer "abort" and the program could
+        // exit on its own before the signal ends it as the signal says.
+        let key = TerminalRestoration.register(
+            {
+                var mode = originalMode
+                _ = tcsetattr(descriptor, TCSANOW, &mode)
+            },
+            afterSurvivedSignal: interrupted)
         guard tcsetattr(descriptor, TCSAFLUSH, &keys) == 0 else {
             TerminalRestoration.unregister(key)
             original = nil

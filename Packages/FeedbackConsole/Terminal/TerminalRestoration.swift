@@ -20,6 +20,8 @@ import Synchronization
 enum TerminalRestoration {
     private struct State: Sendable {
         var cleanups: [Int: @Sendable () -> Void] = [:]
+        /// Run after a signal the process survived (its earlier handler did not end it).
+        var afterSurvivedSignal: [Int: @Sendable () -> Void] = [:]
         var nextKey = 0
         var installed = false
     }
@@ -31,11 +33,20 @@ enum TerminalRestoration {
     private static let watchedSignals: [Int32] = [SIGINT, SIGTERM]
 
     /// Registers `cleanup`; returns the key to unregister it with.
-    static func register(_ cleanup: @escaping @Sendable () -> Void) -> Int {
+    ///
+    /// - Parameters:
+    ///   - cleanup: Puts something back; runs at exit, or on a signal before it is raised again.
+    ///   - afterSurvivedSignal: Runs after a signal has been raised again and the process is
+    ///     still alive (a handler the program installed took it): work that must not race the
+    ///     signal's own end of the process, such as waking a reader to answer a question.
+    static func register(
+        _ cleanup: @escaping @Sendable () -> Void, afterSurvivedSignal: (@Sendable () -> Void)? = nil
+    ) -> Int {
         let (key, install) = state.withLock { state in
             let key = state.nextKey
             state.nextKey += 1
             state.cleanups[key] = cleanup
+            state.afterSurvivedSignal[key] = afterSurvivedSignal
             defer { state.installed = true }
             return (key, !state.installed)
         }
@@ -45,16 +56,24 @@ enum TerminalRestoration {
 
     /// Removes a cleanup.
     static func unregister(_ key: Int) {
-        _ = state.withLock { $0.cleanups.removeValue(forKey: key) }
+        state.withLock { state in
+            state.cleanups[key] = nil
+            state.afterSurvivedSignal[key] = nil
+        }
     }
 
-    /// Runs and removes every cleanup.
-    static func restoreAll() {
-        let cleanups = state.withLock { state in
-            defer { state.cleanups = [:] }
-            return Array(state.cleanups.values)
+    /// Runs and removes every cleanup; returns the work to do should a signal be survived.
+    @discardableResult
+    static func restoreAll() -> [@Sendable () -> Void] {
+        let (cleanups, survivors) = state.withLock { state in
+            defer {
+                state.cleanups = [:]
+                state.afterSurvivedSignal = [:]
+            }
+            return (Array(state.cleanups.values), Array(state.afterSurvivedSignal.values))
         }
         for cleanup in cleanups { cleanup() }
+        return survivors
     }
 
     private static func installHandlers() {
@@ -97,7 +116,7 @@ enum TerminalRestoration {
                 let count = read(readEnd, &number, 1)
                 if count < 0 && errno == EINTR { continue }
                 guard count == 1 else { return }
-                restoreAll()
+                let survivors = restoreAll()
                 let signalNumber = Int32(number)
                 if var old = saved[signalNumber] { sigaction(signalNumber, &old, nil) }
                 // This thread blocks signals (Foundation's threads start with every signal
@@ -107,6 +126,8 @@ enum TerminalRestoration {
                 sigaddset(&set, signalNumber)
                 pthread_sigmask(SIG_UNBLOCK, &set, nil)
                 raise(signalNumber)
+                // Still here: the program's own handler took the signal.
+                for survivor in survivors { survivor() }
             }
         }
         thread.name = "parley-feedback-signals"
