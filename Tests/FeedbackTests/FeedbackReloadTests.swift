@@ -48,3 +48,15 @@ extension FeedbackChainTests {
         #expect(recorder.isClear)
     }
 }
+
+extension FeedbackChainTests {
+    @Test(arguments: [TransportError.Category.retryBudgetExhausted, .retryAfterTooLong, .authenticationFailed])
+    func aRetryThatStoppedEarlyHasItsOwnSentence(category: TransportError.Category) throws {
+        for catalog in [MessageCatalog.english, .simplifiedChinese] {
+            let warning = try #require(
+                catalog.warning(for: TransportError(category, message: "detail"), successCodes: []))
+            #expect(warning.key == .transport(category), "\(catalog.languageCode) has a sentence for \(category)")
+            #expect(warning.detail == "detail")
+        }
+    }
+}

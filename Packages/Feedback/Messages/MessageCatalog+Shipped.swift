@@ -22,6 +22,11 @@ extension MessageCatalog {
             .transport(.invalidHeader): "The request could not be sent: one of its headers is not valid.",
             .transport(.invalidBody): "The request could not be sent: its content could not be read.",
             .transport(.shutDown): "The request was stopped because the program is shutting down.",
+            .transport(.retryBudgetExhausted):
+                "The server is failing for many requests right now, so retries are paused. Try again later.",
+            .transport(.retryAfterTooLong):
+                "The server is busy and asked for a longer wait than this request allows. Try again later.",
+            .transport(.authenticationFailed): "Your sign-in could not be renewed. Sign in again.",
             .network: "Something went wrong with the network. Try again.",
             .unreadableAnswer: "The server's answer could not be read.",
             .httpStatus: "The server answered with an error (HTTP {status}).",
@@ -67,6 +72,9 @@ extension MessageCatalog {
             .transport(.invalidHeader): "无法发送请求：某个请求头无效。",
             .transport(.invalidBody): "无法发送请求：无法读取请求内容。",
             .transport(.shutDown): "程序正在退出，请求已停止。",
+            .transport(.retryBudgetExhausted): "服务器当前对大量请求失败，已暂停重试。请稍后再试。",
+            .transport(.retryAfterTooLong): "服务器繁忙，要求的等待时间超过了本请求的上限。请稍后再试。",
+            .transport(.authenticationFailed): "无法续期登录状态。请重新登录。",
             .network: "网络出现问题。请重试。",
             .unreadableAnswer: "无法读取服务器的应答。",
             .httpStatus: "服务器返回了错误（HTTP {status}）。",
