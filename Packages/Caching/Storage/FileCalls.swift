@@ -110,11 +110,18 @@ enum FileCalls {
 
     /// Takes an exclusive `flock` without waiting; `false` when another descriptor holds it.
     static func lockExclusively(_ descriptor: Int32, path: String) throws -> Bool {
-        var result: Int32
-        repeat { result = flock(descriptor, LOCK_EX | LOCK_NB) } while result != 0 && errno == EINTR
-        if result == 0 { return true }
-        if errno == EWOULDBLOCK { return false }
-        throw Failure(action: "lock", path: path, code: errno)
+        // A lock just released can still be held for a moment by a child another thread of
+        // this process is starting: the child shares the open file until its `exec` closes it
+        // (`O_CLOEXEC`). So a busy lock is tried again for a quarter of a second before it
+        // counts as another storage's.
+        for attempt in 0..<50 {
+            var result: Int32
+            repeat { result = flock(descriptor, LOCK_EX | LOCK_NB) } while result != 0 && errno == EINTR
+            if result == 0 { return true }
+            guard errno == EWOULDBLOCK else { throw Failure(action: "lock", path: path, code: errno) }
+            if attempt < 49 { usleep(5_000) }
+        }
+        return false
     }
 
     /// The regular files of a directory with their sizes and modification times.
