@@ -139,8 +139,7 @@ public final class HTTPCache: TransportMiddleware {
     /// - Returns: The stored response (without a body for `HEAD`), or `nil` when there is none
     ///   whose `Vary` matches, or the cache is disabled.
     public func cachedResponse(for request: TransportRequest) async -> TransportResponse? {
-        var request = request
-        let requestedLifetime = Self.takeRequestedLifetime(from: &request)
+        let requestedLifetime = request.cacheLifetime
         let options = options
         guard options.isEnabled, request.head.method == .get || request.head.method == .head else { return nil }
         let key = Self.key(for: request)
@@ -157,8 +156,7 @@ public final class HTTPCache: TransportMiddleware {
     /// Answers `GET` and `HEAD` from the cache when it may, revalidates or sends otherwise,
     /// stores what it may, and invalidates after unsafe methods.
     public func intercept(_ request: TransportRequest, next: Next) async throws -> TransportResponse {
-        var request = request
-        let requestedLifetime = Self.takeRequestedLifetime(from: &request)
+        let requestedLifetime = request.cacheLifetime
         let options = options
         guard options.isEnabled else { return try await next(request) }
         let method = request.head.method
@@ -366,11 +364,6 @@ extension HTTPCache {
     /// The entry's key: the request's URL as the engine sends it.
     static func key(for request: TransportRequest) -> String {
         (try? RequestValidation.validate(request.head)) ?? request.url
-    }
-
-    /// The lifetime the request asks for in its user information.
-    static func takeRequestedLifetime(from request: inout TransportRequest) -> Duration? {
-        request.cacheLifetime
     }
 
     /// The forced lifetime for one request, in seconds: the request's (zero turns it off),

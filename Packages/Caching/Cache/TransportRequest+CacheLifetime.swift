@@ -35,13 +35,6 @@ extension TransportRequest {
 }
 
 extension Duration {
-    /// The duration in whole seconds, a fraction rounded up, never negative.
-    var wholeSecondsRoundedUp: Int64 {
-        let (seconds, attoseconds) = components
-        guard seconds >= 0 else { return 0 }
-        return attoseconds > 0 ? seconds + 1 : seconds
-    }
-
     /// The duration in seconds, as a `Double`.
     var timeInterval: Double {
         Double(components.seconds) + Double(components.attoseconds) / 1e18

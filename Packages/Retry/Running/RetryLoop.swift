@@ -123,7 +123,8 @@ public struct RetryLoop: Sendable {
                     start = clock.now
                     continue
                 }
-                if stop != .final, retries > 0 || stop != .retriesSpent(retries: 0) {
+                // A first attempt under a policy of no retries has nothing to explain.
+                if stop != .final, stop != .retriesSpent(retries: 0) {
                     logger?.warning(
                         Logger.Message(
                             stringLiteral: "Not retrying \(request.method.rawValue) \(request.url) after "
