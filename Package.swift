@@ -347,6 +347,53 @@ let package = Package(
     ]
 )
 
+// MARK: - Layer 4: Features
+
+// Business modules, one line each: the name and the modules it imports, from layers 1 and 2
+// only (never the engine or the console; `Tools/check-layering.py` fails on any other edge).
+// Each feature gets a library product, a target at `Packages/Features/NAME` and a test target
+// at `Tests/NAMETests` that may use the test doubles and the mock server. `make feature
+// NAME=X` adds a line here, and `make remove-feature NAME=X` takes it out again.
+let features: [(name: String, dependencies: [Target.Dependency])] = [
+    ("SystemAPI", ["Forms", "Mapping", "Transport", .product(name: "HTTPTypes", package: "swift-http-types")]),
+    (
+        "WeatherAPI",
+        [
+            "Coordination", "Downloads", "Forms", "Mapping", "Retry", "Transport",
+            .product(name: "HTTPTypes", package: "swift-http-types"),
+        ]
+    ),
+]
+
+for feature in features {
+    package.products.append(.library(name: feature.name, targets: [feature.name]))
+    package.targets.append(
+        .target(name: feature.name, dependencies: feature.dependencies, path: "Packages/Features/\(feature.name)"))
+    // What a feature's tests may use: the doubles for tests without a server, the mock server
+    // and the engine for tests against it.
+    package.targets.append(
+        .testTarget(
+            name: "\(feature.name)Tests",
+            dependencies: [
+                .target(name: feature.name),
+                "Feedback",
+                "FeedbackTesting",
+                "Forms",
+                "Mapping",
+                "Retry",
+                "ServerTestSupport",
+                "TestSupport",
+                "Transport",
+                "TransportCurl",
+                "TransportTesting",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "MockBackend", package: "ParleyMockServer"),
+            ],
+            path: "Tests/\(feature.name)Tests"
+        )
+    )
+}
+
 // MARK: - Shared settings
 
 // Build policy such as warnings-as-errors is not set here but by the gate (`make build`,
