@@ -1,5 +1,11 @@
 # Parley: the commands a contributor and CI run. `make test` is the gate.
 #
+#   make demo           install what building needs, build parley-demo, and run its guided tour
+#                       against the backend it embeds (DEMO_ARGS='weather forecast 北京' runs
+#                       another command)
+#   make feature NAME=X scaffold a feature module X: its folder, its line in Package.swift, a
+#                       form, the feature protocol, tests with the doubles, a mock route
+#   make remove-feature NAME=X  remove what `make feature NAME=X` added
 #   make setup          install what building and testing need (Debian packages, PyPI)
 #   make build          build the library and the tools, warnings as errors, imports checked
 #   make layering       check the manifest against the layer table
@@ -32,10 +38,22 @@ SWIFT_FLAGS ?= --explicit-target-dependency-import-check error -Xswiftc -warning
 BENCH_PACKAGE := Tools/Benchmarks
 LINT_PATHS := Package.swift $(wildcard Packages Tools Tests Apps)
 
-.PHONY: help setup build layering docs test consumer lint format bench clean-servers
+.PHONY: help demo feature remove-feature setup build layering docs test consumer lint format bench clean-servers
 
 help:
 	@sed -n 's/^#   make/  make/p' $(firstword $(MAKEFILE_LIST))
+
+# The demo needs the build's packages only, not the test servers'.
+demo:
+	bash Tools/scripts/setup.sh --build
+	$(SWIFT) build --product parley-demo
+	"$$($(SWIFT) build --show-bin-path)/parley-demo" $(or $(DEMO_ARGS),tour)
+
+feature:
+	$(PYTHON) Tools/scripts/feature.py add '$(NAME)'
+
+remove-feature:
+	$(PYTHON) Tools/scripts/feature.py remove '$(NAME)'
 
 setup:
 	bash Tools/scripts/setup.sh

@@ -41,9 +41,11 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types", from: "1.0.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.8.0"),
         // Test-only tools, in packages of their own: the loopback mock server, the command-line
-        // download the crash tests kill, and the benchmark client whose peak memory the
-        // streaming tests measure (built alone, without the peers beside it).
+        // download the crash tests kill, the benchmark client whose peak memory the
+        // streaming tests measure (built alone, without the peers beside it), and the demo,
+        // whose tests run it as a binary.
         .package(name: "ParleyBenchmarks", path: "Tools/Benchmarks"),
+        .package(name: "ParleyDemo", path: "Apps/Demo"),
         .package(name: "ParleyFetch", path: "Tools/Fetch"),
         .package(name: "ParleyMockServer", path: "Tools/MockServer"),
     ],
@@ -233,6 +235,16 @@ let package = Package(
                 .product(name: "MockBackend", package: "ParleyMockServer"),
             ],
             path: "Tests/CoordinationTests"
+        ),
+        .testTarget(
+            name: "DemoTests",
+            dependencies: [
+                "TestSupport",
+                .product(name: "MockBackend", package: "ParleyMockServer"),
+                // Built beside the tests, which run it as a person would.
+                .product(name: "parley-demo", package: "ParleyDemo"),
+            ],
+            path: "Tests/DemoTests"
         ),
         .testTarget(
             name: "DownloadsTests",

@@ -159,6 +159,23 @@ import Transport
         #expect(scene.transfers.isEmpty)
     }
 
+    @Test func keepsFollowingTheUploadWhenTheAnswerArrives() {
+        // Given an upload whose last progress is sent
+        var scene = FeedbackScene()
+        let activity = ActivityID(rawValue: 7)
+        let sent = TransferProgress(completed: 3_000_000, total: 3_000_000, bytesPerSecond: 9_000_000, isFinal: true)
+        let answer = TransferProgress(completed: 173, total: 173, bytesPerSecond: 100, isFinal: true)
+        _ = scene.apply(.progressBegan(activity, label: "sky.jpg", container: Screen().containerInfo), at: .zero)
+        _ = scene.apply(.progressChanged(activity, direction: .upload, progress: sent), at: .seconds(1))
+
+        // When the small answer comes back
+        _ = scene.apply(.progressChanged(activity, direction: .download, progress: answer), at: .seconds(2))
+
+        // Then the bar still shows what was sent
+        #expect(scene.transfers.first?.direction == .upload)
+        #expect(scene.transfers.first?.progress == sent)
+    }
+
     @Test func ignoresProgressOfUnknownTransfersAndASecondBeginning() {
         var scene = FeedbackScene()
         let activity = ActivityID(rawValue: 7)

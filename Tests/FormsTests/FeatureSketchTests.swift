@@ -62,7 +62,7 @@ struct SketchScreen: SketchWeatherAPI {
     @Test func awaitsATypedModelFromTheEnvelope() async throws {
         try await withScreen { screen in
             let forecast = try await screen.forecast(city: "Toronto").value
-            #expect(forecast.location == "Toronto")
+            #expect(forecast.location == "Toronto, Canada")
             #expect(forecast.threeDayForecast.map(\.temperature) == [20, 22, 28])
         }
     }
@@ -82,7 +82,7 @@ struct SketchScreen: SketchWeatherAPI {
                 .failure { lines.append("failure \($0.message)") }
                 .completion { _ in lines.append("done") }
             _ = try await request.value
-            #expect(lines.all == ["location Paris", "done"])
+            #expect(lines.all == ["location Paris, France", "done"])
         }
     }
 

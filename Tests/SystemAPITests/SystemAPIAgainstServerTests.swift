@@ -11,7 +11,7 @@ import TransportCurl
 
 /// SystemAPI against the mock backend's `/sysTime` and `/sysVersion`, over the engine.
 @Suite struct SystemAPIAgainstServerTests {
-    struct AboutScreen: SystemAPI {
+    struct AboutScreen: SystemRequestable {
         let clientConfiguration: ClientConfiguration?
     }
 
@@ -33,14 +33,21 @@ import TransportCurl
         }
     }
 
+    /// `versions` from the oldest to the newest, compared number by number.
+    static func ascending(_ versions: [String]) -> [String] {
+        versions.sorted {
+            $0.split(separator: ".").map { Int($0) ?? 0 }.lexicographicallyPrecedes(
+                $1.split(separator: ".").map { Int($0) ?? 0 })
+        }
+    }
+
     @Test func listsOnlyTheReleasesNewerThanTheAppsVersion() async throws {
         try await withScreen { screen, _ in
-            let all = try await screen.sysVersion(appVersion: "0.0.1").value
-            let versions = all.map(\.version)
+            let versions = Self.ascending(try await screen.sysVersion(appVersion: "0.0.1").value.map(\.version))
             #expect(versions.count >= 2)
-            let middle = try #require(versions.dropLast().last)
+            let secondNewest = try #require(versions.dropLast().last)
 
-            let newer = try await screen.sysVersion(appVersion: middle).value
+            let newer = try await screen.sysVersion(appVersion: secondNewest).value
 
             #expect(newer.map(\.version) == [try #require(versions.last)])
             #expect(newer.allSatisfy { !$0.notes.isEmpty })
@@ -49,9 +56,10 @@ import TransportCurl
 
     @Test func hearsNothingNewerThanTheNewestRelease() async throws {
         try await withScreen { screen, _ in
-            let newest = try #require(try await screen.sysVersion(appVersion: "0.0.1").value.last)
+            let versions = try await screen.sysVersion(appVersion: "0.0.1").value.map(\.version)
+            let newest = try #require(Self.ascending(versions).last)
 
-            let newer = try await screen.sysVersion(appVersion: newest.version).value
+            let newer = try await screen.sysVersion(appVersion: newest).value
 
             #expect(newer.isEmpty)
         }

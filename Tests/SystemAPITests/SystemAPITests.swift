@@ -15,7 +15,7 @@ import TransportTesting
 /// presenter for the screen.
 @Suite struct SystemAPITests {
     /// A screen of the app: sends the system requests and shows their feedback.
-    struct AboutScreen: SystemAPI, Containable, Loadable, Warnable {
+    struct AboutScreen: SystemRequestable, Containable, Loadable, Warnable {
         let clientConfiguration: ClientConfiguration?
         let presenter: any FeedbackPresenter
         var containerId: String { "screen:about" }

@@ -15,7 +15,7 @@ import WeatherAPI
 /// recording presenter stands for the terminal.
 @Suite struct WeatherAPITests {
     /// A screen of the app that sends weather requests and shows their feedback.
-    struct WeatherScreen: WeatherAPI, Containable, Loadable, Progressable, Warnable, Sendable {
+    struct WeatherScreen: WeatherRequestable, Containable, Loadable, Progressable, Warnable, Sendable {
         let clientConfiguration: ClientConfiguration?
         let presenter: any FeedbackPresenter
         var containerId: String { "screen:weather" }

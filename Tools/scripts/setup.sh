@@ -3,6 +3,10 @@
 # Installs what building and testing Parley needs on Debian 12, skipping whatever is
 # already there. Safe to run any number of times; asks nothing.
 #
+#   Tools/scripts/setup.sh          what building and testing need (`make test`)
+#   Tools/scripts/setup.sh --build  what building needs, and nothing for the test servers
+#                                   (`make demo`)
+#
 #   Debian: libcurl4-openssl-dev, libssl-dev, pkg-config, zlib1g-dev (the CCurl, CLibCrypto
 #           and CZlib modules),
 #           nginx-light (nginx with TLS, HTTP/2 and the echo module), openssl, curl
@@ -13,6 +17,13 @@
 # Runs as root, or as a user allowed to run `sudo` without a password.
 
 set -euo pipefail
+
+build_only=false
+case ${1-} in
+    "") ;;
+    --build) build_only=true ;;
+    *) printf 'usage: %s [--build]\n' "$0" >&2; exit 2 ;;
+esac
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 requirements="$here/test-servers-requirements.txt"
@@ -34,7 +45,8 @@ fi
 
 # In Debian 12 `nginx-light` is the `nginx` binary (built with the SSL and HTTP/2 modules)
 # plus the echo module, which the test servers' /upload uses to read a whole body.
-apt_packages=(libcurl4-openssl-dev libssl-dev pkg-config zlib1g-dev nginx-light openssl curl ca-certificates time tmux)
+apt_packages=(libcurl4-openssl-dev libssl-dev pkg-config zlib1g-dev ca-certificates)
+$build_only || apt_packages+=(nginx-light openssl curl time tmux)
 
 is_installed() {
     [[ $(dpkg-query -W -f='${Status}' "$1" 2>/dev/null || true) == "install ok installed" ]]
@@ -63,6 +75,12 @@ if ((${#missing[@]} > 0)); then
     "${as_root[@]}" apt-get install "${apt_options[@]}" --no-install-recommends "${missing[@]}"
 else
     log "Debian packages present: ${apt_packages[*]}"
+fi
+
+if $build_only; then
+    command -v swift >/dev/null 2>&1 || log "warning: swift is not on PATH; building needs a Swift 6.2 or later toolchain"
+    log "done (build only)"
+    exit 0
 fi
 
 nginx_bin="$(command -v nginx || echo /usr/sbin/nginx)"

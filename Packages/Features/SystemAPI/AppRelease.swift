@@ -2,7 +2,7 @@ public import Foundation
 
 /// A release of the app, as `POST /sysVersion` lists them:
 /// `{"version": "2.1.0", "notes": "…", "time": <milliseconds since 1970>}`.
-public struct AppRelease: Decodable, Sendable, Hashable {
+public struct AppRelease: Codable, Sendable, Hashable {
     /// The version, such as `2.1.0`.
     public var version: String
     /// What changed, in a sentence or two.

@@ -1,7 +1,7 @@
 public import Foundation
 
 /// The server's clock, as `GET /sysTime` reports it: `{"time": <milliseconds since 1970>}`.
-public struct ServerTime: Decodable, Sendable, Hashable {
+public struct ServerTime: Codable, Sendable, Hashable {
     /// Milliseconds since 1970-01-01 00:00:00 UTC, as the server sent them.
     public var millisecondsSince1970: Int64
 

@@ -11,7 +11,7 @@ public import Transport
 /// ``/Forms/ClientSystem/bootstrap(_:)`` installed, by default):
 ///
 /// ```swift
-/// struct AboutScreen: SystemAPI {}
+/// struct AboutScreen: SystemRequestable {}
 ///
 /// let time = try await AboutScreen().sysTime().value
 /// AboutScreen().sysVersion(appVersion: "1.2.0")
@@ -23,9 +23,9 @@ public import Transport
 /// for success: any other code fails the handle with Mapping's `BusinessError`, carrying the
 /// server's message. The decoder is the client's (`userInfo.responseDecoder`) unless a call's
 /// options name another.
-public protocol SystemAPI: Requestable {}
+public protocol SystemRequestable: Requestable {}
 
-extension SystemAPI {
+extension SystemRequestable {
     /// The server's clock: `GET /sysTime`.
     ///
     /// - Parameter options: What this call decides over the client: a timeout, user
@@ -42,7 +42,8 @@ extension SystemAPI {
     ///   - appVersion: The version the caller runs, such as `1.2.0`; not empty.
     ///   - platform: The platform to ask for; ``SystemPlatform/current`` by default.
     ///   - options: What this call decides over the client; none by default.
-    /// - Returns: A handle for the releases, oldest first; empty when `appVersion` is the newest.
+    /// - Returns: A handle for the releases, in the server's order; empty when `appVersion` is the
+    ///   newest.
     ///   An empty `appVersion` or `platform` fails it at once with a `FormError` of category
     ///   `invalidParameters`, before anything is sent.
     public func sysVersion(

@@ -4,7 +4,7 @@ import HTTPTypes
 /// The system endpoints of the backend: `GET /sysTime` and `POST /sysVersion`.
 ///
 /// Internal: a feature's forms are how it talks to its server, not part of what it offers.
-/// ``SystemAPI`` is the public face.
+/// ``SystemRequestable`` is the public face.
 enum SystemForm: RequestFormable {
     /// `GET /sysTime`: the server's clock.
     case time

@@ -13,7 +13,7 @@ public import Transport
 /// installed, by default):
 ///
 /// ```swift
-/// struct ForecastScreen: WeatherAPI {}
+/// struct ForecastScreen: WeatherRequestable {}
 ///
 /// let forecast = try await ForecastScreen().forecast(city: "Toronto").value
 /// ForecastScreen().forecast(city: "Paris")
@@ -26,12 +26,12 @@ public import Transport
 /// message (an unknown city is code 404, "Unknown city: NAME"). Bad arguments (an empty city, a
 /// page size out of range) fail the handle at once with a `FormError` of category
 /// `invalidParameters`, before anything is sent.
-public protocol WeatherAPI: Requestable {}
+public protocol WeatherRequestable: Requestable {}
 
 /// The envelope list layout of `GET /weather/cities`: `{"items": [...], "cursor": next or null}`.
 private let cityPageLayout = ListLayout(items: "items", cursor: "cursor", hasMore: nil)
 
-extension WeatherAPI {
+extension WeatherRequestable {
     /// A city's three-day forecast: `GET /weather?city=NAME`, decoded from the envelope's data.
     ///
     /// - Parameters:
@@ -203,7 +203,7 @@ extension WeatherAPI {
     }
 }
 
-extension WeatherAPI where Self: Sendable {
+extension WeatherRequestable where Self: Sendable {
     /// Every city the service knows, page after page, in the server's order.
     ///
     /// - Parameters:

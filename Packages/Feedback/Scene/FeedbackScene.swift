@@ -43,7 +43,8 @@ public struct FeedbackScene: Sendable {
         public var label: String
         /// Where the bar is.
         public var container: ContainerInfo
-        /// The direction of the newest progress; `nil` until the first.
+        /// The direction shown: the upload's once there was one, else the download's; `nil`
+        /// until the first progress.
         public var direction: TransferDirection?
         /// The newest progress; `nil` until the first.
         public var progress: TransferProgress?
@@ -136,6 +137,9 @@ public struct FeedbackScene: Sendable {
 
         case .progressChanged(let activity, let direction, let progress):
             guard let index = transfers.firstIndex(where: { $0.activity == activity }) else { return [] }
+            // Once a transfer has sent a body, its bar follows the upload: the small answer that
+            // comes back would otherwise replace the upload's bytes and rate at the very end.
+            if direction == .download, transfers[index].direction == .upload { return [] }
             transfers[index].direction = direction
             transfers[index].progress = progress
             return []

@@ -18,11 +18,15 @@ import NIOCore
 /// }
 /// ```
 ///
-/// Every request is recorded before it is routed; read them with ``receivedRequests()``.
+/// Every request is recorded before it is routed; read them with ``receivedRequests()``, or
+/// count those of one path with ``requestCount(for:)``.
 ///
 /// ## Routes
 ///
 /// Every route accepts every method (HEAD gets the GET head without a body) unless noted.
+/// The business routes of the weather demo's backend (`/sysTime` to `/weather/report`, and
+/// `/auth`) answer in the envelope `{"code": Int, "message": String, "data": …}`, code 200
+/// and message `ok` for success, HTTP 200 also for their business errors unless noted.
 /// Numbers out of range, or malformed, are answered with 400 and a sentence saying why;
 /// unknown paths with 404. "Pattern bytes" are ``BytePattern``: byte `i` is `UInt8(i % 251)`.
 ///
@@ -55,6 +59,31 @@ import NIOCore
 /// | `/auth/protected`, `/auth/protected/…` | Needs `Authorization: Bearer T`, `T` issued here and unexpired (by lifetime or `/auth/expire`): envelope data `{"token": T, "requests": accepted protected requests so far}`. Otherwise HTTP 200 `{"code": 401, "message": "Token expired", "data": null}`, or with `http=1` HTTP 401, `WWW-Authenticate: Bearer error="invalid_token"`, `{"error": "invalid_token", "message": "Token expired"}`. |
 /// | `/auth/stats` | `{"logins", "refreshes", "failedRefreshes", "protected": {"accepted", "rejected"}}`: failed refreshes are those with `fail` or without a known token. |
 /// | `/cache?key=K&…` | A resource for HTTP cache tests, counted per key `K` (the whole target by default). `GET`/`HEAD`: 200 (`status=CODE` for another) with the JSON body `{"key", "served", "version", "vary": {name: value}}` and `X-Served: served` (full responses of the key so far), and the headers the query asks for: `max-age=N`, `s-maxage=N`, `no-store=1`, `no-cache=1`, `must-revalidate=1`, `private=1`, `public=1` make `Cache-Control`; `etag=V` gives `ETag: "V"` (`"V-vN"` after N changes); `last-modified=D`, `expires=D`, `age=N`, `vary=NAMES` are sent as given (dates percent-encoded). An `If-None-Match` naming the current `ETag` (weak comparison, or `*`), or without it an `If-Modified-Since` equal to `last-modified` (before any change), gets `304` with the same headers and no body, and is not counted as served; `revalidate-status=CODE` answers every conditional request with `CODE` instead. Any other method changes the key's version (a new `ETag`) and answers 200 `{"key", "version"}`, with `Content-Location` from `content-location=URL`. |
+/// | `/sysTime` | GET (or HEAD; else 405). Envelope data `{"time": milliseconds since 1970}`. |
+/// | `/sysVersion` | POST only, header `platform` (such as `linux`; any case), JSON body `{"appVersion": "X.Y.Z"}`. Envelope data: the releases for the platform newer than `X.Y.Z` (compared number by number), newest first, `[{"version", "notes", "time"}]` (`time` in ms since 1970), from a fixed list 1.0.0, 1.1.0, 1.2.0, 1.2.1 (`android` and `ios` only), 2.0.0, 2.1.0 (every platform). Envelope code 400 for a missing `platform` ("Missing header: platform"), a body that is not a JSON object, a missing or malformed `appVersion`. |
+/// | `/weather?city=NAME` | GET (or HEAD). Envelope data `{"location": "NAME, COUNTRY", "three_day_forecast": [{"conditions", "day", "temperature"}]}`, days Monday, Tuesday, Wednesday: Toronto's is the weather fixture (`Toronto, Canada`, 20, 22, 28 °C), every other city of `/weather/cities` gets one generated from its name (the same on every request). Names match without case and surrounding spaces. Code 400 "Missing query item: city", code 404 "Unknown city: NAME" (`data` `null`). Test switches: `code=CODE`, `message=TEXT` (the envelope carries them; without `city` the data is the fixture), `shape=keypath` (`{"data": forecast}`), `plain`, `array` (no envelope; missing or unknown city then HTTP 400/404). |
+/// | `/weather/cities?cursor=C&limit=N` | GET (or HEAD). Envelope data `{"items": [{"name", "country"}], "cursor": next or null}`: 60 cities in a fixed order (Chinese ones named in Chinese, country `中国`; São Paulo, Zürich, Montréal…), `N` a page (10 by default, 1–100). Cursors are opaque; code 400 "Invalid cursor: C" for one this server did not make. |
+/// | `/weather/radar?city=NAME&size=N` | GET (or HEAD). The city's radar image: `N` bytes (262144 by default, at most 256 MiB) that repeat 4093 bytes seeded by the city, `application/octet-stream`, streamed with `Content-Length`, `ETag: "radar-{hex}-{N}"`, `Last-Modified`. One `Range: bytes=` is honoured (206/416) unless `If-Range` names another version (200). `chunk-delay=MS` (per 64 KiB; the route's pace by default, see `/faults/pace`). Not an envelope route: unknown city HTTP 404, missing city HTTP 400, both with the envelope as body (`{"code": 404, "message": "Unknown city: NAME", "data": null}`). |
+/// | `/weather/report` | POST only. `Authorization: Bearer T` (a token of `/auth/login`, unexpired) and a `multipart/form-data` body with parts `city` (text), `note` (text, optional), `photo` (file, hashed as it arrives). Envelope data `{"id": "report-N", "city", "note" (or null), "bytes", "sha256"}` (the photo's length and hex SHA-256). Code 401 "Log in first" (no token) or "Token expired"; code 400 "Missing part: city" / "Missing part: photo", or a body that does not parse; code 404 "Unknown city: NAME". |
+/// | `/faults` | GET. The fault injector (``FaultInjector``): `{"chaos": {"rate", "seed"}, "delays": {path: ms}, "paces": {path: ms}, "scripts": {path: ["drop", "503:1", "ok"]}, "counters": {path: {"requests", "drops", "unavailable", "delayed"}}, "paths": [business route paths]}`. |
+/// | `/faults/script?path=P&outcomes=O,…` | POST only. Replaces route `P`'s scripted outcomes (`ok`, `drop`, `503` with `Retry-After: 1`, `503:SECONDS`; empty removes them); answers the `/faults` document. `P` must be a business route (400 otherwise). |
+/// | `/faults/delay?path=P&ms=N` | POST only. Route `P` waits `N` ms (0–600000; 0 removes) before each answer. |
+/// | `/faults/pace?path=P&ms=N` | POST only. Route `P` waits `N` ms (0–10000; 0 removes) after each 64 KiB of its body: `/weather/radar` without `chunk-delay`, so a download's progress is visible. |
+/// | `/faults/chaos?rate=R&seed=S` | POST only. Chaos rate `R` (0–1); with `seed`, the generator restarts from `S`. |
+/// | `/faults/reset` | POST only. No scripts, no delays, no paces, rate 0, counters 0, the generator back at the start seed. |
+///
+/// ### Faults
+///
+/// The business routes — `/sysTime`, `/sysVersion`, `/weather`, `/weather/cities`,
+/// `/weather/radar`, `/weather/report`, `/auth/login` and `/auth/refresh` — consult
+/// ``faults`` before answering: each waits its route's delay, then takes its route's next
+/// scripted outcome or, with probability ``FaultInjector/chaosRate``, a fault drawn from a
+/// seeded SplitMix64: a connection closed without an answer (curl: "Empty reply from server"),
+/// or HTTP 503 with `Retry-After: 1` and `{"code": 503, "message": "Service unavailable; try
+/// again", "data": null}`. Set them in process through ``faults``, at start with
+/// ``Options`` (``withRunning(isolation:options:_:)``,
+/// ``run(host:port:logger:options:onListening:)``), or from another process through the
+/// `/faults` routes. The other routes are never faulted.
 ///
 /// Query values are percent-decoded; `+` stays `+`. The server sends no `100 Continue`, so
 /// a client that sends `Expect: 100-continue` waits out its own expect timeout (curl: 1 s).
@@ -70,6 +99,9 @@ public struct MockServer: Sendable {
     public let host: String
     /// The port the server is listening on, as bound (never 0).
     public let port: Int
+    /// The faults of the business routes: scripted outcomes, delays and chaos, and their
+    /// counters. Changes apply to the next request.
+    public let faults: FaultInjector
     private let recorder: RequestRecorder
 
     /// `http://HOST:PORT`, without a trailing slash: append a path such as `/echo`.
@@ -95,10 +127,22 @@ public struct MockServer: Sendable {
         recorder.snapshot()
     }
 
-    private init(host: String, port: Int, recorder: RequestRecorder) {
+    /// How many requests for `path` have arrived so far, whatever their query or method.
+    ///
+    /// - Parameter path: A path without a query, compared exactly: `/weather` counts
+    ///   `/weather?city=Paris` but not `/weather/cities`.
+    /// - Returns: The count, from ``receivedRequests()``.
+    public func requestCount(for path: String) -> Int {
+        recorder.snapshot().count { request in
+            request.path.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first == Substring(path)
+        }
+    }
+
+    private init(host: String, port: Int, recorder: RequestRecorder, faults: FaultInjector) {
         self.host = host
         self.port = port
         self.recorder = recorder
+        self.faults = faults
     }
 
     // MARK: - Running
@@ -120,11 +164,29 @@ public struct MockServer: Sendable {
         isolation: isolated (any Actor)? = #isolation,
         _ body: (MockServer) async throws -> T
     ) async throws -> T {
+        try await withRunning(isolation: isolation, options: Options(), body)
+    }
+
+    /// Starts a server with `options` on `127.0.0.1` and an ephemeral port, runs `body`, then
+    /// stops the server: ``withRunning(isolation:_:)`` with faults from the start.
+    ///
+    /// - Parameters:
+    ///   - isolation: The actor `body` runs on; the caller's by default.
+    ///   - options: The chaos and delays the business routes start with.
+    ///   - body: The test, given the running server.
+    /// - Returns: What `body` returns.
+    /// - Throws: What `body` throws, or ``MockServerError/Code/serverDidNotStart`` (or the
+    ///   bind error) when the server could not start.
+    public static func withRunning<T: Sendable>(
+        isolation: isolated (any Actor)? = #isolation,
+        options: Options,
+        _ body: (MockServer) async throws -> T
+    ) async throws -> T {
         let (started, startedContinuation) = AsyncStream.makeStream(of: MockServer.self)
         return try await withThrowingTaskGroup(of: Void.self, returning: T.self) { group in
             group.addTask {
                 defer { startedContinuation.finish() }
-                try await serve(host: "127.0.0.1", port: 0, logger: nil) { server in
+                try await serve(host: "127.0.0.1", port: 0, logger: nil, options: options) { server in
                     startedContinuation.yield(server)
                 }
             }
@@ -158,7 +220,28 @@ public struct MockServer: Sendable {
         logger: Logger? = nil,
         onListening: @escaping @Sendable (MockServer) async -> Void
     ) async throws {
-        try await serve(host: host, port: port, logger: logger, onListening: onListening)
+        try await serve(host: host, port: port, logger: logger, options: Options(), onListening: onListening)
+    }
+
+    /// Runs a server with `options` until the calling task is cancelled:
+    /// ``run(host:port:logger:onListening:)`` with faults from the start.
+    ///
+    /// - Parameters:
+    ///   - host: The address to bind; `127.0.0.1` by default.
+    ///   - port: The port to bind; 0 (the default) lets the kernel pick one.
+    ///   - logger: Where Hummingbird logs; `nil` (the default) discards its logs.
+    ///   - options: The chaos and delays the business routes start with.
+    ///   - onListening: Called once, when the server is listening, with the bound port. Return
+    ///     promptly: connections are not accepted until it returns.
+    /// - Throws: The bind error when the address cannot be bound, such as a port in use.
+    public static func run(
+        host: String = "127.0.0.1",
+        port: Int = 0,
+        logger: Logger? = nil,
+        options: Options,
+        onListening: @escaping @Sendable (MockServer) async -> Void
+    ) async throws {
+        try await serve(host: host, port: port, logger: logger, options: options, onListening: onListening)
     }
 
     /// Builds the Hummingbird application and runs it until cancelled.
@@ -166,15 +249,17 @@ public struct MockServer: Sendable {
         host: String,
         port: Int,
         logger: Logger?,
+        options: Options,
         onListening: @escaping @Sendable (MockServer) async -> Void
     ) async throws {
         let recorder = RequestRecorder()
+        let faults = FaultInjector(chaosRate: options.chaosRate, chaosSeed: options.chaosSeed, delays: options.delays)
         let application = Application(
-            responder: MockResponder(recorder: recorder),
+            responder: MockResponder(recorder: recorder, faults: faults),
             configuration: ApplicationConfiguration(address: .hostname(host, port: port)),
             onServerRunning: { channel in
                 let boundPort = channel.localAddress?.port ?? port
-                await onListening(MockServer(host: host, port: boundPort, recorder: recorder))
+                await onListening(MockServer(host: host, port: boundPort, recorder: recorder, faults: faults))
             },
             logger: logger ?? Logger(label: "parley.mock-server", factory: { _ in SwiftLogNoOpLogHandler() })
         )

@@ -36,8 +36,22 @@ struct ParleyMockServer: AsyncParsableCommand {
             /headers?name=value, /cookies, /cookies/set?name=value, /upload, /multipart, /drop?bytes=, \
             /flaky/{n}?status=&key=&retry-after=, /weather?city=&shape=&code=&message=, \
             /idempotent?resets=&scope=, /idempotent/stats, /auth/login, /auth/refresh?fail=&delay=, \
-            /auth/expire, /auth/protected?http=, /auth/stats, /cache?key=&max-age=&etag=…. See the \
-            MockServer documentation for each one.
+            /auth/expire, /auth/protected?http=, /auth/stats, /cache?key=&max-age=&etag=….
+
+            The weather demo's backend, answering in the envelope {"code", "message", "data"}: \
+            GET /sysTime, POST /sysVersion (header platform, body {"appVersion"}), \
+            GET /weather?city=, GET /weather/cities?cursor=&limit=, \
+            GET /weather/radar?city=&size=&chunk-delay= (a download with ETag and Range), \
+            POST /weather/report (multipart city, note, photo; Authorization: Bearer from /auth/login).
+
+            Faults for those business routes (and /auth/login, /auth/refresh): --chaos RATE drops \
+            the connection or answers 503 with Retry-After: 1 for that share of requests, \
+            reproducibly for a --chaos-seed. At run time: POST /faults/script?path=/weather&outcomes=drop,503,ok, \
+            POST /faults/delay?path=/weather&ms=600, POST /faults/pace?path=/weather/radar&ms=40, \
+            POST /faults/chaos?rate=0.2&seed=7, \
+            POST /faults/reset, GET /faults (settings and counters).
+
+            See the MockServer documentation for each route.
             """
     )
 
@@ -48,6 +62,19 @@ struct ParleyMockServer: AsyncParsableCommand {
     /// The address to bind.
     @Option(help: "The address to listen on.")
     var host: String = "127.0.0.1"
+
+    /// The share of business requests that get a fault, 0…1.
+    @Option(
+        help: ArgumentHelp(
+            "The probability, 0...1, that a business request (/sysTime, /sysVersion, /weather…, /auth/login, /auth/refresh) is dropped or answered 503.",
+            valueName: "rate"
+        )
+    )
+    var chaos: Double = 0
+
+    /// The seed of the chaos generator.
+    @Option(help: ArgumentHelp("The seed of --chaos: the same seed gives the same faults.", valueName: "n"))
+    var chaosSeed: UInt64 = 0
 
     /// A debugging aid: run a ``ScriptedSocketServer`` instead of the HTTP server.
     @Option(
@@ -62,6 +89,9 @@ struct ParleyMockServer: AsyncParsableCommand {
         guard (0...65535).contains(port) else {
             throw ValidationError("--port must be in 0...65535, got \(port).")
         }
+        guard chaos.isFinite, (0...1).contains(chaos) else {
+            throw ValidationError("--chaos must be a probability in 0...1, got \(chaos).")
+        }
         if let scripted {
             _ = try Self.behaviour(named: scripted)
         }
@@ -75,10 +105,11 @@ struct ParleyMockServer: AsyncParsableCommand {
         }
         let host = host
         let port = port
+        let options = MockServer.Options(chaosRate: chaos, chaosSeed: chaosSeed)
         let signals = termination.received
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
-                try await MockServer.run(host: host, port: port) { server in
+                try await MockServer.run(host: host, port: port, options: options) { server in
                     Self.announce(server.baseURL)
                 }
             }

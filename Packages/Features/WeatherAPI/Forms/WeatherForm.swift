@@ -3,7 +3,7 @@ import HTTPTypes
 
 /// The weather service's ordinary requests, answered in the backend's envelope.
 ///
-/// Internal: ``WeatherAPI`` is the feature's public face; the forms are how it talks to its
+/// Internal: ``WeatherRequestable`` is the feature's public face; the forms are how it talks to its
 /// server.
 enum WeatherForm: RequestFormable {
     /// `GET /weather?city=NAME`: a city's forecast.

@@ -84,6 +84,6 @@ public struct WeatherLogin: Authenticator {
 }
 
 /// Sends the login endpoints through a client of its own.
-struct LoginSender: WeatherAPI {
+struct LoginSender: WeatherRequestable {
     let clientConfiguration: ClientConfiguration?
 }

@@ -1,13 +1,13 @@
 /// A city's three-day forecast, as `GET /weather?city=…` sends it in the envelope's data:
 /// `{"location": "Toronto, Canada", "three_day_forecast": [{"conditions", "day", "temperature"}]}`.
-public struct Forecast: Decodable, Sendable, Hashable {
+public struct Forecast: Codable, Sendable, Hashable {
     /// The place, as the server names it, such as `Toronto, Canada`.
     public var location: String
     /// The days, today first.
     public var days: [Day]
 
     /// One day of a forecast.
-    public struct Day: Decodable, Sendable, Hashable {
+    public struct Day: Codable, Sendable, Hashable {
         /// The sky, such as `Partly cloudy`.
         public var conditions: String
         /// The day's name, such as `Monday`.

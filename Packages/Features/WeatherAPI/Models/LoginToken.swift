@@ -1,6 +1,6 @@
 /// A login token, as `POST /auth/login` and `POST /auth/refresh` send it:
 /// `{"token": "…", "expiresIn": 3600}`.
-public struct LoginToken: Decodable, Sendable, Hashable {
+public struct LoginToken: Codable, Sendable, Hashable {
     /// The bearer token.
     public var token: String
     /// How many seconds it lives from the moment it was issued.

@@ -1,6 +1,6 @@
 /// What the server received for a weather report (`POST /weather/report`):
 /// `{"id", "city", "note", "bytes", "sha256"}`.
-public struct WeatherReport: Decodable, Sendable, Hashable {
+public struct WeatherReport: Codable, Sendable, Hashable {
     /// The report's identifier on the server.
     public var id: String
     /// The city the report is about.

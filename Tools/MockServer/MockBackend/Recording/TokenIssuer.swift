@@ -90,6 +90,12 @@ final class TokenIssuer: Sendable {
         }
     }
 
+    /// Whether `presented` was issued here and has not expired, without counting the check
+    /// among the protected requests.
+    func isValid(_ presented: String) -> Bool {
+        state.withLock { $0.tokens[presented]?.isValid == true }
+    }
+
     /// `{"logins", "refreshes", "failedRefreshes", "protected": {"accepted", "rejected"}}`.
     func statistics() -> JSONValue {
         state.withLock { state in

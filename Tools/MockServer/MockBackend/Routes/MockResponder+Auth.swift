@@ -45,7 +45,7 @@ extension MockResponder {
             return .text("refresh failing with \(failure)\n", status: HTTPResponse.Status(code: failure))
         }
         guard let token = tokens.refresh(Self.bearerToken(of: request), lifetime: lifetime) else {
-            return try Self.envelope(code: 401, message: "Unknown token; log in again", data: .null)
+            return try .envelope(code: 401, message: "Unknown token; log in again", data: .null)
         }
         return try Self.tokenEnvelope(token, lifetime: lifetime)
     }
@@ -53,7 +53,7 @@ extension MockResponder {
     /// `POST /auth/expire`: expires every token issued so far, `{"data": {"expired": count}}`.
     private func expire(_ request: Request) throws -> Response {
         try Self.requirePost(request, "/auth/expire")
-        return try Self.envelope(data: .object(["expired": .int(tokens.expireAll())]))
+        return try .envelope(data: .object(["expired": .int(tokens.expireAll())]))
     }
 
     /// `/auth/protected` (and below), any method, with `Authorization: Bearer T`: envelope
@@ -73,15 +73,15 @@ extension MockResponder {
                     headerFields: [.wwwAuthenticate: #"Bearer error="invalid_token""#]
                 )
             }
-            return try Self.envelope(code: 401, message: "Token expired", data: .null)
+            return try .envelope(code: 401, message: "Token expired", data: .null)
         }
-        return try Self.envelope(data: .object(["token": .string(token), "requests": .int(requests)]))
+        return try .envelope(data: .object(["token": .string(token), "requests": .int(requests)]))
     }
 
     // MARK: - Helpers
 
     /// Throws 405 unless `request` is a POST.
-    private static func requirePost(_ request: Request, _ path: String) throws {
+    static func requirePost(_ request: Request, _ path: String) throws {
         guard request.method == .post else {
             throw RouteError(
                 .methodNotAllowed, "\(path) accepts POST, not \(request.method.rawValue)",
@@ -95,7 +95,7 @@ extension MockResponder {
     }
 
     /// The token of an `Authorization: Bearer T` field (the scheme in any case), or `nil`.
-    private static func bearerToken(of request: Request) -> String? {
+    static func bearerToken(of request: Request) -> String? {
         guard let authorization = request.headers[.authorization] else { return nil }
         let parts = authorization.split(separator: " ", maxSplits: 1)
         guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
@@ -103,13 +103,8 @@ extension MockResponder {
         return token.isEmpty ? nil : token
     }
 
-    /// The envelope `{"code", "message", "data"}` with HTTP 200.
-    private static func envelope(code: Int = 200, message: String = "ok", data: JSONValue) throws -> Response {
-        try .json(.object(["code": .int(code), "message": .string(message), "data": data]))
-    }
-
     /// The envelope of a new token: `data` is `{"token", "expiresIn"}`.
     private static func tokenEnvelope(_ token: String, lifetime: Int) throws -> Response {
-        try envelope(data: .object(["token": .string(token), "expiresIn": .int(lifetime)]))
+        try .envelope(data: .object(["token": .string(token), "expiresIn": .int(lifetime)]))
     }
 }

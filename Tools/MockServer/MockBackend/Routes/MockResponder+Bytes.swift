@@ -47,25 +47,9 @@ extension MockResponder {
         fields[.acceptRanges] = target.value("ignore-range") == "1" ? "none" : "bytes"
         fields[.eTag] = version.entityTag
         fields[.lastModified] = version.lastModified
-        var range = 0..<count
-        var status = HTTPResponse.Status.ok
-        var honoursRange = target.value("ignore-range") != "1"
-        if honoursRange, target.value("ignore-if-range") != "1", let ifRange = request.headers[.ifRange] {
-            honoursRange = version.matches(ifRange: ifRange)
-        }
-        if honoursRange, let header = request.headers[.range], let requested = ByteRange.parse(header, length: count) {
-            switch requested {
-            case .unsatisfiable:
-                fields[.contentRange] = "bytes */\(count)"
-                fields[.contentType] = nil
-                throw RouteError(
-                    .rangeNotSatisfiable, "range \(header) is past the end of \(count) bytes", headerFields: fields)
-            case .satisfiable(let satisfiable):
-                range = satisfiable
-                status = .partialContent
-                fields[.contentRange] = "bytes \(range.lowerBound)-\(range.upperBound - 1)/\(count)"
-            }
-        }
+        let (range, status) = try Self.selectRange(
+            of: request, count: count, version: version, ignoresRange: target.value("ignore-range") == "1",
+            ignoresIfRange: target.value("ignore-if-range") == "1", fields: &fields)
 
         let start = range.lowerBound + version.shift
         let length = range.count
@@ -79,16 +63,57 @@ extension MockResponder {
                 try await channel.close()
                 throw ConnectionDropped()
             }
-            var position = start
-            while position < start + length {
-                let slice = source.slice(from: position, count: start + length - position)
-                try await writer.write(slice)
-                position += slice.readableBytes
-                if chunkDelay > 0 { try await Task.sleep(for: .milliseconds(chunkDelay)) }
+            try await source.write(from: start, count: length, pausingAfterEachChunk: chunkDelay) {
+                try await writer.write($0)
             }
             try await writer.finish(nil)
         }
         return Response(status: status, headers: fields, body: body)
+    }
+
+    /// Resolves the request's single `Range: bytes=…` against a body of `count` bytes, the way
+    /// `/bytes/{n}` and `/weather/radar` answer it (RFC 9110 §14).
+    ///
+    /// A range is honoured unless `ignoresRange`, or an `If-Range` names another version than
+    /// `version` (and not `ignoresIfRange`); a header that is not one byte range is ignored.
+    ///
+    /// - Parameters:
+    ///   - request: The request, for its `Range` and `If-Range` fields.
+    ///   - count: The length of the whole body.
+    ///   - version: The body's validators, which `If-Range` is compared with.
+    ///   - ignoresRange: Whether to send the whole body whatever `Range` says.
+    ///   - ignoresIfRange: Whether to honour `Range` whatever `If-Range` says.
+    ///   - fields: The answer's header fields; `Content-Range` is added to a 206.
+    /// - Returns: The bytes to send, and 206 for a range or 200 for the whole body.
+    /// - Throws: ``RouteError`` 416 with `Content-Range: bytes */count` and the other `fields`
+    ///   (without `Content-Type`) when the range starts at or past the end.
+    static func selectRange(
+        of request: Request,
+        count: Int,
+        version: ByteVersion,
+        ignoresRange: Bool = false,
+        ignoresIfRange: Bool = false,
+        fields: inout HTTPFields
+    ) throws -> (range: Range<Int>, status: HTTPResponse.Status) {
+        var honoursRange = !ignoresRange
+        if honoursRange, !ignoresIfRange, let ifRange = request.headers[.ifRange] {
+            honoursRange = version.matches(ifRange: ifRange)
+        }
+        guard honoursRange, let header = request.headers[.range], let requested = ByteRange.parse(header, length: count)
+        else {
+            return (0..<count, .ok)
+        }
+        switch requested {
+        case .unsatisfiable:
+            var refusal = fields
+            refusal[.contentRange] = "bytes */\(count)"
+            refusal[.contentType] = nil
+            throw RouteError(
+                .rangeNotSatisfiable, "range \(header) is past the end of \(count) bytes", headerFields: refusal)
+        case .satisfiable(let range):
+            fields[.contentRange] = "bytes \(range.lowerBound)-\(range.upperBound - 1)/\(count)"
+            return (range, .partialContent)
+        }
     }
 
     /// `/stream-bytes/{n}?chunk=K`: `n` pattern bytes with `Transfer-Encoding: chunked`, one

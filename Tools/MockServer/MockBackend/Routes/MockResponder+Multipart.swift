@@ -47,6 +47,26 @@ extension MockResponder {
             throw RouteError(.badRequest, "The Content-Type \"\(contentType)\" has no boundary parameter")
         }
 
+        let parts = try await parseMultipart(request, boundary: boundary, entry: entry)
+        return try .json(.object(["parts": .array(parts.map(\.json))]))
+    }
+
+    /// Parses a `multipart/form-data` body with MultipartKit as it streams in, hashing each
+    /// part's content as it arrives and keeping only the first 64 KiB of each, and reads the
+    /// body to its end whatever happens, recording its length.
+    ///
+    /// - Parameters:
+    ///   - request: The request, its body not read yet.
+    ///   - boundary: The `boundary` parameter of its `Content-Type`.
+    ///   - entry: Where the body length is recorded.
+    /// - Returns: The parts, in order.
+    /// - Throws: ``RouteError`` (400) when MultipartKit cannot parse the body or it ends before
+    ///   its closing delimiter.
+    func parseMultipart(
+        _ request: Request,
+        boundary: String,
+        entry: RequestRecorder.Entry
+    ) async throws -> [MultipartCollector.Part] {
         let collector = MultipartCollector(valueLimit: MockResponder.multipartValueLimit)
         let parser = MultipartParser(boundary: boundary)
         parser.onHeader = { name, value in collector.header(name: name, value: value) }
@@ -75,13 +95,15 @@ extension MockResponder {
         guard !collector.isInPart, tail.firstRange(of: closing) != nil else {
             throw RouteError(.badRequest, "The multipart body ended before its closing delimiter --\(boundary)--")
         }
-        return try .json(.object(["parts": .array(collector.parts.map(\.json))]))
+        return collector.parts
     }
 }
 
 /// Gathers what MultipartKit's callbacks report, one part at a time, hashing content as it
 /// arrives.
-private final class MultipartCollector {
+///
+/// Used by one request's task only, from MultipartKit's synchronous callbacks: not `Sendable`.
+final class MultipartCollector {
     /// One finished part.
     struct Part {
         var headers: [(name: String, value: String)] = []
@@ -107,6 +129,17 @@ private final class MultipartCollector {
             ])
         }
 
+        /// The part's `name` parameter of `Content-Disposition`, as sent.
+        var name: String? {
+            MultipartHeader.parameter("name", in: header("Content-Disposition") ?? "")
+        }
+
+        /// The part's content as text: UTF-8 of at most 64 KiB, else `nil`.
+        var text: String? {
+            bytes.flatMap { String(validating: $0, as: UTF8.self) }
+        }
+
+        /// The value of the part's header `name` (any case), or `nil`.
         func header(_ name: String) -> String? {
             headers.first { $0.name.lowercased() == name.lowercased() }?.value
         }

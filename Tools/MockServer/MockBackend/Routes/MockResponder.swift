@@ -22,9 +22,14 @@ struct MockResponder: HTTPResponder {
     let tokens = TokenIssuer()
     /// What `/cache` has served, and the current version of each of its keys.
     let cacheLedger = CacheLedger()
+    /// The faults the business routes get; shared with ``MockServer/faults``.
+    let faults: FaultInjector
+    /// Numbers the reports `/weather/report` accepts: `report-1`, `report-2`, …
+    let reports = AttemptCounter()
 
-    init(recorder: RequestRecorder) {
+    init(recorder: RequestRecorder, faults: FaultInjector = FaultInjector()) {
         self.recorder = recorder
+        self.faults = faults
     }
 
     func respond(to request: Request, context: MockRequestContext) async throws -> Response {
@@ -46,7 +51,14 @@ struct MockResponder: HTTPResponder {
             guard let route else {
                 throw RouteError(.notFound, "No route for \(target.path). See the MockServer documentation.")
             }
-            response = try await answer(route, request: request, target: target, context: context, entry: entry)
+            if let path = route.faultPath,
+                let fault = try await injectFault(
+                    path: path, route: route, request: request, context: context, entry: entry)
+            {
+                response = fault
+            } else {
+                response = try await answer(route, request: request, target: target, context: context, entry: entry)
+            }
         } catch let error as RouteError {
             response = .text(error.message + "\n", status: error.status, headerFields: error.headerFields)
         }
@@ -92,7 +104,13 @@ struct MockResponder: HTTPResponder {
         case .multipart: try await multipart(request, entry: entry)
         case .drop: try drop(target: target, context: context)
         case .flaky(let failures): try flaky(failures: failures, target: target)
-        case .weather: try weather(target: target)
+        case .weather: try weather(request, target: target)
+        case .weatherCities: try weatherCities(request, target: target)
+        case .weatherRadar: try weatherRadar(request, target: target)
+        case .weatherReport: try await weatherReport(request, entry: entry)
+        case .sysTime: try sysTime(request)
+        case .sysVersion: try await sysVersion(request, entry: entry)
+        case .faults(let endpoint): try faultControl(endpoint, request: request, target: target)
         case .idempotent: try await idempotent(request, target: target, context: context)
         case .idempotentStats: try idempotentStats(target: target)
         case .auth(let endpoint): try await auth(endpoint, request: request, target: target)
@@ -111,6 +129,27 @@ struct MockResponder: HTTPResponder {
             entry.setBodyLength(length)
         }
         entry.setBodyLength(length)
+    }
+
+    /// Reads the whole request body, recording its length, and keeps it when it is at most
+    /// `limit` bytes.
+    ///
+    /// - Returns: The body, or `nil` when it was longer than `limit` (it is still read to its
+    ///   end, so the answer is not a reset).
+    func collectBody(of request: Request, into entry: RequestRecorder.Entry, limit: Int) async throws -> [UInt8]? {
+        var bytes: [UInt8]? = []
+        var length = 0
+        for try await buffer in request.body {
+            length += buffer.readableBytes
+            entry.setBodyLength(length)
+            if length <= limit {
+                bytes?.append(contentsOf: buffer.readableBytesView)
+            } else {
+                bytes = nil
+            }
+        }
+        entry.setBodyLength(length)
+        return bytes
     }
 
     /// The request's header fields as they were on the wire: `Host` first, then the rest.

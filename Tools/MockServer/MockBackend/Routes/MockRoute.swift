@@ -42,8 +42,22 @@ enum MockRoute: Sendable {
     case drop
     /// `/flaky/{n}?status=CODE&key=K`: fails with `CODE` (503) `n` times per key, then succeeds.
     case flaky(failures: Int)
-    /// `/weather?city=…&shape=…`: the weather fixture, in an envelope by default.
+    /// `GET /weather?city=NAME`: the city's three-day forecast, in the envelope; `shape`,
+    /// `code` and `message` switch the answer for tests.
     case weather
+    /// `GET /weather/cities?cursor=C&limit=N`: the known cities, a page at a time.
+    case weatherCities
+    /// `GET /weather/radar?city=NAME&size=N`: the city's radar image, deterministic bytes with
+    /// validators and ranges.
+    case weatherRadar
+    /// `POST /weather/report`: a multipart weather report with a photo, for logged-in users.
+    case weatherReport
+    /// `GET /sysTime`: the server's clock.
+    case sysTime
+    /// `POST /sysVersion`: the releases newer than the client's version, for its platform.
+    case sysVersion
+    /// `/faults…`: the state and the controls of the ``FaultInjector``.
+    case faults(FaultsEndpoint)
     /// `POST /idempotent?resets=N&scope=S`: applies a request once per `Idempotency-Key`, and
     /// closes the connection without an answer for the first `N` attempts of the scope.
     case idempotent
@@ -68,11 +82,43 @@ enum MockRoute: Sendable {
         case stats
     }
 
+    /// The endpoints under `/faults`.
+    enum FaultsEndpoint: Sendable {
+        /// `GET /faults`: the injector's settings and counters.
+        case state
+        /// `POST /faults/script?path=P&outcomes=O,O…`: scripts the next outcomes of a route.
+        case script
+        /// `POST /faults/delay?path=P&ms=N`: a delay before each answer of a route.
+        case delay
+        /// `POST /faults/pace?path=P&ms=N`: a wait after each 64 KiB of a route's bodies.
+        case pace
+        /// `POST /faults/chaos?rate=R&seed=S`: the chaos rate, and a new seed.
+        case chaos
+        /// `POST /faults/reset`: no faults, counters at 0.
+        case reset
+    }
+
     /// Whether the route reads the request body itself; the responder drains it for the others.
     var readsBody: Bool {
         switch self {
-        case .echo, .upload, .multipart: true
+        case .echo, .upload, .multipart, .sysVersion, .weatherReport: true
         default: false
+        }
+    }
+
+    /// The path the ``FaultInjector`` knows a business route by, such as `/weather/radar`;
+    /// `nil` for the test routes, which are never faulted.
+    var faultPath: String? {
+        switch self {
+        case .sysTime: "/sysTime"
+        case .sysVersion: "/sysVersion"
+        case .weather: "/weather"
+        case .weatherCities: "/weather/cities"
+        case .weatherRadar: "/weather/radar"
+        case .weatherReport: "/weather/report"
+        case .auth(.login): "/auth/login"
+        case .auth(.refresh): "/auth/refresh"
+        default: nil
         }
     }
 
@@ -104,6 +150,9 @@ enum MockRoute: Sendable {
             case "weather": self = .weather
             case "idempotent": self = .idempotent
             case "cache": self = .cache
+            case "sysTime": self = .sysTime
+            case "sysVersion": self = .sysVersion
+            case "faults": self = .faults(.state)
             default: return nil
             }
         case 2:
@@ -126,6 +175,22 @@ enum MockRoute: Sendable {
                 self = .flaky(failures: try RequestTarget.integer(argument, named: "failure count", in: 0...1000))
             case "idempotent" where argument == "stats":
                 self = .idempotentStats
+            case "weather":
+                switch argument {
+                case "cities": self = .weatherCities
+                case "radar": self = .weatherRadar
+                case "report": self = .weatherReport
+                default: return nil
+                }
+            case "faults":
+                switch argument {
+                case "script": self = .faults(.script)
+                case "delay": self = .faults(.delay)
+                case "pace": self = .faults(.pace)
+                case "chaos": self = .faults(.chaos)
+                case "reset": self = .faults(.reset)
+                default: return nil
+                }
             case "auth":
                 switch argument {
                 case "login": self = .auth(.login)

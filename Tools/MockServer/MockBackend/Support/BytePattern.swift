@@ -32,45 +32,66 @@ public enum BytePattern {
     }
 }
 
-/// Hands out slices of the pattern as `ByteBuffer`s without allocating per write.
+/// Hands out slices of a repeating body as `ByteBuffer`s without allocating per write.
 ///
-/// Holds one buffer of `period + maximumChunk` bytes; the slice for any offset starts at
-/// `offset % period` inside it, so every chunk up to `maximumChunk` bytes is a zero-copy view.
+/// The body repeats a unit: ``BytePattern``'s 251 bytes by default, or any other (the radar
+/// images repeat 4093 bytes of their city). The source holds one buffer of `unit +
+/// maximumChunk` bytes; the slice for any offset starts at `offset % unit.count` inside it, so
+/// every chunk up to `maximumChunk` bytes is a zero-copy view, and a body of any length, or any
+/// range of it, costs that one buffer.
 struct BytePatternSource: Sendable {
     /// The largest chunk ``slice(from:count:)`` can return.
     let maximumChunk: Int
+    /// The length of the repeating unit: byte `i` of the body is byte `i % period` of the unit.
+    let period: Int
     private let storage: ByteBuffer
 
-    /// Creates a source for chunks of up to `maximumChunk` bytes.
-    ///
-    /// The buffer is filled one period (251 bytes) per write: a debug build of NIO spends about
-    /// a microsecond on each write, and byte by byte a 256 KiB source took a quarter of a
-    /// second of the cooperative pool for every request.
+    /// Creates a source of ``BytePattern`` for chunks of up to `maximumChunk` bytes.
     init(maximumChunk: Int) {
+        self.init(unit: BytePattern.bytes(0..<BytePattern.period), maximumChunk: maximumChunk)
+    }
+
+    /// Creates a source of `unit` repeated, for chunks of up to `maximumChunk` bytes.
+    ///
+    /// The buffer is filled one unit per write: a debug build of NIO spends about a microsecond
+    /// on each write, and byte by byte a 256 KiB source took a quarter of a second of the
+    /// cooperative pool for every request.
+    ///
+    /// - Parameters:
+    ///   - unit: The bytes the body repeats; an empty unit stands for a single zero byte.
+    ///   - maximumChunk: The largest chunk wanted, at least 1.
+    init(unit: [UInt8], maximumChunk: Int) {
+        let unit = unit.isEmpty ? [0] : unit
         self.maximumChunk = max(1, maximumChunk)
-        let length = BytePattern.period + self.maximumChunk
-        let period = BytePattern.bytes(0..<BytePattern.period)
+        period = unit.count
+        let length = period + self.maximumChunk
         var buffer = ByteBufferAllocator().buffer(capacity: length)
         while buffer.writerIndex < length {
-            buffer.writeBytes(period.prefix(length - buffer.writerIndex))
+            buffer.writeBytes(unit.prefix(length - buffer.writerIndex))
         }
         storage = buffer
     }
 
-    /// The pattern bytes `offset ..< offset + count`; `count` is clamped to ``maximumChunk``.
+    /// The body's bytes `offset ..< offset + count`; `count` is clamped to ``maximumChunk``.
     func slice(from offset: Int, count: Int) -> ByteBuffer {
         let length = min(count, maximumChunk)
-        return storage.getSlice(at: storage.readerIndex + offset % BytePattern.period, length: length)
-            ?? ByteBuffer()
+        return storage.getSlice(at: storage.readerIndex + offset % period, length: length) ?? ByteBuffer()
     }
 
-    /// Writes the pattern bytes `offset ..< offset + count` in chunks of at most ``maximumChunk``.
+    /// Writes the body's bytes `offset ..< offset + count` in chunks of at most ``maximumChunk``.
     ///
+    /// - Parameters:
+    ///   - offset: The position of the first byte.
+    ///   - count: How many bytes to write.
+    ///   - pause: Milliseconds to wait after each chunk but the last (0, the default, for
+    ///     none): a slow server, so a client's progress is visible.
+    ///   - write: Sends one chunk.
     /// - Returns: The offset after the last byte written.
     @discardableResult
     func write(
         from offset: Int,
         count: Int,
+        pausingAfterEachChunk pause: Int = 0,
         using write: (ByteBuffer) async throws -> Void
     ) async throws -> Int {
         var position = offset
@@ -80,6 +101,7 @@ struct BytePatternSource: Sendable {
             guard chunk.readableBytes > 0 else { break }
             try await write(chunk)
             position += chunk.readableBytes
+            if pause > 0, position < end { try await Task.sleep(for: .milliseconds(pause)) }
         }
         return position
     }

@@ -25,7 +25,7 @@ struct ByteVersion: Equatable {
     ///   - validators: Whether to send `ETag` and `Last-Modified` at all.
     ///   - entityTag: Whether to send the `ETag` (else `Last-Modified` alone).
     init(count: Int, etag: String?, weak: Bool, validators: Bool, entityTag sendsEntityTag: Bool = true) {
-        shift = etag.map { Int(ByteVersion.fnv1a($0) % UInt64(BytePattern.period)) } ?? 0
+        shift = etag.map { Int(StableHash.fnv1a($0) % UInt64(BytePattern.period)) } ?? 0
         guard validators else {
             entityTag = nil
             lastModified = nil
@@ -33,10 +33,28 @@ struct ByteVersion: Equatable {
         }
         let tag = "\"\(etag ?? "pattern-\(count)")\""
         entityTag = sendsEntityTag ? (weak ? "W/" + tag : tag) : nil
-        // One minute per step of the shift: "Mon, 01 Jan 2024 HH:MM:00 GMT", HH:MM < 04:11.
-        let hours = shift / 60
-        let minutes = shift % 60
-        lastModified = "Mon, 01 Jan 2024 0\(hours):\(minutes < 10 ? "0" : "")\(minutes):00 GMT"
+        // One minute per step of the shift: HH:MM < 04:11.
+        lastModified = ByteVersion.lastModified(minute: shift)
+    }
+
+    /// A version with the validators given as they are, for bodies other than `/bytes/{n}`'s.
+    ///
+    /// - Parameters:
+    ///   - entityTag: The ETag value, quotes included, or `nil` for none.
+    ///   - lastModified: The `Last-Modified` value, or `nil` for none.
+    ///   - shift: The offset of the first byte in the body's repeating unit.
+    init(entityTag: String?, lastModified: String?, shift: Int = 0) {
+        self.entityTag = entityTag
+        self.lastModified = lastModified
+        self.shift = shift
+    }
+
+    /// `Mon, 01 Jan 2024 HH:MM:00 GMT` for the `minute`-th minute of that day (modulo a day).
+    static func lastModified(minute: Int) -> String {
+        let minuteOfDay = minute % (24 * 60)
+        let hours = minuteOfDay / 60
+        let minutes = minuteOfDay % 60
+        return "Mon, 01 Jan 2024 \(hours < 10 ? "0" : "")\(hours):\(minutes < 10 ? "0" : "")\(minutes):00 GMT"
     }
 
     /// Whether an `If-Range` value names this version (RFC 9110 §13.1.5): the strong ETag,
@@ -48,15 +66,6 @@ struct ByteVersion: Equatable {
             return trimmed == entityTag
         }
         return lastModified == trimmed
-    }
-
-    /// 64-bit FNV-1a of the UTF-8 bytes: stable across runs, unlike `Hasher`.
-    private static func fnv1a(_ text: String) -> UInt64 {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in text.utf8 {
-            hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
-        }
-        return hash
     }
 }
 

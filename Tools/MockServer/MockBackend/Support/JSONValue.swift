@@ -8,6 +8,10 @@ enum JSONValue: Encodable, Sendable {
     case null
     case bool(Bool)
     case int(Int)
+    /// A number that may exceed `Int.max`, such as a 64-bit seed.
+    case unsigned(UInt64)
+    /// A number with a fraction, such as a rate.
+    case double(Double)
     case string(String)
     case array([JSONValue])
     case object([String: JSONValue])
@@ -28,6 +32,8 @@ enum JSONValue: Encodable, Sendable {
         case .null: try container.encodeNil()
         case .bool(let value): try container.encode(value)
         case .int(let value): try container.encode(value)
+        case .unsigned(let value): try container.encode(value)
+        case .double(let value): try container.encode(value)
         case .string(let value): try container.encode(value)
         case .array(let values): try container.encode(values)
         case .object(let members): try container.encode(members)

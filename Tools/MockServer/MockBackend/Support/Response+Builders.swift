@@ -30,6 +30,27 @@ extension Response {
         return .bytes(try value.serialized(), status: status, headerFields: fields)
     }
 
+    /// The business envelope `{"code": CODE, "message": TEXT, "data": DATA}` as JSON, HTTP 200
+    /// unless `status` says otherwise.
+    ///
+    /// - Parameters:
+    ///   - code: The business code: 200 for success, else an error such as 400 or 401.
+    ///   - message: A sentence: `ok` for success, what went wrong otherwise.
+    ///   - data: The payload; `null` for an error.
+    ///   - status: The HTTP status, 200 by default: business errors are answered with 200.
+    ///   - headerFields: Extra header fields, such as `Retry-After`.
+    static func envelope(
+        code: Int = 200,
+        message: String = "ok",
+        data: JSONValue,
+        status: HTTPResponse.Status = .ok,
+        headerFields: HTTPFields = [:]
+    ) throws -> Response {
+        try .json(
+            .object(["code": .int(code), "message": .string(message), "data": data]), status: status,
+            headerFields: headerFields)
+    }
+
     /// A complete response whose body is `bytes`, with `Content-Length`.
     static func bytes(
         _ bytes: [UInt8],

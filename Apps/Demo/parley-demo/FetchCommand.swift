@@ -1,0 +1,219 @@
+import ArgumentParser
+import Downloads
+import Feedback
+import Forms
+import Foundation
+import HTTPTypes
+import Mapping
+import Retry
+import Transport
+
+/// `parley-demo fetch URL …`: a general HTTP client on the whole stack.
+struct FetchCommand: DemoCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "fetch",
+        abstract: "Send any HTTP request through the whole stack: retries, redirects, progress, resumable downloads.",
+        discussion: """
+            The body goes to standard output, or to --output FILE, byte for byte. A GET to a file \
+            resumes where an earlier run stopped. A status of 400 or more writes nothing and exits 3. \
+            --data sends TEXT as application/x-www-form-urlencoded (like curl -d) unless a \
+            Content-Type header says otherwise; --data-file streams the file as application/octet-stream. \
+            A POST or PATCH is retried only with --idempotency-key (a key is generated when none is \
+            given, and the same key goes with every attempt).
+            """
+    )
+
+    @OptionGroup var global: GlobalOptions
+
+    @Argument(help: "The http or https URL.")
+    var url: String
+
+    @Option(name: [.short, .long], help: ArgumentHelp("Write the body to this file.", valueName: "file"))
+    var output: String?
+
+    @Option(
+        name: [.customShort("X"), .long], help: ArgumentHelp("The method; GET, or POST with data.", valueName: "m"))
+    var method: String?
+
+    @Option(name: [.customShort("H"), .long], help: ArgumentHelp("A header, as 'Name: value'.", valueName: "header"))
+    var header: [String] = []
+
+    @Option(name: [.short, .long], help: ArgumentHelp("Send TEXT as the body.", valueName: "text"))
+    var data: String?
+
+    @Option(help: ArgumentHelp("Send the file as the body, streamed.", valueName: "file"))
+    var dataFile: String?
+
+    /// `--idempotency-key KEY`.
+    @Option(help: ArgumentHelp("Send an Idempotency-Key (generated when KEY is omitted).", valueName: "key"))
+    var idempotencyKey: String?
+
+    /// A bare `--idempotency-key`, as `main.swift` rewrites it.
+    @Flag(help: .hidden)
+    var generatedIdempotencyKey = false
+
+    func validate() throws {
+        _ = try target()
+        _ = try headers()
+        _ = try httpMethod()
+        if data != nil && dataFile != nil { throw ValidationError("Give --data or --data-file, not both.") }
+        if let dataFile, !FileManager.default.isReadableFile(atPath: dataFile) {
+            throw ValidationError("--data-file \(dataFile): no readable file there.")
+        }
+        if output != nil, data != nil || dataFile != nil {
+            throw ValidationError("--output resumes GET downloads; it cannot be combined with --data or --data-file.")
+        }
+        if output != nil, try httpMethod() != .get {
+            throw ValidationError("--output resumes GET downloads; drop --method or use GET.")
+        }
+        if let idempotencyKey {
+            guard !idempotencyKey.isEmpty,
+                !idempotencyKey.unicodeScalars.contains(where: { $0.value < 32 || $0.value == 127 })
+            else {
+                throw ValidationError("--idempotency-key must be a non-empty key without control characters.")
+            }
+        }
+    }
+
+    func perform(in session: DemoSession) async throws {
+        let request = FetchRequest(
+            target: try target(), method: try httpMethod(), headers: try headers(),
+            idempotencyKey: idempotencyKey.map { .value($0) } ?? (generatedIdempotencyKey ? .generated : nil))
+        let screen = session.screen
+        if let output {
+            let destination = URL(fileURLWithPath: output)
+            session.noteOnInterruption(
+                "The bytes received are kept in \(output).partial; run the same command again to resume.")
+            var options = FileDownload.Options()
+            options.retry = session.client.retry
+            let summary = try await screen.download(
+                FetchDownloadForm(request: request, destination: destination, downloadOptions: options)
+            )
+            .progress(ProgressType.bar(label: destination.lastPathComponent)).value
+            var line = "parley-demo: saved \(summary.destination) (\(summary.byteCount) bytes"
+            if summary.resumedFrom > 0 { line += ", resumed from \(summary.resumedFrom)" }
+            standardError(line + ")")
+            return
+        }
+        let handle: DataRequest<DataResponse>
+        if let data {
+            handle = screen.upload(FetchDataForm(request: request, data: Data(data.utf8)))
+        } else if let dataFile {
+            handle = screen.upload(FetchFileForm(request: request, fileURL: URL(fileURLWithPath: dataFile)))
+        } else {
+            handle = screen.request(FetchRequestForm(request: request))
+        }
+        let body = try await handle.progress(ProgressType.bar(label: request.target.label)).bytes().value
+        FileHandle.standardOutput.write(body)
+    }
+
+    // MARK: - Reading the arguments
+
+    /// The URL split into what a form needs.
+    func target() throws -> FetchTarget {
+        guard let components = URLComponents(string: url), let scheme = components.scheme?.lowercased(),
+            scheme == "http" || scheme == "https", let host = components.percentEncodedHost, !host.isEmpty
+        else {
+            throw ValidationError("'\(url)' is not an http or https URL with a host, such as https://example.com/.")
+        }
+        var base = "\(scheme)://"
+        if let user = components.percentEncodedUser {
+            base += user + (components.percentEncodedPassword.map { ":" + $0 } ?? "") + "@"
+        }
+        base += host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
+        if let port = components.port { base += ":\(port)" }
+        var path = components.percentEncodedPath
+        if let query = components.percentEncodedQuery { path += "?" + query }
+        let label = components.path.split(separator: "/").last.map(String.init) ?? host
+        return FetchTarget(baseURL: base, path: path, label: label)
+    }
+
+    /// The headers, each checked.
+    func headers() throws -> [String: String] {
+        var headers: [String: String] = [:]
+        for line in header {
+            guard let colon = line.firstIndex(of: ":") else {
+                throw ValidationError("--header '\(line)' has no colon; write it as 'Name: value'.")
+            }
+            let name = line[..<colon].trimmingCharacters(in: .whitespaces)
+            let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            guard HTTPField.Name(name) != nil else {
+                throw ValidationError("--header '\(line)': '\(name)' is not a valid header name.")
+            }
+            guard !value.unicodeScalars.contains(where: { $0.value < 32 && $0 != "\t" || $0.value == 127 }) else {
+                throw ValidationError("--header '\(line)': the value holds a control character.")
+            }
+            headers[name] = headers[name].map { $0 + ", " + value } ?? value
+        }
+        if data != nil, !headers.keys.contains(where: { $0.lowercased() == "content-type" }) {
+            headers["Content-Type"] = "application/x-www-form-urlencoded"
+        }
+        return headers
+    }
+
+    /// The method: `--method`, else POST with a body and GET without.
+    func httpMethod() throws -> HTTPRequest.Method {
+        guard let method else { return data != nil || dataFile != nil ? .post : .get }
+        guard let parsed = HTTPRequest.Method(method.uppercased()) else {
+            throw ValidationError("--method '\(method)' is not an HTTP method, such as GET or POST.")
+        }
+        return parsed
+    }
+}
+
+/// Where a fetch goes: the scheme and authority as the form's base URL, and the path and
+/// query, still percent-encoded, as its path, so the URL is sent as given.
+struct FetchTarget: Sendable {
+    var baseURL: String
+    var path: String
+    /// What the progress bar is called: the last path component, or the host.
+    var label: String
+}
+
+/// What every fetch form shares.
+struct FetchRequest: Sendable {
+    var target: FetchTarget
+    var method: HTTPRequest.Method
+    var headers: [String: String]
+    var idempotencyKey: IdempotencyKey?
+}
+
+/// A fetch described as a form, whatever its kind.
+protocol FetchFormable: Formable {
+    var request: FetchRequest { get }
+}
+
+extension FetchFormable {
+    var baseURL: String? { request.target.baseURL }
+    var path: String { request.target.path }
+    var method: HTTPRequest.Method { request.method }
+    var headers: [String: String] { request.headers }
+    var idempotencyKey: IdempotencyKey? { request.idempotencyKey }
+}
+
+/// A fetch without a body.
+struct FetchRequestForm: FetchFormable, RequestFormable {
+    var request: FetchRequest
+}
+
+/// A fetch with `--data`.
+struct FetchDataForm: FetchFormable, UploadDataFormable {
+    var request: FetchRequest
+    var data: Data
+    var method: HTTPRequest.Method { request.method }
+    var contentType: String { "application/x-www-form-urlencoded" }
+}
+
+/// A fetch with `--data-file`.
+struct FetchFileForm: FetchFormable, UploadFileFormable {
+    var request: FetchRequest
+    var fileURL: URL
+    var method: HTTPRequest.Method { request.method }
+}
+
+/// A GET to a file, resumed where an earlier run stopped.
+struct FetchDownloadForm: FetchFormable, DownloadResumeFormable {
+    var request: FetchRequest
+    var destination: URL
+    var downloadOptions: FileDownload.Options
+}

@@ -1,0 +1,195 @@
+import Foundation
+import Testing
+
+/// parley-demo's command line, against the backend it embeds: every command, its exit
+/// status, what goes to standard output and what to standard error, and `--json` shapes.
+@Suite struct DemoCommandLineTests {
+    // MARK: - Help and usage
+
+    @Test func printsItsHelpOnStandardOutputAndExitsZero() async throws {
+        let run = try await runDemo(["--help"])
+
+        #expect(run.status == 0)
+        #expect(run.standardOutput.contains("USAGE: parley-demo"))
+        #expect(run.standardOutput.contains("Exit status"))
+    }
+
+    @Test(arguments: [
+        (["system", "time", "--bogus"], "--bogus"),
+        (["--retries", "-1", "system", "time"], "--retries"),
+        (["--timeout", "0", "system", "time"], "--timeout"),
+        (["--server", "ftp://example.com", "system", "time"], "--server"),
+        (["weather", "forecast", "Toronto", "--mask", "curtain"], "curtain"),
+        (["weather", "forecast", "Toronto", "--day", "-1"], "--day"),
+        (["weather", "cities", "--limit", "0"], "--limit"),
+        (["weather", "report", "Toronto", "--photo", "/nonexistent.jpg"], "/nonexistent.jpg"),
+        (["weather", "batch"], "<cities>"),
+        (["system", "version", "--app-version", "one.two"], "--app-version"),
+        (["fetch", "not a url"], "not an http or https URL"),
+        (["fetch", "http://127.0.0.1:9/", "--header", "NoColon"], "no colon"),
+        (["fetch", "http://127.0.0.1:9/", "--header", "Bad Name: x"], "not a valid header name"),
+        (["fetch", "http://127.0.0.1:9/", "--data", "a", "--data-file", "/etc/hostname"], "not both"),
+        (["serve", "--chaos", "2"], "--chaos"),
+    ])
+    func refusesBadInputWithStatusTwoAndNamesTheProblem(arguments: [String], named: String) async throws {
+        let run = try await runDemo(arguments)
+
+        #expect(run.status == 2, "\(arguments): \(run.standardError)")
+        #expect(run.standardError.contains(named), "\(arguments): \(run.standardError)")
+        #expect(run.standardOutput.isEmpty)
+    }
+
+    // MARK: - System
+
+    @Test func showsTheServerTimeOnStandardOutput() async throws {
+        let run = try await runDemo(["system", "time"])
+
+        #expect(run.status == 0, "\(run.standardError)")
+        #expect(run.standardOutput.hasPrefix("Server time: "))
+        #expect(run.standardOutput.contains("ms since 1970"))
+    }
+
+    @Test func printsTheServerTimeAsJSON() async throws {
+        let before = Date().timeIntervalSince1970 * 1000
+        let run = try await runDemo(["--json", "system", "time"])
+
+        #expect(run.status == 0, "\(run.standardError)")
+        let document = try #require(try run.json() as? [String: Any])
+        let time = try #require(document["time"] as? Double)
+        #expect(time >= before - 1000)
+    }
+
+    @Test func listsTheReleasesNewerThanTheAppVersionAsJSON() async throws {
+        let run = try await runDemo(["system", "version", "--app-version", "1.1.0", "--json"])
+
+        #expect(run.status == 0, "\(run.standardError)")
+        let document = try #require(try run.json() as? [String: Any])
+        #expect(document["appVersion"] as? String == "1.1.0")
+        let releases = try #require(document["releases"] as? [[String: Any]])
+        #expect(!releases.isEmpty)
+        #expect(releases.allSatisfy { $0["version"] is String && $0["notes"] is String && $0["time"] is Double })
+    }
+
+    // MARK: - Weather
+
+    @Test func showsTorontosForecastFromTheFixture() async throws {
+        let run = try await runDemo(["weather", "forecast", "Toronto"])
+
+        #expect(run.status == 0, "\(run.standardError)")
+        #expect(run.standardOutput.hasPrefix("Toronto, Canada\n"))
+        #expect(run.standardOutput.contains("Partly cloudy"))
+        #expect(run.standardOutput.contains("28 °C"))
+    }
+
+    @Test func readsOneDayAsJSON() async throws {
+        let run = try await runDemo(["weather", "forecast", "Toronto", "--day", "1", "--json"])
+
+        #expect(run.status == 0, "\(run.standardError)")
+        let day = try #require(try run.json() as? [String: Any])
+        #expect(day["day"] as? String == "Tuesday")
+        #expect(day["temperature"] as? Int == 22)
+    }
+
+    @Test func failsAnUnknownCityWithTheServersMessageAndStatusOne() async throws {
+        let run = try await runDemo(["weather", "forecast", "Atlantis"])
+
+        #expect(run.status == 1)
+        #expect(run.standardOutput.isEmpty)
+        #expect(run.standardError.contains("Unknown city: Atlantis"))
+    }
+
+    @Test func failsADayTheForecastDoesNotHaveWithStatusFour() async throws {
+        let run = try await runDemo(["weather", "forecast", "Toronto", "--day", "9"])
+
+        #expect(run.status == 4, "\(run.standardError)")
+        #expect(run.standardOutput.isEmpty)
+    }
+
+    @Test func walksEveryPageOfCitiesIncludingChineseNames() async throws {
+        let run = try await runDemo(["weather", "cities", "--all", "--limit", "25", "--json"])
+
+        #expect(run.status == 0, "\(run.standardError)")
+        let document = try #require(try run.json() as? [String: Any])
+        let items = try #require(document["items"] as? [[String: String]])
+        #expect(items.count >= 50)
+        #expect(items.contains { $0["name"] == "北京" })
+        #expect(document["cursor"] is NSNull)
+    }
+
+    @Test func printsTheNextCursorAfterOnePage() async throws {
+        let run = try await runDemo(["weather", "cities", "--limit", "5"])
+
+        #expect(run.status == 0, "\(run.standardError)")
+        #expect(run.standardOutput.split(separator: "\n").count == 6)
+        #expect(run.standardOutput.contains("More: parley-demo weather cities --cursor "))
+    }
+
+    @Test func downloadsTheRadarImageToTheFile() async throws {
+        try await withDemoFolder { folder in
+            let file = folder + "/radar.png"
+            let run = try await runDemo(["weather", "radar", "Toronto", "--output", file, "--size", "300000", "--json"])
+
+            #expect(run.status == 0, "\(run.standardError)")
+            let attributes = try FileManager.default.attributesOfItem(atPath: file)
+            #expect(attributes[.size] as? Int == 300_000)
+            let document = try #require(try run.json() as? [String: Any])
+            #expect(document["bytes"] as? Int == 300_000)
+            #expect(document["resumedFrom"] as? Int == 0)
+        }
+    }
+
+    @Test func sendsAReportAfterLoggingInByItself() async throws {
+        try await withDemoFolder { folder in
+            let photo = folder + "/sky.jpg"
+            let bytes = Data((0..<200_000).map { UInt8(truncatingIfNeeded: $0 &* 7) })
+            try bytes.write(to: URL(fileURLWithPath: photo))
+
+            let run = try await runDemo(["weather", "report", "Toronto", "--photo", photo, "--note", "Clear", "--json"])
+
+            #expect(run.status == 0, "\(run.standardError)")
+            let receipt = try #require(try run.json() as? [String: Any])
+            #expect(receipt["bytes"] as? Int == 200_000)
+            #expect(receipt["city"] as? String == "Toronto")
+            #expect(receipt["note"] as? String == "Clear")
+            #expect((receipt["sha256"] as? String)?.count == 64)
+        }
+    }
+
+    @Test func countsABatchAndFailsItWithTheFirstFailuresStatus() async throws {
+        let run = try await runDemo(["weather", "batch", "Toronto", "Atlantis", "Paris"])
+
+        #expect(run.status == 1)
+        let lines = run.standardOutput.split(separator: "\n")
+        #expect(lines.count == 4)
+        #expect(lines[1].contains("Unknown city: Atlantis"))
+        #expect(lines[3] == "2 of 3 forecasts, 1 failed.")
+        #expect(run.standardError.contains("3 of 3 done, 1 failed"))
+    }
+
+    @Test func logsInAndPrintsTheToken() async throws {
+        let run = try await runDemo(["login", "--json"])
+
+        #expect(run.status == 0, "\(run.standardError)")
+        let token = try #require(try run.json() as? [String: Any])
+        #expect((token["token"] as? String)?.isEmpty == false)
+        #expect(token["expiresIn"] as? Int == 3600)
+    }
+
+    // MARK: - Failures after retries
+
+    @Test func failsWithStatusThreeWhenNothingListens() async throws {
+        let run = try await runDemo(["--server", "http://127.0.0.1:9", "--retries", "1", "system", "time"])
+
+        #expect(run.status == 3)
+        #expect(run.standardOutput.isEmpty)
+        #expect(!run.standardError.isEmpty)
+    }
+}
+
+/// Runs `body` with a fresh folder that is removed afterwards.
+func withDemoFolder<T>(_ body: (String) async throws -> T) async throws -> T {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("parley-demo-test-\(UUID())").path
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    return try await body(folder)
+}

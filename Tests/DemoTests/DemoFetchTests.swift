@@ -1,0 +1,121 @@
+import Foundation
+import MockBackend
+import TestSupport
+import Testing
+
+/// `parley-demo fetch`, the general HTTP client, against the in-process mock server.
+@Suite struct DemoFetchTests {
+    /// Pattern bytes as the mock server's `/bytes/{n}` sends them.
+    static func pattern(_ count: Int) -> Data {
+        Data((0..<count).map { UInt8($0 % 251) })
+    }
+
+    @Test func writesTheBodyToStandardOutputByteForByte() async throws {
+        try await MockServer.withRunning { server in
+            let run = try await runDemo(["fetch", server.url("/bytes/70000")])
+
+            #expect(run.status == 0, "\(run.standardError)")
+            #expect(run.outputData == Self.pattern(70000))
+        }
+    }
+
+    @Test func followsRedirectsToTheFinalBody() async throws {
+        try await MockServer.withRunning { server in
+            let run = try await runDemo(["fetch", server.url("/redirect/2")])
+
+            #expect(run.status == 0, "\(run.standardError)")
+            let echo = try #require(try run.json() as? [String: Any])
+            #expect(echo["path"] as? String == "/echo")
+        }
+    }
+
+    @Test func sendsTheMethodHeadersAndDataAsGiven() async throws {
+        try await MockServer.withRunning { server in
+            let run = try await runDemo([
+                "fetch", server.url("/echo?a=1&b=%20"), "--method", "put", "--header", "X-Team: weather",
+                "--header", "Content-Type: text/plain", "--data", "hello world",
+            ])
+
+            #expect(run.status == 0, "\(run.standardError)")
+            let echo = try #require(try run.json() as? [String: Any])
+            #expect(echo["method"] as? String == "PUT")
+            #expect(echo["target"] as? String == "/echo?a=1&b=%20")
+            #expect(echo["body"] as? String == "hello world")
+            let headers = try #require(echo["headers"] as? [String: [String]])
+            #expect(headers["x-team"] == ["weather"])
+            #expect(headers["content-type"] == ["text/plain"])
+        }
+    }
+
+    @Test func streamsADataFileAsTheBody() async throws {
+        try await MockServer.withRunning { server in
+            try await withDemoFolder { folder in
+                let file = folder + "/body.bin"
+                try Self.pattern(300_000).write(to: URL(fileURLWithPath: file))
+
+                let run = try await runDemo(["fetch", server.url("/upload"), "--data-file", file])
+
+                #expect(run.status == 0, "\(run.standardError)")
+                let summary = try #require(try run.json() as? [String: Any])
+                #expect(summary["method"] as? String == "POST")
+                #expect(summary["bodyLength"] as? Int == 300_000)
+            }
+        }
+    }
+
+    @Test func savesToAFileAndResumesAfterADrop() async throws {
+        try await MockServer.withRunning { server in
+            try await withDemoFolder { folder in
+                let file = folder + "/big.bin"
+                let url = server.url("/bytes/1048576?drop-after=300000&key=fetch-\(UUID())&drops=1")
+
+                let run = try await runDemo(["fetch", url, "--output", file])
+
+                #expect(run.status == 0, "\(run.standardError)")
+                #expect(run.standardOutput.isEmpty)
+                #expect(run.standardError.contains("saved \(file) (1048576 bytes"))
+                #expect(try Data(contentsOf: URL(fileURLWithPath: file)) == Self.pattern(1_048_576))
+            }
+        }
+    }
+
+    @Test func failsAnHTTPErrorWithStatusThreeAndWritesNothing() async throws {
+        try await MockServer.withRunning { server in
+            let run = try await runDemo(["fetch", server.url("/status/404")])
+
+            #expect(run.status == 3)
+            #expect(run.standardOutput.isEmpty)
+            #expect(run.standardError.contains("404"))
+        }
+    }
+
+    @Test func neverRetriesAPostWithoutAnIdempotencyKey() async throws {
+        try await MockServer.withRunning { server in
+            let scope = "fetch-\(UUID())"
+            let run = try await runDemo(["fetch", server.url("/idempotent?resets=1&scope=\(scope)"), "--data", "x"])
+
+            #expect(run.status == 3)
+            let stats = try await runDemo(["fetch", server.url("/idempotent/stats?scope=\(scope)")])
+            let summary = try #require(try stats.json() as? [String: Any])
+            #expect(summary["attempts"] as? Int == 1)
+        }
+    }
+
+    @Test(arguments: [[] as [String], ["key-123"]])
+    func retriesAPostWithAnIdempotencyKeyAndAppliesItOnce(key: [String]) async throws {
+        try await MockServer.withRunning { server in
+            let scope = "fetch-\(UUID())"
+            let url = server.url("/idempotent?resets=1&scope=\(scope)")
+            let run = try await runDemo(["fetch", "--idempotency-key"] + key + [url, "--data", "x"])
+
+            #expect(run.status == 0, "\(run.standardError)")
+            let summary = try #require(try run.json() as? [String: Any])
+            #expect(summary["applied"] as? Int == 1)
+            #expect(summary["attempts"] as? Int == 2)
+            #expect(summary["sameKey"] as? Bool == true)
+            if let key = key.first {
+                #expect(summary["keys"] as? [String] == [key, key])
+            }
+        }
+    }
+}

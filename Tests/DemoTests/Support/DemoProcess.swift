@@ -1,0 +1,76 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// A run of the built `parley-demo`, as a person or a script runs it: its exit status, and
+/// its standard output and standard error apart.
+struct DemoRun: Sendable {
+    let status: Int32
+    let standardOutput: String
+    let standardError: String
+    /// Standard output's bytes, exactly.
+    let outputData: Data
+
+    /// Standard output parsed as JSON.
+    func json() throws -> Any {
+        try JSONSerialization.jsonObject(with: outputData)
+    }
+}
+
+/// Runs the built `parley-demo` with `arguments`.
+///
+/// Standard input is `/dev/null` unless `input` is given; the environment is this process's
+/// with `NO_COLOR` and `CI` set unless `environment` overrides them, so the console writes
+/// plain lines.
+///
+/// - Parameters:
+///   - arguments: The arguments after the program's name.
+///   - input: Bytes for standard input.
+///   - environment: Variables to set or replace.
+/// - Returns: The run.
+func runDemo(
+    _ arguments: [String], input: Data? = nil, environment: [String: String] = [:]
+) async throws -> DemoRun {
+    let path = try ChildProcess.siblingExecutable("parley-demo")
+    return try await onOwnThread {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: path)
+        process.arguments = arguments
+        var variables = ProcessInfo.processInfo.environment
+        variables["NO_COLOR"] = "1"
+        variables["CI"] = "1"
+        variables["LANG"] = "C.UTF-8"
+        variables.merge(environment) { _, new in new }
+        process.environment = variables
+        let outputPipe = Pipe()
+        let errorPipe = Pipe()
+        process.standardOutput = outputPipe
+        process.standardError = errorPipe
+        if let input {
+            let inputPipe = Pipe()
+            process.standardInput = inputPipe
+            try process.run()
+            inputPipe.fileHandleForWriting.write(input)
+            try inputPipe.fileHandleForWriting.close()
+        } else {
+            process.standardInput = FileHandle.nullDevice
+            try process.run()
+        }
+        // Both pipes are read to their end before waiting, so a large output cannot block the child.
+        let group = DispatchGroup()
+        nonisolated(unsafe) var errorData = Data()
+        group.enter()
+        DispatchQueue.global().async {
+            errorData = errorPipe.fileHandleForReading.readDataToEndOfFile()
+            group.leave()
+        }
+        let outputData = outputPipe.fileHandleForReading.readDataToEndOfFile()
+        group.wait()
+        process.waitUntilExit()
+        let status =
+            process.terminationReason == .uncaughtSignal ? 128 + process.terminationStatus : process.terminationStatus
+        return DemoRun(
+            status: status, standardOutput: String(decoding: outputData, as: UTF8.self),
+            standardError: String(decoding: errorData, as: UTF8.self), outputData: outputData)
+    }
+}

@@ -1,0 +1,34 @@
+extension MockServer {
+    /// How a ``MockServer`` starts: the faults its business routes get from the first request.
+    ///
+    /// Everything here can be changed later through ``MockServer/faults``; the options only set
+    /// the start, such as a standalone server run with `--chaos 0.2 --chaos-seed 7`.
+    ///
+    /// ```swift
+    /// try await MockServer.withRunning(options: .init(chaosRate: 0.3, chaosSeed: 42)) { server in
+    ///     // About three business requests in ten fail, the same ones on every run.
+    /// }
+    /// ```
+    public struct Options: Hashable, Sendable {
+        /// The probability, 0…1, that a business request gets a fault (see
+        /// ``FaultInjector/chaosRate``); clamped when the server starts. 0 by default.
+        public var chaosRate: Double
+        /// The seed of the chaos generator: the same seed, the same faults. 0 by default.
+        public var chaosSeed: UInt64
+        /// Delays before every answer of a business route, by route path (such as `/weather`).
+        /// None by default.
+        public var delays: [String: Duration]
+
+        /// Options with the given chaos and delays; the defaults inject nothing.
+        ///
+        /// - Parameters:
+        ///   - chaosRate: The probability of a fault, 0…1; 0 by default.
+        ///   - chaosSeed: The seed of the chaos generator; 0 by default.
+        ///   - delays: Delays by route path; none by default.
+        public init(chaosRate: Double = 0, chaosSeed: UInt64 = 0, delays: [String: Duration] = [:]) {
+            self.chaosRate = chaosRate
+            self.chaosSeed = chaosSeed
+            self.delays = delays
+        }
+    }
+}
