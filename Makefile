@@ -64,6 +64,7 @@ build:
 layering:
 	$(PYTHON) Tools/check-layering.py --self-test
 	$(PYTHON) Tools/check-layering.py
+	$(PYTHON) Tools/scripts/feature.py --self-test
 
 # With PARLEY_DOCS=1, in a scratch folder of its own (.build/docs): the build it makes for the
 # symbol graphs holds the library targets only, and leaves the build above alone.

@@ -44,7 +44,9 @@ struct MockResponder: HTTPResponder {
 
         var response: Response
         do {
-            let route = try MockRoute(segments: target.segments)
+            let route =
+                try MockRoute(segments: target.segments)
+                ?? FeatureRoutes.bundled.routes(at: target.path).map { MockRoute.feature($0, path: target.path) }
             if route?.readsBody != true {
                 try await drainBody(of: request, into: entry)
             }
@@ -115,6 +117,7 @@ struct MockResponder: HTTPResponder {
         case .idempotentStats: try idempotentStats(target: target)
         case .auth(let endpoint): try await auth(endpoint, request: request, target: target)
         case .cache: try cache(request, target: target)
+        case .feature(let routes, let path): try feature(routes, request: request, path: path)
         }
     }
 

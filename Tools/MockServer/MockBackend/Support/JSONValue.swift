@@ -3,8 +3,9 @@ import Foundation
 /// A JSON document built in code, for the routes that answer with JSON.
 ///
 /// Spelling `null` out matters to the tests (`"body": null` for a body that is not UTF-8), and
-/// synthesised `Codable` would leave such keys out, so routes build these instead.
-enum JSONValue: Encodable, Sendable {
+/// synthesised `Codable` would leave such keys out, so routes build these instead. A document
+/// read from a file (a feature's canned routes) decodes into one as well.
+enum JSONValue: Codable, Sendable {
     case null
     case bool(Bool)
     case int(Int)
@@ -24,6 +25,27 @@ enum JSONValue: Encodable, Sendable {
     /// An object whose values are arrays of strings: `{"a": ["1", "2"]}`.
     static func stringLists(_ lists: [String: [String]]) -> JSONValue {
         .object(lists.mapValues { .array($0.map(JSONValue.string)) })
+    }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if container.decodeNil() {
+            self = .null
+        } else if let value = try? container.decode(Bool.self) {
+            self = .bool(value)
+        } else if let value = try? container.decode(Int.self) {
+            self = .int(value)
+        } else if let value = try? container.decode(UInt64.self) {
+            self = .unsigned(value)
+        } else if let value = try? container.decode(Double.self) {
+            self = .double(value)
+        } else if let value = try? container.decode(String.self) {
+            self = .string(value)
+        } else if let values = try? container.decode([JSONValue].self) {
+            self = .array(values)
+        } else {
+            self = .object(try container.decode([String: JSONValue].self))
+        }
     }
 
     func encode(to encoder: any Encoder) throws {

@@ -1,0 +1,365 @@
+#!/usr/bin/env python3
+"""Adds a feature module to Parley, or removes one: the recipe of docs/FEATURES.md, written out.
+
+Usage, from anywhere in the checkout (or through make):
+
+    python3 Tools/scripts/feature.py add News       # make feature NAME=News
+    python3 Tools/scripts/feature.py remove News    # make remove-feature NAME=News
+    python3 Tools/scripts/feature.py --self-test    # add and remove in a scratch copy (make layering)
+
+`add` writes, and `remove` deletes again, exactly these:
+
+    Packages/Features/News/NewsForm.swift            the endpoints, as a form
+    Packages/Features/News/NewsRequestable.swift     the feature protocol any type adopts
+    Packages/Features/News/NewsItem.swift            the model, decoded from the envelope
+    Packages/Features/News/News.docc/News.md         the module's documentation
+    Tests/NewsTests/NewsRequestableTests.swift       tests with the doubles and the mock server
+    Tools/MockServer/MockBackend/Resources/Features/news.json   the mock backend's route
+    Package.swift                                    one line in the features table
+
+`make test` passes right after `add`; after `remove` the checkout is as before `add`.
+Exit status: 0 on success, 1 when the name is taken or unknown, 2 for a bad command line.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+MANIFEST = ROOT / "Package.swift"
+ROUTES = ROOT / "Tools/MockServer/MockBackend/Resources/Features"
+
+
+def use_root(root: Path) -> None:
+    """Points the script at another checkout (the self-test's scratch copy)."""
+    global ROOT, MANIFEST, ROUTES
+    ROOT = root
+    MANIFEST = root / "Package.swift"
+    ROUTES = root / "Tools/MockServer/MockBackend/Resources/Features"
+TABLE_START = "let features: [(name: String, dependencies: [Target.Dependency])] = ["
+RESERVED = {
+    "Transport", "TransportCurl", "TransportTesting", "Forms", "Mapping", "Retry", "Feedback",
+    "FeedbackConsole", "FeedbackTesting", "Caching", "Coordination", "Downloads", "CCurl", "CZlib",
+    "CLibCrypto", "Foundation", "Testing", "TestSupport", "ServerTestSupport", "MockBackend",
+}
+
+
+def fail(message: str, status: int = 1) -> None:
+    print(f"feature: {message}", file=sys.stderr)
+    sys.exit(status)
+
+
+def paths(name: str) -> dict[str, Path]:
+    return {
+        "module": ROOT / "Packages/Features" / name,
+        "tests": ROOT / "Tests" / f"{name}Tests",
+        "route": ROUTES / f"{name.lower()}.json",
+    }
+
+
+def route_path(name: str) -> str:
+    """`News` is served at `/news`, `WeatherAlerts` at `/weather-alerts`."""
+    return "/" + re.sub(r"(?<!^)(?=[A-Z])", "-", name).lower()
+
+
+def listed(name: str) -> bool:
+    return re.search(rf'^\s*\("{re.escape(name)}",', MANIFEST.read_text(), re.MULTILINE) is not None
+
+
+def add(name: str) -> None:
+    if not re.fullmatch(r"[A-Z][A-Za-z0-9]{1,40}", name):
+        fail(f"'{name}' is not a module name: use UpperCamelCase letters and digits, such as News", 2)
+    if name in RESERVED or name.endswith("Tests"):
+        fail(f"'{name}' is taken by Parley itself; choose another name")
+    where = paths(name)
+    taken = [str(path.relative_to(ROOT)) for path in where.values() if path.exists()]
+    if taken or listed(name):
+        fail(f"{name} exists already ({', '.join(taken) or 'Package.swift'}); remove it first with "
+             f"`make remove-feature NAME={name}`")
+    manifest = MANIFEST.read_text()
+    if TABLE_START not in manifest:
+        fail("Package.swift has no features table; see docs/FEATURES.md")
+
+    path = route_path(name)
+    files = {
+        where["module"] / f"{name}Form.swift": FORM,
+        where["module"] / f"{name}Requestable.swift": REQUESTABLE,
+        where["module"] / f"{name}Item.swift": MODEL,
+        where["module"] / f"{name}.docc" / f"{name}.md": DOCS,
+        where["tests"] / f"{name}RequestableTests.swift": TESTS,
+        where["route"]: ROUTE,
+    }
+    for file, template in files.items():
+        file.parent.mkdir(parents=True, exist_ok=True)
+        file.write_text(template.replace("__NAME__", name).replace("__PATH__", path)
+                        .replace("__LOWER__", name[0].lower() + name[1:]))
+    # The house format, so that `make lint` passes on what was written.
+    swift = shutil.which("swift")
+    if swift and FORMATS:
+        sources = [str(file) for file in files if file.suffix == ".swift"]
+        subprocess.run([swift, "format", "format", "--in-place", *sources], cwd=ROOT, check=False)
+    line = f'    ("{name}", ["Forms", "Mapping", "Transport"]),\n'
+    start = manifest.index(TABLE_START)
+    end = manifest.index("\n]\n", start)
+    MANIFEST.write_text(manifest[:end + 1] + line + manifest[end + 1:])
+    print(f"feature: added {name}: Packages/Features/{name}, Tests/{name}Tests, the mock route {path} "
+          f"and a line in Package.swift. Next: make test, then docs/FEATURES.md.")
+
+
+def remove(name: str) -> None:
+    where = paths(name)
+    if not listed(name) and not any(path.exists() for path in where.values()):
+        fail(f"there is no feature {name}")
+    for path in where.values():
+        if path.is_dir():
+            shutil.rmtree(path)
+        elif path.exists():
+            path.unlink()
+    if ROUTES.exists() and not any(ROUTES.iterdir()):
+        ROUTES.rmdir()
+    manifest = MANIFEST.read_text()
+    MANIFEST.write_text(re.sub(rf'^\s*\("{re.escape(name)}",.*\),\n', "", manifest, count=1, flags=re.MULTILINE))
+    print(f"feature: removed {name}")
+
+
+def self_test() -> None:
+    """Adds and removes a feature in a scratch copy of the manifest; fails unless `add` writes
+    every file with no placeholder left and one manifest line, and `remove` restores the
+    manifest byte for byte and leaves no file behind."""
+    global FORMATS
+    import contextlib
+    import io
+    import tempfile
+    original_root = ROOT
+    quiet = io.StringIO()
+    with tempfile.TemporaryDirectory() as scratch, contextlib.redirect_stdout(quiet), contextlib.redirect_stderr(quiet):
+        root = Path(scratch)
+        shutil.copy(original_root / "Package.swift", root / "Package.swift")
+        before = (root / "Package.swift").read_text()
+        use_root(root)
+        FORMATS = False
+        add("Gazette")
+        written = [path for path in root.rglob("*") if path.is_file() and path.name != "Package.swift"]
+        problems = []
+        if len(written) != 6:
+            problems.append(f"add wrote {len(written)} files, not 6: {written}")
+        for path in written:
+            text = path.read_text()
+            if "__" in text.replace("__NAME__Item", ""):
+                problems.append(f"{path.name} keeps a placeholder")
+        manifest = (root / "Package.swift").read_text()
+        if manifest.count('("Gazette", ') != 1 or len(manifest) <= len(before):
+            problems.append("add did not put exactly one line in the features table")
+        try:
+            add("Gazette")
+            problems.append("a second add of the same name succeeded")
+        except SystemExit:
+            pass
+        remove("Gazette")
+        if (root / "Package.swift").read_text() != before:
+            problems.append("remove did not restore Package.swift byte for byte")
+        left = [path for path in root.rglob("*") if path.is_file() and path.name != "Package.swift"]
+        if left:
+            problems.append(f"remove left {left}")
+        use_root(original_root)
+    if problems:
+        for problem in problems:
+            print(f"feature self-test: {problem}", file=sys.stderr)
+        sys.exit(1)
+    print("feature self-test: add and remove leave the checkout as it was")
+
+
+#: Whether `add` runs swift-format on what it wrote (not in the self-test).
+FORMATS = True
+
+
+# MARK: - Templates
+
+FORM = '''import Forms
+
+/// The __NAME__ endpoints, as forms: where each request goes and what it carries.
+///
+/// Internal: ``__NAME__Requestable`` is the feature's public face.
+enum __NAME__Form: RequestFormable {
+    /// `GET __PATH__`: the latest items.
+    case latest
+
+    var path: String {
+        switch self {
+        case .latest: "__PATH__"
+        }
+    }
+}
+'''
+
+REQUESTABLE = '''public import Forms
+import Mapping
+public import Transport
+
+/// The __NAME__ feature, for any type that adopts it.
+///
+/// ```swift
+/// struct __NAME__Screen: __NAME__Requestable {}
+/// let items = try await __NAME__Screen().latest().value
+/// ```
+///
+/// Answers come in the backend's envelope, `{"code", "message", "data"}`; a code other than 200
+/// fails the handle with Mapping's `BusinessError` and the server's message.
+public protocol __NAME__Requestable: Requestable {}
+
+extension __NAME__Requestable {
+    /// The latest items: `GET __PATH__`, decoded from the envelope's data.
+    ///
+    /// - Parameter options: What this call decides over the client; none by default.
+    /// - Returns: A handle for the items.
+    public func latest(options: CallOptions = CallOptions()) -> DataRequest<[__NAME__Item]> {
+        request(__NAME__Form.latest, options: options).decodeEnvelope([__NAME__Item].self)
+    }
+}
+'''
+
+MODEL = '''/// One item of the __NAME__ feature, as the server sends it: `{"id": 1, "title": "…"}`.
+public struct __NAME__Item: Codable, Sendable, Hashable {
+    /// The item's identifier.
+    public var id: Int
+    /// Its title.
+    public var title: String
+
+    /// Creates an item.
+    ///
+    /// - Parameters:
+    ///   - id: The identifier.
+    ///   - title: The title.
+    public init(id: Int, title: String) {
+        self.id = id
+        self.title = title
+    }
+}
+'''
+
+DOCS = '''# ``__NAME__``
+
+The __NAME__ feature.
+
+## Overview
+
+__NAME__ is layer 4, a feature module. It imports Transport, Forms and Mapping, and never the
+engine or the console: the application chooses those once, and any type that adopts
+``__NAME__Requestable`` sends its requests.
+
+```swift
+import __NAME__
+
+struct __NAME__Screen: __NAME__Requestable {}
+let items = try await __NAME__Screen().latest().value
+```
+
+## Topics
+
+### Sending
+
+- ``__NAME__Requestable``
+
+### Models
+
+- ``__NAME__Item``
+'''
+
+TESTS = '''import Feedback
+import FeedbackTesting
+import Forms
+import Foundation
+import Mapping
+import MockBackend
+import Retry
+import ServerTestSupport
+import Testing
+import Transport
+import TransportTesting
+import __NAME__
+
+/// __NAME__ with the test doubles (a stub transport, a recording presenter), and against the
+/// mock backend's `__PATH__` route.
+@Suite struct __NAME__RequestableTests {
+    /// A screen of the app that shows the items.
+    struct __NAME__Screen: __NAME__Requestable, Containable, Loadable {
+        let clientConfiguration: ClientConfiguration?
+        var presenter: any FeedbackPresenter = RecordingPresenter()
+        var containerId: String { "screen:__LOWER__" }
+    }
+
+    static func screen(answering json: String, presenter: RecordingPresenter) -> (__NAME__Screen, StubTransport) {
+        let transport = StubTransport(always: .init(body: Data(json.utf8)))
+        var client = ClientConfiguration(transport: transport, baseURL: "https://api.example.com")
+        client.retry.maximumRetries = 0
+        return (__NAME__Screen(clientConfiguration: client, presenter: presenter), transport)
+    }
+
+    @Test func decodesTheLatestItemsFromTheEnvelope() async throws {
+        let recorder = RecordingPresenter()
+        let (screen, transport) = Self.screen(
+            answering: #"{"code":200,"message":"ok","data":[{"id":1,"title":"First"}]}"#, presenter: recorder)
+
+        let items = try await screen.latest().load(screen).value
+
+        #expect(items == [__NAME__Item(id: 1, title: "First")])
+        #expect(transport.requests.map(\\.url) == ["https://api.example.com__PATH__"])
+        #expect(recorder.maskOutcomes(on: screen) == [.succeeded])
+    }
+
+    @Test func failsWithTheServersMessageOnABusinessCode() async throws {
+        let (screen, _) = Self.screen(
+            answering: #"{"code":503,"message":"Down for maintenance","data":null}"#, presenter: RecordingPresenter())
+
+        let result = await screen.latest().result
+
+        guard case .failure(let error as BusinessError) = result else {
+            Issue.record("expected a business error, got \\(result)")
+            return
+        }
+        #expect(error.serverMessage == "Down for maintenance")
+    }
+
+    @Test func readsTheMockBackendsRoute() async throws {
+        try await withServerAndTransport { server, transport in
+            let screen = __NAME__Screen(clientConfiguration: ClientConfiguration(transport: transport, baseURL: server.baseURL))
+
+            let items = try await screen.latest().value
+
+            #expect(!items.isEmpty)
+        }
+    }
+}
+'''
+
+ROUTE = '''{
+  "routes": [
+    {
+      "method": "GET",
+      "path": "__PATH__",
+      "data": [
+        {"id": 1, "title": "The first __NAME__ item"},
+        {"id": 2, "title": "The second __NAME__ item"}
+      ]
+    }
+  ]
+}
+'''
+
+
+def main(arguments: list[str]) -> None:
+    if arguments == ["--self-test"]:
+        self_test()
+        return
+    if len(arguments) != 2 or arguments[0] not in ("add", "remove"):
+        fail("usage: feature.py add|remove NAME (make feature NAME=News, make remove-feature NAME=News)", 2)
+    action, name = arguments
+    add(name) if action == "add" else remove(name)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
