@@ -26,6 +26,15 @@ let curlReadCallback: curl_read_callback = { data, size, count, context in
     return transfer.onRead(UnsafeMutableRawBufferPointer(start: data, count: size * count))
 }
 
+/// `CURLOPT_SEEKFUNCTION`: rewinds the request body, which libcurl asks for when it sends a
+/// request again by itself (a reused connection that closed before answering, an
+/// authentication round).
+let curlSeekCallback: curl_seek_callback = { context, offset, origin in
+    guard let context else { return CURL_SEEKFUNC_FAIL }
+    let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
+    return transfer.onSeek(offset: Int64(offset), origin: origin)
+}
+
 /// `CURLOPT_XFERINFOFUNCTION`: progress; returning non-zero would abort.
 let curlProgressCallback: curl_xferinfo_callback = { context, downloadTotal, downloaded, uploadTotal, uploaded in
     guard let context else { return 0 }

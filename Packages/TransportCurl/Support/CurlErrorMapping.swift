@@ -64,6 +64,15 @@ enum CurlErrorMapping {
                 .connectionReset,
                 "The connection to \(host) broke during the transfer (\(detail)). The server "
                     + "or a proxy closed or reset it; retrying an idempotent request is usually safe.")
+        case CURLE_SEND_FAIL_REWIND:
+            // libcurl sends a request again by itself when a reused connection closed before
+            // answering; a streamed body cannot be read twice, so that resend fails here.
+            return make(
+                .connectionReset,
+                "The connection to \(host) closed before the server answered, and the streamed request body "
+                    + "cannot be sent again on a new connection from where it was (\(detail)). The server may "
+                    + "have received part of it; sending the request again with a new stream is safe only for an "
+                    + "idempotent request (or one with an Idempotency-Key).")
         case CURLE_PARTIAL_FILE:
             return make(
                 .incompleteBody,

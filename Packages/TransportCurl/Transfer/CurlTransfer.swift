@@ -143,6 +143,7 @@ final class CurlTransfer: @unchecked Sendable {
         _ = parley_easy_setopt_pointer(easy, CURLOPT_WRITEDATA, context)
         _ = parley_easy_setopt_pointer(easy, CURLOPT_HEADERDATA, context)
         _ = parley_easy_setopt_pointer(easy, CURLOPT_READDATA, context)
+        _ = parley_easy_setopt_pointer(easy, CURLOPT_SEEKDATA, context)
         _ = parley_easy_setopt_pointer(easy, CURLOPT_XFERINFODATA, context)
     }
 
@@ -239,6 +240,7 @@ final class CurlTransfer: @unchecked Sendable {
         _ = parley_easy_setopt_write_callback(easy, CURLOPT_WRITEFUNCTION, curlWriteCallback)
         _ = parley_easy_setopt_write_callback(easy, CURLOPT_HEADERFUNCTION, curlHeaderCallback)
         _ = parley_easy_setopt_read_callback(easy, CURLOPT_READFUNCTION, curlReadCallback)
+        _ = parley_easy_setopt_seek_callback(easy, CURLOPT_SEEKFUNCTION, curlSeekCallback)
     }
 
     private func configureTLS(_ easy: OpaquePointer) {
@@ -419,6 +421,16 @@ final class CurlTransfer: @unchecked Sendable {
             abortReason = error
             return Int(parley_readfunc_abort)
         }
+    }
+
+    /// libcurl rewinds the request body to send the request again by itself: bytes and files
+    /// can be, a stream cannot (the transfer then fails with `CURLE_SEND_FAIL_REWIND`, which
+    /// the error mapping reports as a lost connection, so a retry policy may send the whole
+    /// request again with a new stream).
+    func onSeek(offset: Int64, origin: Int32) -> Int32 {
+        guard let upload else { return offset == 0 ? CURL_SEEKFUNC_OK : CURL_SEEKFUNC_CANTSEEK }
+        guard origin == SEEK_SET, upload.seek(to: offset) else { return CURL_SEEKFUNC_CANTSEEK }
+        return CURL_SEEKFUNC_OK
     }
 
     /// libcurl's progress report; emits throttled events.

@@ -11,7 +11,8 @@ import Transport
 final class UploadSource {
     private enum Storage {
         case bytes(Data, offset: Int)
-        case file(descriptor: Int32, remaining: Int64, path: String)
+        /// A file: where the body starts in it and how long it is, for rewinding.
+        case file(descriptor: Int32, remaining: Int64, path: String, start: Int64, size: Int64)
         case stream(UploadStreamBuffer, Task<Void, Never>)
     }
 
@@ -53,7 +54,8 @@ final class UploadSource {
             length = Int64(data.count)
         case .file(let path, let offset, let requestedLength):
             let file = try Self.openFile(path, offset: offset, length: requestedLength)
-            storage = .file(descriptor: file.descriptor, remaining: file.size, path: path)
+            storage = .file(
+                descriptor: file.descriptor, remaining: file.size, path: path, start: offset, size: file.size)
             length = file.size
         case .stream(let stream):
             let buffer = UploadStreamBuffer(highWaterMark: highWaterMark, resumeSending: resumeSending)
@@ -114,6 +116,27 @@ final class UploadSource {
         }
     }
 
+    /// Moves back (or forward) to `offset` bytes from the body's start, so that the next read
+    /// starts there: for libcurl sending the request again by itself.
+    ///
+    /// - Returns: `false` for a stream, which cannot be read again, or an offset outside the body.
+    func seek(to offset: Int64) -> Bool {
+        switch storage {
+        case .bytes(let data, _):
+            guard offset >= 0, offset <= Int64(data.count) else { return false }
+            storage = .bytes(data, offset: Int(offset))
+            return true
+        case .file(let descriptor, _, let path, let start, let size):
+            guard offset >= 0, offset <= size, lseek(descriptor, off_t(start + offset), SEEK_SET) >= 0 else {
+                return false
+            }
+            storage = .file(descriptor: descriptor, remaining: size - offset, path: path, start: start, size: size)
+            return true
+        case .stream:
+            return false
+        }
+    }
+
     /// Copies the next bytes into `buffer`.
     func read(into destination: UnsafeMutableRawBufferPointer) -> UploadStreamBuffer.ReadResult {
         switch storage {
@@ -127,7 +150,7 @@ final class UploadSource {
             }
             storage = .bytes(data, offset: offset + count)
             return .bytes(count)
-        case .file(let descriptor, let remaining, let path):
+        case .file(let descriptor, let remaining, let path, let start, let size):
             guard remaining > 0 else { return .end }
             let wanted = Int(min(Int64(destination.count), remaining))
             let count = Glibc.read(descriptor, destination.baseAddress, wanted)
@@ -137,7 +160,8 @@ final class UploadSource {
             if count == 0 {
                 return .failed(Self.fileError(path, "ended \(remaining) bytes early; was it truncated while sending?"))
             }
-            storage = .file(descriptor: descriptor, remaining: remaining - Int64(count), path: path)
+            storage = .file(
+                descriptor: descriptor, remaining: remaining - Int64(count), path: path, start: start, size: size)
             return .bytes(count)
         case .stream(let stream, _):
             return stream.read(into: destination)
@@ -149,9 +173,9 @@ final class UploadSource {
         switch storage {
         case .bytes:
             break
-        case .file(let descriptor, _, let path):
+        case .file(let descriptor, _, let path, let start, let size):
             Glibc.close(descriptor)
-            storage = .file(descriptor: -1, remaining: 0, path: path)
+            storage = .file(descriptor: -1, remaining: 0, path: path, start: start, size: size)
         case .stream(let buffer, let task):
             buffer.close()
             task.cancel()
