@@ -388,6 +388,7 @@ for feature in features {
             name: "\(feature.name)Tests",
             dependencies: [
                 .target(name: feature.name),
+                "Downloads",
                 "Feedback",
                 "FeedbackTesting",
                 "Forms",

@@ -15,6 +15,7 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.0.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         // The root package and the mock server, named so that the references hold whatever the
         // checkout's folder is called.
@@ -31,6 +32,7 @@ let package = Package(
                 .product(name: "Feedback", package: "Parley"),
                 .product(name: "FeedbackConsole", package: "Parley"),
                 .product(name: "Forms", package: "Parley"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Mapping", package: "Parley"),
                 .product(name: "MockBackend", package: "ParleyMockServer"),

@@ -89,6 +89,60 @@ struct DemoTerminalTests {
         }
     }
 
+    @Test func asksAfterTheRetriesAreSpentAndRSendsTheRequestAgain() async throws {
+        let demo = try ChildProcess.siblingExecutable("parley-demo")
+        try await MockServer.withRunning { server in
+            server.faults.script("/weather", [.drop])
+            try await withTemporaryFolder { folder in
+                try await Tmux.withServer(folder: folder) { tmux in
+                    try await tmux.start(
+                        reportingTerminalMode([
+                            demo, "--server", server.baseURL, "--retries", "0", "weather", "forecast", "Toronto",
+                        ]))
+                    try await tmux.go()
+
+                    try await waitUntil {
+                        try await tmux.capture().contains { $0.hasPrefix("Retry? [r]etry / [a]bort") }
+                    }
+                    let asking = try await tmux.capture().joined(separator: "\n")
+                    #expect(asking.contains("Attempts made: 1."), "\(asking)")
+                    try await tmux.sendKeys("r")
+
+                    try await waitUntil { try await tmux.capture().contains { $0.contains("exit=") } }
+                    let screen = try await tmux.capture(history: true)
+                    let shown = screen.joined(separator: "\n")
+                    #expect(screen.contains("exit=0"), "\(shown)")
+                    #expect(screen.contains("Toronto, Canada"), "\(shown)")
+                    #expect(screen.contains(restoredMode), "\(shown)")
+                    #expect(server.faults.counters(for: "/weather").requests == 2)
+                }
+            }
+        }
+    }
+
+    @Test func neverAsksWithNoInputAndFailsWithStatusThree() async throws {
+        let demo = try ChildProcess.siblingExecutable("parley-demo")
+        try await MockServer.withRunning { server in
+            server.faults.script("/weather", [.drop])
+            try await withTemporaryFolder { folder in
+                try await Tmux.withServer(folder: folder) { tmux in
+                    try await tmux.start([
+                        demo, "--server", server.baseURL, "--retries", "0", "--no-input", "weather", "forecast",
+                        "Toronto",
+                    ])
+                    try await tmux.go()
+
+                    try await waitUntil { try await tmux.capture().contains { $0.contains("exit=") } }
+                    let screen = try await tmux.capture(history: true)
+                    let shown = screen.joined(separator: "\n")
+                    #expect(screen.contains("exit=3"), "\(shown)")
+                    #expect(!shown.contains("Retry?"), "no question:\n\(shown)")
+                    #expect(server.faults.counters(for: "/weather").requests == 1)
+                }
+            }
+        }
+    }
+
     @Test func theTourFinishesByItselfInATerminal() async throws {
         let demo = try ChildProcess.siblingExecutable("parley-demo")
         try await withTemporaryFolder { folder in

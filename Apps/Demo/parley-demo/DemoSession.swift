@@ -154,7 +154,11 @@ enum DemoRunner {
         switch result {
         case .success:
             return .success
-        case .failure where timedOut.isRaised:
+        case .failure(let error)
+        where timedOut.isRaised
+            || (timeout != nil && (error as? TransportError)?.category == .deadlineExceeded):
+            // The watchdog, or the retry policy's deadline that the transfers inherit: either
+            // way, the command's --timeout.
             let seconds = timeout.map { $0.formatted() } ?? ""
             session.warn(
                 TransportError(

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Forms
+import HTTPTypes
 import Mapping
 import Transport
 
@@ -25,8 +26,10 @@ enum ExitStatus: Int32 {
         var error = (error as? RequestFailure)?.underlying ?? error
         if let batch = error as? BatchFailure { error = batch.first }
         switch error {
-        case is BusinessError:
-            self = .business
+        case let error as BusinessError:
+            // An envelope that came with an HTTP error status (a 503 after the retries) is an
+            // HTTP failure first.
+            self = (error.status?.code ?? 200) >= 400 ? .network : .business
         case is ValidationError, is UsageError:
             self = .usage
         case let error as FormError:

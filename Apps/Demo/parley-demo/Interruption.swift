@@ -49,6 +49,13 @@ enum Interruption {
             action.sa_flags = SA_RESTART
             sigaction(number, &action, nil)
         }
+        // A parent may have started this process with the signals blocked (Foundation's
+        // `Process` does); a blocked Ctrl-C would wait forever.
+        var signals = sigset_t()
+        sigemptyset(&signals)
+        sigaddset(&signals, SIGINT)
+        sigaddset(&signals, SIGTERM)
+        pthread_sigmask(SIG_UNBLOCK, &signals, nil)
         let readEnd = descriptors[0]
         let thread = Thread {
             var byte: UInt8 = 0

@@ -74,3 +74,58 @@ func runDemo(
             standardError: String(decoding: errorData, as: UTF8.self), outputData: outputData)
     }
 }
+
+/// A `parley-demo serve` running in the background, for other runs to use with `--server`.
+final class DemoServer: Sendable {
+    let process: Process
+    /// `http://127.0.0.1:PORT`, from the line the server prints once listening.
+    let baseURL: String
+
+    private init(process: Process, baseURL: String) {
+        self.process = process
+        self.baseURL = baseURL
+    }
+
+    /// Starts `parley-demo serve` with `arguments` and returns once it prints its address.
+    static func start(_ arguments: [String]) async throws -> DemoServer {
+        let path = try ChildProcess.siblingExecutable("parley-demo")
+        return try await onOwnThread {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: path)
+            process.arguments = ["serve"] + arguments
+            let output = Pipe()
+            process.standardOutput = output
+            process.standardError = FileHandle.nullDevice
+            process.standardInput = FileHandle.nullDevice
+            try process.run()
+            var text = ""
+            while !text.contains("\n") {
+                let data = output.fileHandleForReading.availableData
+                if data.isEmpty { break }
+                text += String(decoding: data, as: UTF8.self)
+            }
+            let line = text.split(separator: "\n").first.map(String.init) ?? ""
+            guard line.hasPrefix("listening on ") else {
+                process.terminate()
+                throw DemoServerError(output: text)
+            }
+            return DemoServer(process: process, baseURL: String(line.dropFirst("listening on ".count)))
+        }
+    }
+
+    /// Sends SIGTERM and waits for the exit; returns the exit status.
+    func stop() async throws -> Int32 {
+        try await onOwnThread { [process] in
+            process.terminate()
+            process.waitUntilExit()
+            return process.terminationReason == .uncaughtSignal
+                ? 128 + process.terminationStatus : process.terminationStatus
+        }
+    }
+}
+
+/// `parley-demo serve` did not print its address.
+struct DemoServerError: Error, CustomStringConvertible {
+    var output: String
+    var description: String { "parley-demo serve printed no address: \(output.debugDescription)" }
+}

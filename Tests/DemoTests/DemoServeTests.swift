@@ -1,0 +1,56 @@
+import Foundation
+import MockBackend
+import Testing
+
+/// `parley-demo serve` as another client meets it, and the options that bound a command:
+/// `--server`, `--retries`, `--timeout`.
+@Suite struct DemoServeTests {
+    @Test func servesTheBackendToAnotherRunAndStopsOnSIGTERM() async throws {
+        let server = try await DemoServer.start(["--port", "0"])
+
+        let run = try await runDemo(["--server", server.baseURL, "weather", "forecast", "Paris", "--json"])
+        let status = try await server.stop()
+
+        #expect(run.status == 0, "\(run.standardError)")
+        let forecast = try #require(try run.json() as? [String: Any])
+        #expect(forecast["location"] as? String == "Paris, France")
+        #expect(status == 0)
+    }
+
+    @Test func aChaosRateOfOneFailsEveryRequestAfterItsRetries() async throws {
+        let server = try await DemoServer.start(["--chaos", "1", "--chaos-seed", "7"])
+
+        let run = try await runDemo(["--server", server.baseURL, "--retries", "2", "system", "time"])
+        _ = try await server.stop()
+
+        #expect(run.status == 3)
+        #expect(run.standardOutput.isEmpty)
+        #expect(run.standardError.contains("attempt 3 of 3"), "\(run.standardError)")
+    }
+
+    @Test func theTimeoutEndsTheWholeCommandWithStatusThree() async throws {
+        try await MockServer.withRunning { server in
+            // Far longer than the timeout: without it, the run would wait 30 s and then succeed.
+            server.faults.setDelay(.seconds(30), for: "/sysTime")
+
+            let run = try await runDemo(["--server", server.baseURL, "--timeout", "1", "system", "time"])
+
+            #expect(run.status == 3)
+            #expect(run.standardOutput.isEmpty)
+            #expect(run.standardError.contains("--timeout 1 s"), "\(run.standardError)")
+        }
+    }
+
+    @Test func retriesAsManyTimesAsToldAndNoMore() async throws {
+        try await MockServer.withRunning { server in
+            server.faults.script("/sysTime", [.unavailable(retryAfter: .zero), .unavailable(retryAfter: .zero), .ok])
+
+            let failed = try await runDemo(["--server", server.baseURL, "--retries", "1", "system", "time"])
+            let passed = try await runDemo(["--server", server.baseURL, "--retries", "1", "system", "time"])
+
+            #expect(failed.status == 3, "two 503s, one retry: \(failed.standardError)")
+            #expect(passed.status == 0, "the script's ok: \(passed.standardError)")
+            #expect(server.faults.counters(for: "/sysTime").requests == 3)
+        }
+    }
+}
