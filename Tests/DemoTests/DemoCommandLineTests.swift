@@ -81,6 +81,25 @@ import Testing
         #expect(run.standardOutput.contains("28 °C"))
     }
 
+    @Test func printsTheForecastAsJSONInTheServersShape() async throws {
+        let run = try await runDemo(["weather", "forecast", "北京", "--json"])
+
+        #expect(run.status == 0, "\(run.standardError)")
+        let forecast = try #require(try run.json() as? [String: Any])
+        #expect(forecast["location"] as? String == "北京, 中国")
+        let days = try #require(forecast["three_day_forecast"] as? [[String: Any]])
+        #expect(days.count == 3)
+        #expect(days.allSatisfy { $0["day"] is String && $0["conditions"] is String && $0["temperature"] is Int })
+    }
+
+    @Test(arguments: ["spinner", "hud", "none"], ["screen", "panel", "row", "button"])
+    func loadsUnderEveryMaskInEveryContainer(mask: String, container: String) async throws {
+        let run = try await runDemo(["weather", "forecast", "Oslo", "--mask", mask, "--container", container])
+
+        #expect(run.status == 0, "\(run.standardError)")
+        #expect(run.standardOutput.hasPrefix("Oslo, Norway\n"))
+    }
+
     @Test func readsOneDayAsJSON() async throws {
         let run = try await runDemo(["weather", "forecast", "Toronto", "--day", "1", "--json"])
 
@@ -164,6 +183,17 @@ import Testing
         #expect(lines[1].contains("Unknown city: Atlantis"))
         #expect(lines[3] == "2 of 3 forecasts, 1 failed.")
         #expect(run.standardError.contains("3 of 3 done, 1 failed"))
+    }
+
+    @Test func printsEveryOutcomeOfABatchAsJSON() async throws {
+        let run = try await runDemo(["weather", "batch", "Lima", "Atlantis", "--json"])
+
+        #expect(run.status == 1)
+        let outcomes = try #require(try run.json() as? [[String: Any]])
+        #expect(outcomes.map { $0["city"] as? String } == ["Lima", "Atlantis"])
+        #expect((outcomes[0]["forecast"] as? [String: Any])?["location"] as? String == "Lima, Peru")
+        #expect(outcomes[1]["error"] as? String == "Unknown city: Atlantis")
+        #expect(outcomes[1]["code"] as? String == "404")
     }
 
     @Test func logsInAndPrintsTheToken() async throws {
