@@ -114,22 +114,20 @@ import Transport
         }
     }
 
-    @Test func cancellingEveryCallerStopsTheTransfer() async throws {
+    @Test(.timeLimit(.minutes(1))) func cancellingEveryCallerStopsTheTransfer() async throws {
         try await withServerAndTransport { server, counting in
             let sharing = InFlightSharing(base: counting)
-            let url = server.url("/delay/10000")
+            // Ten minutes: the test's time limit fails it long before, should anybody wait.
+            let url = server.url("/delay/600000")
             let tasks = callers(10, url, through: sharing)
             try await waitUntil { server.receivedRequests().count == 1 && sharing.waitingCallers == 10 }
-            let cancelled = ContinuousClock.now
             for task in tasks { task.cancel() }
             for task in tasks {
                 let error = await #expect(throws: TransportError.self) { try await task.value }
                 #expect(error?.category == .cancelled)
             }
-            #expect(ContinuousClock.now - cancelled < .seconds(5), "nobody waited for the 10 s answer")
             // The one transfer that reached the transport was cancelled, and nothing is left.
             try await waitUntil { counting.inFlight == 0 }
-            #expect(ContinuousClock.now - cancelled < .seconds(5), "the transfer stopped")
             #expect(counting.failures == [.cancelled])
             #expect(sharing.transfersInFlight == 0 && sharing.waitingCallers == 0)
             // The next identical request starts a new transfer.
@@ -138,7 +136,7 @@ import Transport
             again.cancel()
             _ = await again.result
             try await waitUntil { counting.inFlight == 0 }
-            #expect(receivedPaths(server) == ["/delay/10000", "/delay/10000"])
+            #expect(receivedPaths(server) == ["/delay/600000", "/delay/600000"])
         }
     }
 
@@ -243,15 +241,17 @@ import Transport
     @Test func aFailureOfTheSharedTransferIsEveryCallersFailure() async throws {
         try await withServerAndTransport { server, counting in
             let transport = InFlightSharing(base: counting)
-            var request = try TransportRequest(method: .get, url: server.url("/delay/2000"))
-            request.options.deadline = .milliseconds(300)
+            var request = try TransportRequest(method: .get, url: server.url("/delay/10000"))
+            request.options.deadline = .seconds(1)
             let shared = request
             let tasks = (0..<5).map { _ in Task { try await transport.data(for: shared) } }
             for task in tasks {
                 let error = await #expect(throws: TransportError.self) { try await task.value }
                 #expect(error?.category == .deadlineExceeded)
             }
-            #expect(server.receivedRequests().count == 1)
+            // One transfer at most: on a machine loaded enough, the deadline may pass before
+            // the request is even sent, and then the server sees none.
+            #expect(server.receivedRequests().count <= 1)
         }
     }
 }

@@ -70,17 +70,17 @@ import Transport
         }
     }
 
-    @Test func failFastCancelsTheMembersInFlightAndStartsNoOther() async throws {
+    @Test(.timeLimit(.minutes(1))) func failFastCancelsTheMembersInFlightAndStartsNoOther() async throws {
         try await withServerAndTransport { server, counting in
             let made = Made()
-            let paths = ["/delay/10000", "/delay/10000", "/status/503"] + Array(repeating: "/delay/10000", count: 7)
+            // The slow members answer after ten minutes: the test's time limit fails it long
+            // before, should anybody wait for them.
+            let paths = ["/delay/600000", "/delay/600000", "/status/503"] + Array(repeating: "/delay/600000", count: 7)
             let batch = RequestBatch.failFast(Array(paths.enumerated()), maximumConcurrent: 3) { member in
                 made.record(member.offset, fetch(server.url(member.element), through: counting))
             }
-            let started = ContinuousClock.now
             let error = await #expect(throws: StatusError.self) { try await batch.value }
             #expect(error == StatusError(status: 503), "the batch fails with the first failure itself")
-            #expect(ContinuousClock.now - started < .seconds(5), "nobody waited for the slow members")
             #expect(made.count == 3, "the members not started never started")
             for index in [0, 1] {
                 let result = try #require(await made.all[index]?.result)

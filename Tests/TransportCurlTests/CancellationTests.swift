@@ -8,24 +8,22 @@ import Transport
 import TransportCurl
 
 @Suite struct CancellationTests {
-    @Test func cancellingTheTaskStopsACollectedRequestAtOnce() async throws {
+    @Test(.timeLimit(.minutes(1))) func cancellingTheTaskStopsACollectedRequestAtOnce() async throws {
         try await MockServer.withRunning { server in
             try await withTransport { transport in
-                // Given a request the server answers only after ten seconds
-                let request = try TransportRequest(method: .get, url: server.url("/delay/10000"))
+                // Given a request the server answers only after ten minutes (the test's time
+                // limit fails it long before, should the cancel not end the transfer)
+                let request = try TransportRequest(method: .get, url: server.url("/delay/600000"))
                 let task = Task { try await transport.data(for: request) }
-                try await waitUntil { server.receivedRequests().contains { $0.path == "/delay/10000" } }
+                try await waitUntil { server.receivedRequests().contains { $0.path == "/delay/600000" } }
 
                 // When its task is cancelled while the server holds the request
-                let start = ContinuousClock.now
                 task.cancel()
                 let result = await task.result
 
-                // Then it fails as cancelled long before the server would have answered
+                // Then it fails as cancelled, without waiting for the server
                 let error = try #require(result.failure as? TransportError)
                 #expect(error.category == .cancelled)
-                // (a generous bound: a loaded machine may take a while to schedule the task)
-                #expect(ContinuousClock.now - start < .seconds(5))
                 // And the transport goes on working
                 let next = try await transport.data(for: TransportRequest(method: .get, url: server.url("/bytes/5")))
                 #expect(next.body.count == 5)

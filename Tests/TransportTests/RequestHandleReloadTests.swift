@@ -284,11 +284,10 @@ import Transport
 
         request.reload()
         try await waitUntil { runs.started == 2 }
-        let start = ContinuousClock.now
         request.cancel()
+        // The gate stays closed, so only the cancel can end the second run.
         let error = try #require(await request.result.failure as? TransportError)
         #expect(error.category == .cancelled)
-        #expect(ContinuousClock.now - start < .seconds(5))
         #expect(await request.response == nil)
 
         request.reload()
