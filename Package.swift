@@ -188,6 +188,18 @@ let package = Package(
         ),
 
         // MARK: - Tests
+        // A child process for the disk cache's crash and restart tests, which kill it with SIGKILL
+        // and read what it wrote from other processes. A target, not a product: packages that
+        // use Parley never see it.
+        .executableTarget(
+            name: "parley-cache-writer",
+            dependencies: [
+                "Caching",
+                "Transport",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            path: "Tests/CacheWriter"
+        ),
         .target(
             name: "ServerTestSupport",
             dependencies: [
@@ -216,6 +228,8 @@ let package = Package(
                 "TransportTesting",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "MockBackend", package: "ParleyMockServer"),
+                // Built beside the tests, which run it (and kill it).
+                "parley-cache-writer",
             ],
             path: "Tests/CachingTests"
         ),

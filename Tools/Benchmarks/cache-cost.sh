@@ -2,24 +2,40 @@
 #
 # What Parley's HTTP cache saves and what it costs: `parley-bench-cache` against a private nginx
 # serving one small file over loopback. It prints one Markdown table per round: the latency of a
-# plain GET one at a time against a cache hit (memory and disk storage), and the throughput of
-# 64 concurrent GETs that all miss, without a cache and through a cache that stores every answer,
-# each with the client's CPU time per request.
+# plain GET one at a time against a cache hit (memory and disk storage); the throughput of 64
+# concurrent GETs that all miss, without a cache, through a middleware that does nothing, and
+# through a cache that stores every answer; and the same misses one at a time against an
+# in-process transport, which leaves the cache's own work. Each line has the client's CPU time
+# per request.
 #
 #   swift build -c release --package-path Tools/Benchmarks --product parley-bench-cache
-#   Tools/Benchmarks/cache-cost.sh [ROUNDS] [SIZE] [BODY] [BENCH]
+#   Tools/Benchmarks/cache-cost.sh [--counts] [ROUNDS] [SIZE] [BODY] [BENCH] [BASELINE]
 #
 # ROUNDS is 3 by default, SIZE the file's size in bytes (4096), BODY `json` (an API's answer:
 # compressible text, the default) or `random` (bytes that do not deflate), BENCH
-# Tools/Benchmarks/.build/release/parley-bench-cache. nginx's files, prefix and the disk cache
-# live in /dev/shm when it exists, so the disk does not dilute the comparison (pass a real disk
-# folder to the binary with --folder to measure one). Needs nginx, curl and python3.
+# Tools/Benchmarks/.build/release/parley-bench-cache. BASELINE, another build of the benchmark
+# (an earlier version of the library), runs in the same rounds, before BENCH in odd rounds and
+# after it in even ones, so that the two are compared side by side on the same machine state.
+#
+# Timings on a shared machine move by tens of percent; with --counts, the in-process misses are
+# then counted in what does not move with load, per request: instructions under valgrind's
+# callgrind (user space, every thread) and heap allocations (a preloaded malloc that counts),
+# each from two runs of 2,000 and 12,000 requests, so that the start-up cancels out.
+#
+# nginx's files, prefix and the disk cache live in /dev/shm when it exists, so the disk does not
+# dilute the comparison (pass a real disk folder to the binary with --folder to measure one).
+# Needs nginx, curl and python3; --counts also valgrind and cc.
 
 set -euo pipefail
 
 # shellcheck source=private-nginx.sh
 . "$(dirname "${BASH_SOURCE[0]}")/private-nginx.sh"
 
+counts=false
+if [[ ${1-} == --counts ]]; then
+    counts=true
+    shift
+fi
 rounds=${1:-3}
 size=${2:-4096}
 body=${3:-json}
@@ -29,6 +45,15 @@ bench="$(realpath "${4:-$here/.build/release/parley-bench-cache}")"
     echo "$bench is not built: swift build -c release --package-path Tools/Benchmarks --product parley-bench-cache" >&2
     exit 2
 }
+baseline=""
+if [[ -n ${5-} ]]; then
+    baseline="$(realpath "$5")"
+    [[ -x $baseline ]] || { echo "$baseline is not an executable" >&2; exit 2; }
+fi
+if $counts && ! command -v valgrind >/dev/null; then
+    echo "valgrind is missing: no counts (apt-get install valgrind)" >&2
+    counts=false
+fi
 
 base=/dev/shm
 [[ -d $base ]] || base=${TMPDIR:-/tmp}
@@ -58,11 +83,100 @@ sys.stdout.write(text[: int(sys.argv[1])])
 esac
 # 64 workers may open 64 connections, beside the listening socket.
 start_private_nginx "$work" /small.bin "location / { root $work/www; }" 256
+url="http://127.0.0.1:$port/small.bin"
 echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown)"
 
 for ((round = 1; round <= rounds; round++)); do
-    echo
-    echo "Round $round of $rounds, $size-byte $body body:"
-    echo
-    "$bench" --url "http://127.0.0.1:$port/small.bin" --folder "$work/cache-$round"
+    binaries=("$bench")
+    if [[ -n $baseline ]]; then
+        if ((round % 2)); then binaries=("$baseline" "$bench"); else binaries=("$bench" "$baseline"); fi
+    fi
+    for binary in "${binaries[@]}"; do
+        echo
+        echo "Round $round of $rounds, $size-byte $body body, $binary:"
+        echo
+        rm -rf "$work/cache-$round"
+        "$binary" --url "$url" --folder "$work/cache-$round"
+    done
+done
+
+$counts || exit 0
+
+# MARK: - Counts
+
+# Valgrind 3.19 (Debian 12's) writes into the signal mask a program passes to sigsuspend, and
+# dies when the mask is read-only, as libdispatch's is (every Swift program with an async main
+# waits in sigsuspend): a preloaded sigsuspend that passes a copy keeps it alive. The counting
+# malloc calls glibc's own allocator and prints its count when the process exits.
+cat >"$work/sigsuspend-copy.c" <<'C'
+#define _GNU_SOURCE
+#include <signal.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+int sigsuspend(const sigset_t *mask) {
+    sigset_t copy = *mask;
+    return (int)syscall(SYS_rt_sigsuspend, &copy, _NSIG / 8);
+}
+C
+cat >"$work/malloc-count.c" <<'C'
+#define _GNU_SOURCE
+#include <stdatomic.h>
+#include <stdio.h>
+#include <unistd.h>
+extern void *__libc_malloc(size_t);
+extern void *__libc_calloc(size_t, size_t);
+extern void *__libc_realloc(void *, size_t);
+extern void *__libc_memalign(size_t, size_t);
+static atomic_long count;
+static void counted(void) { atomic_fetch_add_explicit(&count, 1, memory_order_relaxed); }
+void *malloc(size_t n) { counted(); return __libc_malloc(n); }
+void *calloc(size_t a, size_t b) { counted(); return __libc_calloc(a, b); }
+void *realloc(void *p, size_t n) { if (!p) counted(); return __libc_realloc(p, n); }
+void *aligned_alloc(size_t a, size_t n) { counted(); return __libc_memalign(a, n); }
+void *memalign(size_t a, size_t n) { counted(); return __libc_memalign(a, n); }
+int posix_memalign(void **out, size_t a, size_t n) {
+    counted();
+    void *p = __libc_memalign(a, n);
+    if (!p) return 12;
+    *out = p;
+    return 0;
+}
+__attribute__((destructor)) static void report(void) {
+    char line[64];
+    int length = snprintf(line, sizeof line, "mallocs %ld\n", atomic_load(&count));
+    write(2, line, length);
+}
+C
+cc -shared -fPIC -O2 -o "$work/sigsuspend-copy.so" "$work/sigsuspend-copy.c"
+cc -shared -fPIC -O2 -o "$work/malloc-count.so" "$work/malloc-count.c"
+
+# count BINARY SCENARIO REQUESTS: "instructions allocations" of one run.
+count() {
+    local log="$work/count.log"
+    rm -rf "$work/cache-counts"
+    LD_PRELOAD="$work/sigsuspend-copy.so" valgrind --tool=callgrind --callgrind-out-file=/dev/null \
+        "$1" --url "$url" --folder "$work/cache-counts" --only "$2" --in-process-requests "$3" >"$log" 2>&1
+    local instructions
+    instructions=$(sed -n 's/.*Collected : *\([0-9]*\).*/\1/p' "$log")
+    rm -rf "$work/cache-counts"
+    LD_PRELOAD="$work/malloc-count.so" \
+        "$1" --url "$url" --folder "$work/cache-counts" --only "$2" --in-process-requests "$3" >"$log" 2>&1
+    echo "$instructions $(sed -n 's/^mallocs \([0-9]*\)$/\1/p' "$log")"
+}
+
+echo
+echo "| Build | In-process misses, one at a time | Instructions/request | Allocations/request |"
+echo "|---|---|--:|--:|"
+for binary in ${baseline:+"$baseline"} "$bench"; do
+    label="this build"
+    [[ $binary == "$baseline" ]] && label="baseline"
+    for scenario in "no cache" "a middleware that does nothing" "memory at its 10 MiB cap" "memory (each stored)" \
+        "disk (each stored)"; do
+        read -r small_instructions small_allocations < <(count "$binary" "in-process misses, $scenario" 2000)
+        read -r large_instructions large_allocations < <(count "$binary" "in-process misses, $scenario" 12000)
+        [[ -n $small_instructions && -n $large_instructions ]] || continue  # not in this build
+        awk -v b="$label" -v s="$scenario" \
+            -v i1="$small_instructions" -v i2="$large_instructions" -v a1="$small_allocations" -v a2="$large_allocations" \
+            'BEGIN {printf "| %s | %s | %.0f | %.1f |\n", b, s, (i2 - i1) / 10000, (a2 - a1) / 10000}'
+    done
 done

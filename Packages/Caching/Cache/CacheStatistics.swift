@@ -6,7 +6,8 @@ public struct CacheStatistics: Sendable, Hashable {
     public var misses: Int
     /// Stored responses the server confirmed with `304 Not Modified`.
     public var revalidations: Int
-    /// Entries written to the storage: new responses, and those a `304` refreshed.
+    /// Entries handed to the storage: new responses, and those a `304` refreshed (a disk
+    /// storage may write them a moment later).
     public var stores: Int
     /// Entries the storage removed to stay within its cap.
     public var evictions: Int
@@ -16,11 +17,14 @@ public struct CacheStatistics: Sendable, Hashable {
     public var entryCount: Int
     /// The bytes they take, as the storage counts them.
     public var totalBytes: Int
+    /// Entries the storage accepted but could not write later (a full disk, a permission); see
+    /// ``CacheStorageStatistics/failedWrites``.
+    public var failedWrites: Int
 
-    /// Creates statistics.
+    /// Creates statistics; every figure is 0 by default.
     public init(
         hits: Int = 0, misses: Int = 0, revalidations: Int = 0, stores: Int = 0, evictions: Int = 0,
-        corruptEntriesRemoved: Int = 0, entryCount: Int = 0, totalBytes: Int = 0
+        corruptEntriesRemoved: Int = 0, entryCount: Int = 0, totalBytes: Int = 0, failedWrites: Int = 0
     ) {
         self.hits = hits
         self.misses = misses
@@ -30,5 +34,6 @@ public struct CacheStatistics: Sendable, Hashable {
         self.corruptEntriesRemoved = corruptEntriesRemoved
         self.entryCount = entryCount
         self.totalBytes = totalBytes
+        self.failedWrites = failedWrites
     }
 }

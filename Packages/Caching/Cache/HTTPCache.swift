@@ -35,6 +35,13 @@ public import Transport
 ///
 /// Requests with `Range` or the caller's own conditional headers pass through untouched and
 /// unmarked. Storage errors never fail a request: they are logged, and the network answers.
+///
+/// A miss costs little beyond the request itself: whether an answer may be stored is decided
+/// before anything is copied, the stored head shares the response's fields unless a hop-by-hop
+/// field must go, the body is never copied, and the storage is handed the entry with
+/// ``CacheStorage/storeInBackground(_:)``, so a ``DiskCacheStorage`` answers from memory while
+/// its writer puts the file in place, and a response never waits for the disk (a write that
+/// fails there is counted in ``CacheStatistics/failedWrites`` rather than logged).
 public final class HTTPCache: TransportMiddleware {
     /// What the cache does, adjustable while it runs through ``HTTPCache/options``.
     public struct Options: Sendable {
@@ -72,15 +79,11 @@ public final class HTTPCache: TransportMiddleware {
     /// Where the entries are kept.
     public let storage: any CacheStorage
     private let logger: Logger?
-    private let state: Mutex<State>
-
-    private struct State {
-        var options: Options
-        var hits = 0
-        var misses = 0
-        var revalidations = 0
-        var stores = 0
-    }
+    private let currentOptions: Mutex<Options>
+    private let hits = Atomic(0)
+    private let misses = Atomic(0)
+    private let revalidations = Atomic(0)
+    private let stores = Atomic(0)
 
     /// Creates a cache.
     ///
@@ -92,26 +95,28 @@ public final class HTTPCache: TransportMiddleware {
     public init(storage: any CacheStorage = MemoryCacheStorage(), options: Options = Options(), logger: Logger? = nil) {
         self.storage = storage
         self.logger = logger
-        self.state = Mutex(State(options: options))
+        self.currentOptions = Mutex(options)
     }
 
     /// What the cache does; a change applies to the requests that start after it.
     public var options: Options {
-        get { state.withLock { $0.options } }
-        set { state.withLock { $0.options = newValue } }
+        get { currentOptions.withLock { $0 } }
+        set { currentOptions.withLock { $0 = newValue } }
     }
 
     /// The counters of this cache and its storage's.
+    ///
+    /// Each counter is read on its own, so while requests run the figures may be a request
+    /// apart from one another.
     public var statistics: CacheStatistics {
         get async {
             let storageStatistics = await storage.statistics()
-            return state.withLock { state in
-                CacheStatistics(
-                    hits: state.hits, misses: state.misses, revalidations: state.revalidations, stores: state.stores,
-                    evictions: storageStatistics.evictions,
-                    corruptEntriesRemoved: storageStatistics.corruptEntriesRemoved,
-                    entryCount: storageStatistics.entryCount, totalBytes: storageStatistics.totalBytes)
-            }
+            return CacheStatistics(
+                hits: hits.load(ordering: .relaxed), misses: misses.load(ordering: .relaxed),
+                revalidations: revalidations.load(ordering: .relaxed), stores: stores.load(ordering: .relaxed),
+                evictions: storageStatistics.evictions, corruptEntriesRemoved: storageStatistics.corruptEntriesRemoved,
+                entryCount: storageStatistics.entryCount, totalBytes: storageStatistics.totalBytes,
+                failedWrites: storageStatistics.failedWrites)
         }
     }
 
@@ -146,7 +151,7 @@ public final class HTTPCache: TransportMiddleware {
         guard let entry = await storage.entry(forKey: key), Self.varyMatches(entry, request) else { return nil }
         let forced = Self.forcedLifetime(requested: requestedLifetime, options: options)
         let freshness = freshness(of: entry, forced: forced, options: options)
-        let control = Self.requestControl(request)
+        let control = RequestFacts(request.head.headerFields).control
         let usable = Self.isUsableWithoutValidation(entry, freshness, request: control)
         return Self.served(entry, freshness: freshness, as: usable ? .hit : .stale, method: request.head.method)
     }
@@ -167,10 +172,12 @@ public final class HTTPCache: TransportMiddleware {
             }
             return response
         }
-        guard !Self.bypasses(request) else { return try await next(request) }
+        // The request's fields are read once, for everything the cache asks of them.
+        let facts = RequestFacts(request.head.headerFields)
+        guard !facts.bypasses else { return try await next(request) }
 
         let key = Self.key(for: request)
-        let control = Self.requestControl(request)
+        let control = facts.control
         let forced = Self.forcedLifetime(requested: requestedLifetime, options: options)
         var stored = await storage.entry(forKey: key)
         if let entry = stored, !Self.varyMatches(entry, request) { stored = nil }
@@ -178,13 +185,13 @@ public final class HTTPCache: TransportMiddleware {
         if let entry = stored {
             let freshness = freshness(of: entry, forced: forced, options: options)
             if Self.isUsableWithoutValidation(entry, freshness, request: control) {
-                count { $0.hits += 1 }
+                hits.add(1, ordering: .relaxed)
                 logger?.debug("cache hit \(LogRedaction.redactedURL(key)) (age \(Int(freshness.currentAge)) s)")
                 return Self.served(entry, freshness: freshness, as: .hit, method: method)
             }
         }
         if control.onlyIfCached {
-            count { $0.misses += 1 }
+            misses.add(1, ordering: .relaxed)
             return Self.gatewayTimeout(key)
         }
         if let entry = stored, method == .get, let conditional = Self.conditionalRequest(request, for: entry) {
@@ -202,15 +209,15 @@ public final class HTTPCache: TransportMiddleware {
                 await storage.removeEntry(forKey: key)
             } else {
                 return await fromNetwork(
-                    response, request: request, key: key, sentAt: sentAt, receivedAt: receivedAt, forced: forced,
-                    replacing: entry, options: options)
+                    response, request: request, facts: facts, key: key, sentAt: sentAt, receivedAt: receivedAt,
+                    forced: forced, replacing: entry, options: options)
             }
         }
         let sentAt = options.clock()
         let response = try await next(request)
         let receivedAt = options.clock()
         return await fromNetwork(
-            response, request: request, key: key, sentAt: sentAt, receivedAt: receivedAt, forced: forced,
+            response, request: request, facts: facts, key: key, sentAt: sentAt, receivedAt: receivedAt, forced: forced,
             replacing: stored, options: options)
     }
 
@@ -227,9 +234,9 @@ public final class HTTPCache: TransportMiddleware {
         updated.requestTime = sentAt
         updated.responseTime = receivedAt
         updated.varyingFields = Self.varyingFields(of: updated.head, for: request) ?? entry.varyingFields
-        count { $0.revalidations += 1 }
+        revalidations.add(1, ordering: .relaxed)
         logger?.debug("cache revalidated \(LogRedaction.redactedURL(entry.key))")
-        if !Self.requestControl(request).noStore {
+        if !RequestFacts(request.head.headerFields).control.noStore {
             await store(updated)
         }
         let freshness = freshness(of: updated, forced: forced, options: options)
@@ -239,15 +246,17 @@ public final class HTTPCache: TransportMiddleware {
     /// A response from the network: marked as a miss, and stored when allowed (a streamed
     /// body is stored when it has been read to its end).
     private func fromNetwork(
-        _ response: TransportResponse, request: TransportRequest, key: String, sentAt: Date, receivedAt: Date,
-        forced: TimeInterval?, replacing old: CacheEntry?, options: Options
+        _ response: TransportResponse, request: TransportRequest, facts: RequestFacts, key: String, sentAt: Date,
+        receivedAt: Date, forced: TimeInterval?, replacing old: CacheEntry?, options: Options
     ) async -> TransportResponse {
-        count { $0.misses += 1 }
+        misses.add(1, ordering: .relaxed)
         var marked = response
         marked.head.headerFields[CacheStatus.headerName] = CacheStatus.miss.rawValue
         guard request.head.method == .get else { return marked }
+        // Decided before anything is copied: most answers that may not be stored cost nothing more.
         guard
-            let varying = storableVaryingFields(response, request: request, key: key, forced: forced, options: options)
+            let varying = storableVaryingFields(
+                response, request: request, facts: facts, key: key, forced: forced, options: options)
         else {
             // A new answer that may not be stored makes the old one outdated; an error keeps it.
             if old != nil, response.status.code < 500 { await storage.removeEntry(forKey: key) }
@@ -279,10 +288,12 @@ public final class HTTPCache: TransportMiddleware {
         return marked
     }
 
+    /// Hands `entry` to the storage, which may write it after the response has gone on: a
+    /// disk storage keeps it in memory meanwhile.
     private func store(_ entry: CacheEntry) async {
         do {
-            try await storage.store(entry)
-            count { $0.stores += 1 }
+            try await storage.storeInBackground(entry)
+            stores.add(1, ordering: .relaxed)
         } catch {
             logger?.warning("cache could not store \(LogRedaction.redactedURL(entry.key)): \(error)")
         }
@@ -309,10 +320,6 @@ public final class HTTPCache: TransportMiddleware {
         )
     }
 
-    private func count(_ change: (inout State) -> Void) {
-        state.withLock { change(&$0) }
-    }
-
     private func freshness(of entry: CacheEntry, forced: TimeInterval?, options: Options) -> Freshness {
         Freshness(
             head: entry.head, requestTime: entry.requestTime, responseTime: entry.responseTime, now: options.clock(),
@@ -321,15 +328,15 @@ public final class HTTPCache: TransportMiddleware {
 
     /// The varying fields to store with `response`, or `nil` when it may not be stored.
     private func storableVaryingFields(
-        _ response: TransportResponse, request: TransportRequest, key: String, forced: TimeInterval?, options: Options
+        _ response: TransportResponse, request: TransportRequest, facts: RequestFacts, key: String,
+        forced: TimeInterval?, options: Options
     ) -> [CacheEntry.VaryingField]? {
         let code = response.status.code
         let fields = response.head.headerFields
         let control = CacheControl(fields)
-        guard code >= 200, code != 206, code != 304, !control.noStore, !Self.requestControl(request).noStore,
-            response.url == key
+        guard code >= 200, code != 206, code != 304, !control.noStore, !facts.control.noStore, response.url == key
         else { return nil }
-        if request.head.headerFields[.authorization] != nil, !options.cachesAuthorizedResponses {
+        if facts.hasAuthorization, !options.cachesAuthorizedResponses {
             guard control.isPublic || control.sharedMaxAge != nil || control.mustRevalidate else { return nil }
         }
         guard let varying = Self.varyingFields(of: response.head, for: request) else { return nil }
@@ -361,9 +368,36 @@ extension HTTPCache {
         "proxy-connection", "te", "trailer", "upgrade", "x-parley-cache",
     ]
 
-    /// The entry's key: the request's URL as the engine sends it.
+    /// The entry's key: the request's URL as the engine sends it, `scheme://authority/path`
+    /// with the scheme in lowercase.
+    ///
+    /// Built from the head's parts alone: the engine validates the request (control bytes in
+    /// the URL or a field) before it sends anything, so an invalid request is never stored, and
+    /// checking it here too would cost every request a second pass over its fields.
     static func key(for request: TransportRequest) -> String {
-        (try? RequestValidation.validate(request.head)) ?? request.url
+        let head = request.head
+        var scheme = head.scheme ?? "http"
+        if scheme.utf8.contains(where: { (0x41...0x5A).contains($0) }) { scheme = scheme.lowercased() }
+        var authority = head.authority ?? ""
+        var path = head.path ?? "/"
+        // The bytes copied once into one allocation, where concatenating makes a string per step.
+        let count = scheme.utf8.count + 3 + authority.utf8.count + path.utf8.count
+        return String(unsafeUninitializedCapacity: count) { buffer in
+            var offset = 0
+            func copy(_ part: inout String) {
+                part.withUTF8 { bytes in
+                    let target = UnsafeMutableBufferPointer(rebasing: buffer[offset..<(offset + bytes.count)])
+                    _ = target.initialize(fromContentsOf: bytes)
+                    offset += bytes.count
+                }
+            }
+            var separator = "://"
+            copy(&scheme)
+            copy(&separator)
+            copy(&authority)
+            copy(&path)
+            return offset
+        }
     }
 
     /// The forced lifetime for one request, in seconds: the request's (zero turns it off),
@@ -373,23 +407,35 @@ extension HTTPCache {
         return options.forcedLifetime.map(\.timeInterval)
     }
 
-    /// The request's `Cache-Control`, with `Pragma: no-cache` read as `no-cache` when it has
-    /// none (RFC 9111 §5.4).
-    static func requestControl(_ request: TransportRequest) -> CacheControl {
-        var control = CacheControl(request.head.headerFields)
-        if control.directives.isEmpty,
-            request.head.headerFields[values: pragma].contains(where: { $0.lowercased().contains("no-cache") })
-        {
-            control.directives.append(CacheControl.Directive(name: "no-cache"))
-        }
-        return control
-    }
+    /// What the cache asks of a request's header fields, read in one pass over them.
+    struct RequestFacts {
+        /// A field that makes the cache leave the request alone: `Range`, or the caller's own
+        /// validation (`If-None-Match`, `If-Modified-Since`, `If-Match`, `If-Unmodified-Since`,
+        /// `If-Range`).
+        var bypasses = false
+        /// Whether the request carries `Authorization`.
+        var hasAuthorization = false
+        /// The request's `Cache-Control`, with `Pragma: no-cache` read as `no-cache` when it has
+        /// none (RFC 9111 §5.4); empty (parsed from nothing) when it has neither field.
+        var control = CacheControl()
 
-    /// Requests the cache leaves alone: ranges, and the caller's own validation.
-    static func bypasses(_ request: TransportRequest) -> Bool {
-        let fields = request.head.headerFields
-        return fields[.range] != nil || fields[.ifNoneMatch] != nil || fields[.ifModifiedSince] != nil
-            || fields[.ifMatch] != nil || fields[.ifUnmodifiedSince] != nil || fields[.ifRange] != nil
+        init(_ fields: HTTPFields) {
+            var hasControl = false
+            var saysNoCache = false
+            for field in fields {
+                switch field.name {
+                case .range, .ifNoneMatch, .ifModifiedSince, .ifMatch, .ifUnmodifiedSince, .ifRange: bypasses = true
+                case .authorization: hasAuthorization = true
+                case .cacheControl: hasControl = true
+                case HTTPCache.pragma: saysNoCache = saysNoCache || field.value.lowercased().contains("no-cache")
+                default: continue
+                }
+            }
+            if hasControl { control = CacheControl(fields) }
+            if control.directives.isEmpty, saysNoCache {
+                control.directives.append(CacheControl.Directive(name: "no-cache"))
+            }
+        }
     }
 
     /// Whether a stored response may answer the request without the server (RFC 9111 §4.2,
@@ -480,13 +526,30 @@ extension HTTPCache {
         return result
     }
 
-    /// The head as stored: without hop-by-hop fields and the cache's own mark.
+    /// Whether a field is never stored: a hop-by-hop field, or the cache's own mark.
+    ///
+    /// Names are told apart by length first: every response's fields pass here, and most have
+    /// no name of these lengths.
+    static func isNotStored(_ name: HTTPField.Name) -> Bool {
+        let name = name.canonicalName
+        switch name.utf8.count {
+        case 2: return name == "te"
+        case 7: return name == "trailer" || name == "upgrade"
+        case 10: return name == "connection" || name == "keep-alive"
+        case 14: return name == "x-parley-cache"
+        case 16: return name == "proxy-connection"
+        case 17: return name == "transfer-encoding"
+        default: return false
+        }
+    }
+
+    /// The head as stored: without hop-by-hop fields and the cache's own mark; `head` itself,
+    /// sharing its fields, when it has none of them.
     static func storedHead(_ head: HTTPResponse) -> HTTPResponse {
         var stored = head
-        for name in ["connection", "keep-alive", "proxy-connection", "te", "trailer", "transfer-encoding", "upgrade"] {
-            if let fieldName = HTTPField.Name(name) { stored.headerFields[fieldName] = nil }
+        for field in head.headerFields where isNotStored(field.name) {
+            stored.headerFields[field.name] = nil
         }
-        stored.headerFields[CacheStatus.headerName] = nil
         return stored
     }
 

@@ -41,6 +41,11 @@ package struct CacheControl: Sendable, Hashable {
     /// Every directive, in the order the fields list them.
     package var directives: [Directive]
 
+    /// No directives: a message without `Cache-Control`.
+    package init() {
+        directives = []
+    }
+
     /// Parses the `Cache-Control` fields of `fields`.
     ///
     /// - Parameter fields: A request's or a response's header fields.

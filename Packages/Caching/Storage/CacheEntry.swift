@@ -65,7 +65,7 @@ public struct CacheEntry: Sendable, Hashable {
     public var approximateSize: Int {
         var size = body.count + key.utf8.count + 64
         for field in head.headerFields {
-            size += field.name.canonicalName.utf8.count + field.value.utf8.count + 4
+            size += field.name.canonicalName.utf8.count + field.withUnsafeBytesOfValue(\.count) + 4
         }
         for field in varyingFields {
             size += field.name.utf8.count + (field.value?.utf8.count ?? 0) + 4

@@ -20,6 +20,22 @@ public protocol CacheStorage: Sendable {
     ///   disk refused it); the entry that was there before is then removed.
     func store(_ entry: CacheEntry) async throws
 
+    /// Stores `entry` as ``store(_:)`` does, but may return as soon as the entry can be read
+    /// back, and finish the slow part of the work (writing a file) in the background: what
+    /// ``HTTPCache`` calls, so that no response waits for a disk.
+    ///
+    /// The default implementation calls ``store(_:)``. A storage that writes behind answers
+    /// reads of the entry from memory until its write is done, keeps the writes of one key in
+    /// order, bounds what waits in memory, and finishes what waits before it closes, as
+    /// ``DiskCacheStorage`` does.
+    ///
+    /// - Parameter entry: The entry.
+    /// - Throws: ``CacheError`` for what is known at once (the storage is closed, the entry is
+    ///   larger than the whole cap). A failure of the work left for later is not thrown: the
+    ///   entry is then not stored, the old one is removed, and the storage counts it in
+    ///   ``CacheStorageStatistics/failedWrites``.
+    func storeInBackground(_ entry: CacheEntry) async throws
+
     /// Removes the entry stored under `key`, if any.
     ///
     /// - Parameter key: The key.
@@ -30,6 +46,16 @@ public protocol CacheStorage: Sendable {
 
     /// The storage's counters and size.
     func statistics() async -> CacheStorageStatistics
+}
+
+extension CacheStorage {
+    /// Calls ``store(_:)``: a storage with nothing slow to do stores at once.
+    ///
+    /// - Parameter entry: The entry.
+    /// - Throws: What ``store(_:)`` throws.
+    public func storeInBackground(_ entry: CacheEntry) async throws {
+        try await store(entry)
+    }
 }
 
 /// What a ``CacheStorage`` holds, and what it has thrown away.
@@ -44,12 +70,27 @@ public struct CacheStorageStatistics: Sendable, Hashable {
     /// Entries found damaged (a bad checksum, a truncated file, an unknown format) and removed,
     /// since the storage was created.
     public var corruptEntriesRemoved: Int
+    /// Entries given to ``CacheStorage/storeInBackground(_:)`` whose later write failed (a
+    /// full disk, a permission, a compressed file larger than the cap), since the storage was
+    /// created; always 0 for a storage that writes before returning.
+    public var failedWrites: Int
 
     /// Creates statistics.
-    public init(entryCount: Int = 0, totalBytes: Int = 0, evictions: Int = 0, corruptEntriesRemoved: Int = 0) {
+    ///
+    /// - Parameters:
+    ///   - entryCount: The number of entries; 0 by default.
+    ///   - totalBytes: The bytes they take; 0 by default.
+    ///   - evictions: Entries removed to stay within the cap; 0 by default.
+    ///   - corruptEntriesRemoved: Damaged entries removed; 0 by default.
+    ///   - failedWrites: Writes left for later that failed; 0 by default.
+    public init(
+        entryCount: Int = 0, totalBytes: Int = 0, evictions: Int = 0, corruptEntriesRemoved: Int = 0,
+        failedWrites: Int = 0
+    ) {
         self.entryCount = entryCount
         self.totalBytes = totalBytes
         self.evictions = evictions
         self.corruptEntriesRemoved = corruptEntriesRemoved
+        self.failedWrites = failedWrites
     }
 }

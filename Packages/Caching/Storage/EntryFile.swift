@@ -53,25 +53,31 @@ enum EntryFile {
     ///   uncompressed when deflating does not make it smaller, and is not even tried for media
     ///   types that are compressed already (images other than SVG, audio, video, archives).
     /// - Throws: ``CacheError`` when the entry is larger than ``maximumPayloadSize``.
-    static func encode(_ entry: CacheEntry, compressionLevel: Int32 = 1) throws -> Data {
-        let payload = try payloadBytes(entry)
+    static func encode(_ entry: CacheEntry, compressionLevel: Int32 = 1) throws -> [UInt8] {
+        // The payload goes straight after room for the header, so that a payload kept as it is
+        // becomes the file without a copy.
+        var file = try payloadBytes(entry, after: headerSize)
+        let payloadLength = file.count - headerSize
         var flags: UInt16 = 0
-        var stored = payload
         if compressionLevel > 0, !isCompressedAlready(entry.head.headerFields[.contentType]),
-            let deflated = deflate(payload, level: compressionLevel), deflated.count < payload.count
+            let deflated = deflate(file, from: headerSize, level: compressionLevel, after: headerSize),
+            deflated.count < file.count
         {
-            stored = deflated
+            file = deflated
             flags |= deflatedFlag
         }
-        var file = ByteWriter()
-        file.bytes(magic)
-        file.uint16(version)
-        file.uint16(flags)
-        file.uint64(UInt64(stored.count))
-        file.uint64(UInt64(payload.count))
-        file.bytes(stored)
-        file.uint32(checksum(file.data))
-        return file.data
+        var header = ByteWriter(capacity: headerSize)
+        header.bytes(magic)
+        header.uint16(version)
+        header.uint16(flags)
+        header.uint64(UInt64(file.count - headerSize))
+        header.uint64(UInt64(payloadLength))
+        file.withUnsafeMutableBufferPointer { buffer in
+            for (offset, byte) in header.data.enumerated() { buffer[offset] = byte }
+        }
+        let crc = checksum(file)
+        withUnsafeBytes(of: crc.littleEndian) { file.append(contentsOf: $0) }
+        return file
     }
 
     /// The entry in `data`, or why it is damaged.
@@ -114,7 +120,8 @@ enum EntryFile {
 
     // MARK: - The payload
 
-    private static func payloadBytes(_ entry: CacheEntry) throws -> Data {
+    /// The payload of `entry`, after `offset` bytes of room (zeros) for what precedes it.
+    private static func payloadBytes(_ entry: CacheEntry, after offset: Int) throws -> [UInt8] {
         guard entry.body.count <= maximumPayloadSize - 1 << 20 else {
             throw CacheError(
                 .entryTooLarge,
@@ -122,7 +129,16 @@ enum EntryFile {
                     "The response for \(LogRedaction.redactedURL(entry.key)) has a body of \(entry.body.count) bytes; the disk cache keeps "
                     + "bodies up to 1 GiB.")
         }
-        var writer = ByteWriter()
+        // Room for everything, so that the bytes are written once, and for the checksum after.
+        var capacity = offset + entry.key.utf8.count + entry.head.status.reasonPhrase.utf8.count + entry.body.count + 64
+        for field in entry.head.headerFields {
+            capacity += field.name.rawName.utf8.count + field.value.utf8.count + 8
+        }
+        for field in entry.varyingFields {
+            capacity += field.name.utf8.count + (field.value?.utf8.count ?? 0) + 9
+        }
+        var writer = ByteWriter(capacity: capacity + trailerSize)
+        writer.zeros(offset)
         writer.string(entry.key)
         writer.uint64(entry.requestTime.timeIntervalSince1970.bitPattern)
         writer.uint64(entry.responseTime.timeIntervalSince1970.bitPattern)
@@ -206,25 +222,50 @@ enum EntryFile {
     // MARK: - zlib
 
     /// zlib's CRC-32 of `data`.
-    static func checksum(_ data: Data) -> UInt32 {
+    static func checksum(_ data: some ContiguousBytes) -> UInt32 {
         data.withUnsafeBytes { raw -> UInt32 in
             let bytes = raw.bindMemory(to: Bytef.self)
             return UInt32(truncatingIfNeeded: crc32_z(0, bytes.baseAddress, z_size_t(bytes.count)))
         }
     }
 
-    /// `data` in the zlib format (RFC 1950), or `nil` when zlib fails.
-    private static func deflate(_ data: Data, level: Int32) -> Data? {
-        var capacity = compressBound(uLong(data.count))
-        var output = [UInt8](repeating: 0, count: Int(capacity))
-        let result = data.withUnsafeBytes { raw -> Int32 in
-            let input = raw.bindMemory(to: Bytef.self)
-            return output.withUnsafeMutableBufferPointer { buffer in
-                compress2(buffer.baseAddress, &capacity, input.baseAddress, uLong(input.count), min(9, level))
+    /// The bytes of `data` from `start` in the zlib format (RFC 1950), after `offset` bytes of
+    /// room, or `nil` when zlib fails or they do not get smaller.
+    ///
+    /// zlib's window and hash table are sized to the input: `compress2` always takes the
+    /// largest (a 32 KiB window, 64 K hash heads, some 270 KiB), and allocating and clearing
+    /// them cost seven times what deflating a 4 KiB answer does. The stream records its window
+    /// size, so `uncompress2` reads either.
+    private static func deflate(_ data: [UInt8], from start: Int, level: Int32, after offset: Int) -> [UInt8]? {
+        let inputCount = data.count - start
+        // The window must cover the whole input (and zlib's lookahead) to find the same matches.
+        var windowBits: Int32 = 9
+        while windowBits < 15, (1 << windowBits) < inputCount + 262 { windowBits += 1 }
+        let memoryLevel = max(1, min(8, windowBits - 6))
+        var stream = z_stream()
+        guard
+            parley_deflateInit2(&stream, min(9, level), Z_DEFLATED, windowBits, memoryLevel, Z_DEFAULT_STRATEGY) == Z_OK
+        else { return nil }
+        defer { deflateEnd(&stream) }
+        // Anything not smaller than the input is of no use, so the output never needs more room.
+        let room = inputCount
+        var output = [UInt8](unsafeUninitializedCapacity: offset + room + trailerSize) { buffer, count in
+            count = 0
+            let result = data.withUnsafeBufferPointer { input -> Int32 in
+                guard let inputBase = input.baseAddress, let outputBase = buffer.baseAddress else { return Z_BUF_ERROR }
+                stream.next_in = UnsafeMutablePointer(mutating: inputBase + start)
+                stream.avail_in = uInt(inputCount)
+                stream.next_out = outputBase + offset
+                stream.avail_out = uInt(room)
+                return CZlib.deflate(&stream, Z_FINISH)
             }
+            guard result == Z_STREAM_END, let base = buffer.baseAddress else { return }
+            base.initialize(repeating: 0, count: offset)
+            count = offset + Int(stream.total_out)
         }
-        guard result == Z_OK else { return nil }
-        return Data(output.prefix(Int(capacity)))
+        guard output.count > offset else { return nil }
+        output.reserveCapacity(output.count + trailerSize)
+        return output
     }
 
     /// The inflated bytes of zlib-format `data`, or `nil` unless they are exactly
@@ -245,20 +286,29 @@ enum EntryFile {
     }
 }
 
-/// Appends little-endian numbers and length-prefixed strings to a `Data`.
+/// Appends little-endian numbers and length-prefixed strings to bytes.
 struct ByteWriter {
-    private(set) var data = Data()
+    private(set) var data: [UInt8] = []
 
-    mutating func bytes(_ bytes: some Sequence<UInt8>) { data.append(contentsOf: bytes) }
+    /// A writer with room for `capacity` bytes before it grows.
+    init(capacity: Int) {
+        data.reserveCapacity(capacity)
+    }
+
+    mutating func zeros(_ count: Int) { data.append(contentsOf: repeatElement(0, count: count)) }
+    mutating func bytes(_ bytes: [UInt8]) { data.append(contentsOf: bytes) }
+    mutating func bytes(_ bytes: Data) { data.append(contentsOf: bytes) }
     mutating func uint8(_ value: UInt8) { data.append(value) }
     mutating func uint16(_ value: UInt16) { withUnsafeBytes(of: value.littleEndian) { data.append(contentsOf: $0) } }
     mutating func uint32(_ value: UInt32) { withUnsafeBytes(of: value.littleEndian) { data.append(contentsOf: $0) } }
     mutating func uint64(_ value: UInt64) { withUnsafeBytes(of: value.littleEndian) { data.append(contentsOf: $0) } }
 
     mutating func string(_ text: String) {
-        let utf8 = Array(text.utf8)
-        uint32(UInt32(utf8.count))
-        bytes(utf8)
+        var text = text
+        text.withUTF8 { utf8 in
+            uint32(UInt32(utf8.count))
+            data.append(contentsOf: utf8)
+        }
     }
 }
 

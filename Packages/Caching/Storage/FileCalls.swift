@@ -32,7 +32,7 @@ enum FileCalls {
     }
 
     /// Writes all of `data`, retrying short and interrupted writes.
-    static func writeAll(_ data: Data, to descriptor: Int32, path: String) throws {
+    static func writeAll(_ data: some ContiguousBytes, to descriptor: Int32, path: String) throws {
         try data.withUnsafeBytes { raw in
             guard var base = raw.baseAddress else { return }
             var remaining = raw.count

@@ -11,10 +11,24 @@ import Transport
 /// let cache = HTTPCache(storage: MemoryCacheStorage(maximumBytes: 16 << 20))
 /// ```
 public final class MemoryCacheStorage: CacheStorage {
+    private struct Stored {
+        var entry: CacheEntry
+        var size: Int
+    }
+
+    /// Entries taken out under the lock, to be freed after it: the first one (a store rarely
+    /// removes more) without allocating.
+    private struct Removed {
+        var first: Stored?
+        var others: [Stored] = []
+
+        mutating func append(_ stored: Stored) {
+            if first == nil { first = stored } else { others.append(stored) }
+        }
+    }
+
     private struct State {
-        var entries: [String: CacheEntry] = [:]
-        var sizes: [String: Int] = [:]
-        var order = LRUList<String>()
+        var entries = LRUDictionary<String, Stored>()
         var totalBytes = 0
         var evictions = 0
     }
@@ -32,52 +46,67 @@ public final class MemoryCacheStorage: CacheStorage {
 
     /// The entry under `key`, which becomes the most recently used.
     public func entry(forKey key: String) async -> CacheEntry? {
-        state.withLock { state in
-            guard let entry = state.entries[key] else { return nil }
-            state.order.touch(key)
-            return entry
-        }
+        state.withLock { $0.entries.touch(key)?.entry }
     }
 
     /// Stores `entry`, then evicts the least recently used entries beyond the cap.
+    ///
+    /// The entry is kept as it is: its body shares the response's bytes, nothing is copied or
+    /// compressed.
     ///
     /// - Throws: ``CacheError`` with category ``CacheError/Category-swift.struct/entryTooLarge``
     ///   when the entry alone exceeds the cap (the old entry under its key is removed).
     public func store(_ entry: CacheEntry) async throws {
         let size = entry.approximateSize
         let maximumBytes = maximumBytes
-        try state.withLock { state in
-            Self.remove(entry.key, from: &state)
+        // The entries that leave are handed out of the lock and freed after it: releasing a
+        // response's head and body takes several frees, while other tasks wait for the lock.
+        let fits = state.withLock { state -> (fits: Bool, removed: Removed) in
+            var removed = Removed()
             guard size <= maximumBytes else {
-                throw CacheError(
-                    .entryTooLarge,
-                    message:
-                        "The response for \(LogRedaction.redactedURL(entry.key)) takes \(size) bytes, more than the memory cache's cap of "
-                        + "\(maximumBytes) bytes; it is not stored. Raise MemoryCacheStorage's maximumBytes to keep it."
-                )
+                if let old = state.entries.removeValue(forKey: entry.key) {
+                    state.totalBytes -= old.size
+                    removed.append(old)
+                }
+                return (false, removed)
             }
-            state.entries[entry.key] = entry
-            state.sizes[entry.key] = size
-            state.order.touch(entry.key)
+            if let old = state.entries.set(Stored(entry: entry, size: size), forKey: entry.key) {
+                state.totalBytes -= old.size
+                removed.append(old)
+            }
             state.totalBytes += size
-            while state.totalBytes > maximumBytes, let victim = state.order.leastRecent {
-                Self.remove(victim, from: &state)
+            while state.totalBytes > maximumBytes, let victim = state.entries.removeLeastRecent() {
+                state.totalBytes -= victim.value.size
                 state.evictions += 1
+                removed.append(victim.value)
             }
+            return (true, removed)
+        }.fits
+        guard fits else {
+            throw CacheError(
+                .entryTooLarge,
+                message:
+                    "The response for \(LogRedaction.redactedURL(entry.key)) takes \(size) bytes, more than the memory cache's cap of "
+                    + "\(maximumBytes) bytes; it is not stored. Raise MemoryCacheStorage's maximumBytes to keep it."
+            )
         }
     }
 
     /// Removes the entry under `key`.
     public func removeEntry(forKey key: String) async {
-        state.withLock { Self.remove(key, from: &$0) }
+        // Returned, so that it is freed after the lock.
+        _ = state.withLock { state -> Stored? in
+            guard let old = state.entries.removeValue(forKey: key) else { return nil }
+            state.totalBytes -= old.size
+            return old
+        }
     }
 
     /// Removes every entry.
     public func removeAll() async {
         state.withLock { state in
-            let evictions = state.evictions
-            state = State()
-            state.evictions = evictions
+            state.entries.removeAll()
+            state.totalBytes = 0
         }
     }
 
@@ -87,11 +116,5 @@ public final class MemoryCacheStorage: CacheStorage {
             CacheStorageStatistics(
                 entryCount: state.entries.count, totalBytes: state.totalBytes, evictions: state.evictions)
         }
-    }
-
-    private static func remove(_ key: String, from state: inout State) {
-        guard state.entries.removeValue(forKey: key) != nil else { return }
-        state.totalBytes -= state.sizes.removeValue(forKey: key) ?? 0
-        state.order.remove(key)
     }
 }

@@ -5,8 +5,16 @@
 // - sequential: the latency of a GET through `CurlTransport` alone, and of a hit through an
 //   `HTTPCache` (memory and disk storage), one request at a time;
 // - concurrent misses: `--concurrency` workers sending GETs that all miss (each to its own
-//   query string), through `CurlTransport` alone and through a cache that stores every answer
-//   (a forced lifetime, so nginx's headers do not matter), in memory and on disk.
+//   query string), through `CurlTransport` alone, through a `MiddlewareTransport` whose one
+//   middleware does nothing (what any middleware costs, the cache's share apart), and through a
+//   cache that stores every answer (a forced lifetime, so nginx's headers do not matter): in
+//   memory at its default 10 MiB cap, filled beforehand, so that each store evicts an entry as
+//   in a long-running process, and in memory and on disk with room for everything. The disk
+//   storage writes behind; its measurement ends when the writer has written every entry
+//   (`flush()`), so its time and CPU count the writes;
+// - the same misses one at a time against an in-process transport that answers at once with a
+//   copy of nginx's answer: no network, no event loop, so the CPU per request is the cache's own
+//   work plus a small constant, and moves far less with the machine's load.
 //
 // Each line gives requests per second, the median and 99th percentile latency, and the CPU time
 // this process spent per request (all its threads; nginx's is not counted), which a loaded
@@ -41,6 +49,9 @@ struct CacheBench: AsyncParsableCommand {
     @Option(help: "Concurrent workers for the misses.")
     var concurrency = 64
 
+    @Option(help: "Timed requests per in-process measurement.")
+    var inProcessRequests = 20000
+
     @Option(help: "A folder for the disk cache; a new one under the temporary directory by default.")
     var folder: String?
 
@@ -73,6 +84,8 @@ struct CacheBench: AsyncParsableCommand {
         for (name, storage) in try storages(root, suffix: "hits") {
             let transport = MiddlewareTransport(curl, middleware: [HTTPCache(storage: storage, options: options)])
             _ = try await transport.data(for: try TransportRequest(method: .get, url: url))
+            // The disk storage writes behind: the hits are to come from the file.
+            await (storage as? DiskCacheStorage)?.flush()
             emit(
                 try await measure("hit, \(name), one at a time", requests: sequentialRequests, concurrency: 1) { _ in
                     try await transport.data(for: try TransportRequest(method: .get, url: url))
@@ -82,15 +95,92 @@ struct CacheBench: AsyncParsableCommand {
             try await measure("misses, no cache, \(concurrency) at once", requests: concurrentRequests) { index in
                 try await curl.data(for: try TransportRequest(method: .get, url: "\(url)?plain=\(index)"))
             }.row)
+        let passThrough = MiddlewareTransport(curl, middleware: [PassThrough()])
+        emit(
+            try await measure(
+                "misses, a middleware that does nothing, \(concurrency) at once", requests: concurrentRequests
+            ) { index in
+                try await passThrough.data(for: try TransportRequest(method: .get, url: "\(url)?through=\(index)"))
+            }.row)
+        // A memory cache that has reached its default cap, as a long-running one does: each
+        // store evicts the oldest entry, whose memory the next one reuses.
+        let fullName = "misses, memory at its 10 MiB cap (each stored, one evicted), \(concurrency) at once"
+        let full = try await filledMemoryCache(over: curl, options: options, url: url, selected: isSelected(fullName))
+        emit(
+            try await measure(fullName, requests: concurrentRequests) { index in
+                try await full.data(for: try TransportRequest(method: .get, url: "\(url)?full=\(index)"))
+            }.row)
         for (name, storage) in try storages(root, suffix: "misses") {
             let transport = MiddlewareTransport(curl, middleware: [HTTPCache(storage: storage, options: options)])
+            let measurement = "misses, \(name) (each stored), \(concurrency) at once"
+            let result = try await measure(measurement, requests: concurrentRequests) { index in
+                try await transport.data(for: try TransportRequest(method: .get, url: "\(url)?\(name)=\(index)"))
+            } finish: {
+                await (storage as? DiskCacheStorage)?.flush()
+            }
+            emit(result.row)
+            // A cache that stored nothing would look cheap: every answer must be there.
+            let stored = await storage.statistics().entryCount
+            guard result.skipped || stored >= concurrentRequests else {
+                throw ValidationError("\(measurement): \(stored) entries stored of \(concurrentRequests)")
+            }
+        }
+
+        // The cache's own work, without the network: one request at a time.
+        let template = try await curl.data(for: try TransportRequest(method: .get, url: url))
+        let canned = CannedTransport(template: template)
+        emit(
+            try await measure("in-process misses, no cache", requests: inProcessRequests, concurrency: 1) { index in
+                try await canned.data(for: try TransportRequest(method: .get, url: "\(url)?plain=\(index)"))
+            }.row)
+        let cannedPassThrough = MiddlewareTransport(canned, middleware: [PassThrough()])
+        emit(
+            try await measure(
+                "in-process misses, a middleware that does nothing", requests: inProcessRequests, concurrency: 1
+            ) { index in
+                try await cannedPassThrough.data(
+                    for: try TransportRequest(method: .get, url: "\(url)?through=\(index)"))
+            }.row)
+        // At the cap (the rows after it grow the process, whose new pages the kernel must zero).
+        let inProcessFullName = "in-process misses, memory at its 10 MiB cap (each stored, one evicted)"
+        let fullTransport = try await filledMemoryCache(
+            over: canned, options: options, url: url, selected: isSelected(inProcessFullName))
+        emit(
+            try await measure(inProcessFullName, requests: inProcessRequests, concurrency: 1) { index in
+                try await fullTransport.data(for: try TransportRequest(method: .get, url: "\(url)?full=\(index)"))
+            }.row)
+        for (name, storage) in try storages(root, suffix: "in-process") {
+            let transport = MiddlewareTransport(canned, middleware: [HTTPCache(storage: storage, options: options)])
             emit(
-                try await measure("misses, \(name) (each stored), \(concurrency) at once", requests: concurrentRequests)
-                { index in
+                try await measure(
+                    "in-process misses, \(name) (each stored)", requests: inProcessRequests, concurrency: 1
+                ) { index in
                     try await transport.data(for: try TransportRequest(method: .get, url: "\(url)?\(name)=\(index)"))
+                } finish: {
+                    await (storage as? DiskCacheStorage)?.flush()
                 }.row)
         }
         await curl.shutdown()
+    }
+
+    /// A transport through an `HTTPCache` with a default `MemoryCacheStorage` (10 MiB) filled
+    /// to its cap, when the measurement that uses it is `selected`.
+    func filledMemoryCache(
+        over base: any HTTPTransport, options: HTTPCache.Options, url: String, selected: Bool
+    ) async throws -> MiddlewareTransport {
+        let storage = MemoryCacheStorage()
+        let transport = MiddlewareTransport(base, middleware: [HTTPCache(storage: storage, options: options)])
+        var index = 0
+        while selected, await storage.statistics().evictions == 0 {
+            _ = try await transport.data(for: try TransportRequest(method: .get, url: "\(url)?fill=\(index)"))
+            index += 1
+        }
+        return transport
+    }
+
+    /// Whether `--only` leaves the measurement `name` in.
+    func isSelected(_ name: String) -> Bool {
+        only.map { name.contains($0) } ?? true
     }
 
     /// Prints a table row; a skipped measurement has none.
@@ -119,18 +209,20 @@ struct CacheBench: AsyncParsableCommand {
             guard !skipped else { return "" }
             return
                 "| \(name) | \(Int(requestsPerSecond.rounded())) | \(Int(median.rounded())) | \(Int(p99.rounded())) | "
-                + "\(Int(cpuMicrosecondsPerRequest.rounded())) |"
+                + "\((cpuMicrosecondsPerRequest * 10).rounded() / 10) |"
         }
     }
 
     /// Runs `requests` calls of `body` on `concurrency` workers, each worker taking the next
-    /// index until none is left.
+    /// index until none is left, then `finish` (the work the calls left behind), within the time
+    /// and CPU measured.
     func measure(
         _ name: String, requests: Int, concurrency: Int? = nil,
-        _ body: @escaping @Sendable (Int) async throws -> DataResponse
+        _ body: @escaping @Sendable (Int) async throws -> DataResponse,
+        finish: () async -> Void = {}
     ) async throws -> Result {
         let workers = concurrency ?? self.concurrency
-        if let only, name != "warm-up", !name.contains(only) {
+        guard name == "warm-up" || isSelected(name) else {
             return Result(
                 name: name, requestsPerSecond: 0, median: 0, p99: 0, cpuMicrosecondsPerRequest: 0, skipped: true)
         }
@@ -158,6 +250,7 @@ struct CacheBench: AsyncParsableCommand {
             }
             return try await group.reduce(into: [Double]()) { $0 += $1 }
         }
+        await finish()
         let total = clock.now - start
         let cpu = processCPUSeconds() - cpuStart
         let seconds = Double(total.components.seconds) + Double(total.components.attoseconds) / 1e18
@@ -165,6 +258,29 @@ struct CacheBench: AsyncParsableCommand {
         return Result(
             name: name, requestsPerSecond: Double(requests) / seconds, median: percentile(50, ofSorted: sorted),
             p99: percentile(99, ofSorted: sorted), cpuMicrosecondsPerRequest: cpu / Double(requests) * 1e6)
+    }
+}
+
+/// Answers every request at once with a copy of one real answer (its body in new bytes, as a
+/// transfer's would be), for the URL asked.
+struct CannedTransport: HTTPTransport {
+    let template: DataResponse
+
+    func send(_ request: TransportRequest) async throws -> TransportResponse {
+        let answer = try await data(for: request)
+        return TransportResponse(head: answer.head, body: ResponseBody(answer.body), url: answer.url)
+    }
+
+    func data(for request: TransportRequest) async throws -> DataResponse {
+        let body = template.body.withUnsafeBytes { Data($0) }
+        return DataResponse(head: template.head, body: body, url: request.url)
+    }
+}
+
+/// A middleware that passes every request on untouched: what the chain itself costs.
+struct PassThrough: TransportMiddleware {
+    func intercept(_ request: TransportRequest, next: Next) async throws -> TransportResponse {
+        try await next(request)
     }
 }
 
