@@ -3,7 +3,10 @@ import Testing
 
 /// parley-demo's command line, against the backend it embeds: every command, its exit
 /// status, what goes to standard output and what to standard error, and `--json` shapes.
-@Suite struct DemoCommandLineTests {
+///
+/// One run of the binary at a time: each starts a backend of its own, and dozens at once on two
+/// cores would starve the timing of other suites' in-process servers.
+@Suite(.serialized) struct DemoCommandLineTests {
     // MARK: - Help and usage
 
     @Test func printsItsHelpOnStandardOutputAndExitsZero() async throws {

@@ -4,7 +4,10 @@ import TestSupport
 import Testing
 
 /// `parley-demo fetch`, the general HTTP client, against the in-process mock server.
-@Suite struct DemoFetchTests {
+///
+/// One run of the binary at a time: each starts a backend of its own, and dozens at once on two
+/// cores would starve the timing of other suites' in-process servers.
+@Suite(.serialized) struct DemoFetchTests {
     /// Pattern bytes as the mock server's `/bytes/{n}` sends them.
     static func pattern(_ count: Int) -> Data {
         Data((0..<count).map { UInt8($0 % 251) })

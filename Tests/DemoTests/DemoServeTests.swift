@@ -4,7 +4,10 @@ import Testing
 
 /// `parley-demo serve` as another client meets it, and the options that bound a command:
 /// `--server`, `--retries`, `--timeout`.
-@Suite struct DemoServeTests {
+///
+/// One run of the binary at a time: each starts a backend of its own, and dozens at once on two
+/// cores would starve the timing of other suites' in-process servers.
+@Suite(.serialized) struct DemoServeTests {
     @Test func servesTheBackendToAnotherRunAndStopsOnSIGTERM() async throws {
         let server = try await DemoServer.start(["--port", "0"])
 

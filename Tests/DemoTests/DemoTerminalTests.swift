@@ -7,7 +7,8 @@ import Testing
 /// parley-demo as a person sees it: the built binary in a real pseudo-terminal (a tmux pane of
 /// 100 × 20), against an in-process backend whose faults make the feedback last long enough
 /// to be seen.
-@Suite(.enabled(if: Tmux.path != nil || Tmux.required, "tmux is not installed: run Tools/scripts/setup.sh"))
+@Suite(
+    .serialized, .enabled(if: Tmux.path != nil || Tmux.required, "tmux is not installed: run Tools/scripts/setup.sh"))
 struct DemoTerminalTests {
     @Test func masksThePanelWithAHUDWhileTheForecastLoadsThenPrintsIt() async throws {
         let demo = try ChildProcess.siblingExecutable("parley-demo")

@@ -35,11 +35,12 @@ import TransportCurl
             try await withTransport(.with { $0.streamBufferSize = bufferSize }) { transport in
                 // A consumer slower than the stall timeout must not be mistaken for a stalled server.
                 var request = try TransportRequest(method: .get, url: server.url("/bytes/\(4 << 20)"))
-                // Three seconds, not less: every in-process mock server of the test run shares
+                // Five seconds, not less: every in-process mock server of the test run shares
                 // NIO's two event-loop threads, so while other suites stream hundreds of
-                // megabytes this server may take a couple of seconds to resume writing once the
-                // reader drains, and that is not what is under test.
-                request.options.stallTimeout = .seconds(3)
+                // megabytes (or other builds load the machine) this server may take seconds to
+                // resume writing once the reader drains, and that is not what is under test.
+                // The consumer's wait below is longer still.
+                request.options.stallTimeout = .seconds(5)
                 let response = try await transport.send(request)
                 var iterator = response.body.makeAsyncIterator()
                 var received = try await iterator.next()?.count ?? 0

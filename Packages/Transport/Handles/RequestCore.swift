@@ -1,5 +1,3 @@
-import Synchronization
-
 /// The state machine behind every ``RequestHandle``, with the value boxed.
 ///
 /// Not generic, so that its locked state and its handler lists have one layout whatever
@@ -228,7 +226,9 @@ final class RequestCore: Sendable {
         }
     }
 
-    private let state: Mutex<State>
+    /// The handle's state.
+    /// A `PThreadMutex`, not a `Mutex`, so that ThreadSanitizer sees the locking (see `PThreadMutex`).
+    private let state: PThreadMutex<State>
     /// The work of every run; `nil` for a derived or an already finished core.
     private let operation: Operation?
     /// For a derived core, the core it follows: starting or reloading it does that to the source.
@@ -242,7 +242,7 @@ final class RequestCore: Sendable {
         self.operation = operation
         source = nil
         link = nil
-        state = Mutex(State(phase: .idle))
+        state = PThreadMutex(State(phase: .idle))
     }
 
     /// A core that has already finished with `result`, and cannot run.
@@ -250,7 +250,7 @@ final class RequestCore: Sendable {
         operation = nil
         source = nil
         link = nil
-        state = Mutex(
+        state = PThreadMutex(
             State(phase: .finished, result: result, outcomes: 1, delivering: result, deliveringNumber: 1))
     }
 
@@ -260,7 +260,7 @@ final class RequestCore: Sendable {
         operation = nil
         self.source = source
         link = DerivedLink()
-        state = Mutex(State(phase: startImmediately ? .following : .waitingForSource))
+        state = PThreadMutex(State(phase: startImmediately ? .following : .waitingForSource))
         link?.attach(self)
     }
 
@@ -679,7 +679,7 @@ private final class DerivedLink: Sendable {
         var strongTarget: RequestCore?
     }
 
-    private let state = Mutex(State())
+    private let state = PThreadMutex(State())
 
     /// Points the link at the derived core, weakly.
     func attach(_ target: RequestCore) {

@@ -1,6 +1,5 @@
 import CCurl
 import Foundation
-import Synchronization
 import Transport
 
 /// The thread that owns one libcurl multi handle and every transfer on it.
@@ -21,7 +20,7 @@ import Transport
 final class CurlEventLoop: @unchecked Sendable {
     // Safety of @unchecked Sendable: `multi` is written once in `init` and afterwards used by
     // other threads only for `curl_multi_wakeup`, which libcurl documents as callable from
-    // any thread. `pendingCommands` is a `Mutex`. Every other stored property is touched only
+    // any thread. `pendingCommands` is a `PThreadMutex`. Every other stored property is touched only
     // on the loop thread (inside `run()` and the functions it calls), which is the single
     // thread that ever runs them.
 
@@ -50,7 +49,9 @@ final class CurlEventLoop: @unchecked Sendable {
 
     let multi: OpaquePointer
     let configuration: CurlTransport.Configuration
-    private let pendingCommands = Mutex(Queue())
+    /// Commands from other threads, and the loop's polling and shutdown flags.
+    /// A `PThreadMutex`, not a `Mutex`, so that ThreadSanitizer sees the locking (see `PThreadMutex`).
+    private let pendingCommands = PThreadMutex(Queue())
 
     // Loop-thread state.
     private var active: [ObjectIdentifier: CurlTransfer] = [:]

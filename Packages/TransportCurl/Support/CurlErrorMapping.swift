@@ -2,7 +2,39 @@ import CCurl
 import Transport
 
 /// Turns a libcurl result code into a ``TransportError`` a person can act on.
+///
+/// The mapping itself is pure: ``error(for:facts:url:options:elapsed:headIsComplete:)`` decides
+/// from the code and the few ``Facts`` read from the handle, so it can be tested as a table.
 enum CurlErrorMapping {
+    /// What the mapping reads from a failed transfer's handle besides its code.
+    struct Facts: Sendable, Equatable {
+        /// libcurl's own detail message (its error buffer, or the code's description).
+        var detail: String
+        /// Whether the connection was established (`CURLINFO_PRETRANSFER_TIME_T` above zero).
+        var wasConnected: Bool
+        /// Whether the failure looks like plain HTTP sent to a TLS port
+        /// (``looksLikePlainHTTPSentToTLS(handle:url:)``).
+        var looksLikePlainHTTPSentToTLS: Bool
+
+        /// The facts of a failure on `handle`.
+        init(handle: CurlEasyHandle, code: CURLcode, url: String) {
+            detail = handle.errorMessage ?? String(cString: curl_easy_strerror(code))
+            var preTransfer: curl_off_t = 0
+            _ = parley_easy_getinfo_off_t(handle.pointer, CURLINFO_PRETRANSFER_TIME_T, &preTransfer)
+            wasConnected = preTransfer > 0
+            looksLikePlainHTTPSentToTLS =
+                CurlErrorMapping.suspectsPlainHTTPToTLS(code)
+                && CurlErrorMapping.looksLikePlainHTTPSentToTLS(handle: handle, url: url)
+        }
+
+        /// Facts given outright.
+        init(detail: String, wasConnected: Bool, looksLikePlainHTTPSentToTLS: Bool) {
+            self.detail = detail
+            self.wasConnected = wasConnected
+            self.looksLikePlainHTTPSentToTLS = looksLikePlainHTTPSentToTLS
+        }
+    }
+
     /// The error for a failed transfer.
     ///
     /// - Parameters:
@@ -20,7 +52,29 @@ enum CurlErrorMapping {
         elapsed: Duration,
         headIsComplete: Bool
     ) -> TransportError {
-        let detail = handle.errorMessage ?? String(cString: curl_easy_strerror(code))
+        error(
+            for: code, facts: Facts(handle: handle, code: code, url: url), url: url, options: options,
+            elapsed: elapsed, headIsComplete: headIsComplete)
+    }
+
+    /// The error for a failed transfer, from its code and the facts read from its handle.
+    ///
+    /// - Parameters:
+    ///   - code: libcurl's result.
+    ///   - facts: What the handle told about the failure.
+    ///   - url: The URL of the failed hop.
+    ///   - options: The transfer's options, to name the limit that was hit.
+    ///   - elapsed: Time since the transfer started (redirects included).
+    ///   - headIsComplete: Whether the header callback had seen the end of the hop's final head.
+    static func error(
+        for code: CURLcode,
+        facts: Facts,
+        url: String,
+        options: TransferOptions,
+        elapsed: Duration,
+        headIsComplete: Bool
+    ) -> TransportError {
+        let detail = facts.detail
         let host = hostAndPort(of: url)
         let curlCode = Int(code.rawValue)
         func make(_ category: TransportError.Category, _ message: String, reached: Bool = true) -> TransportError {
@@ -44,7 +98,9 @@ enum CurlErrorMapping {
                 "Could not connect to \(host) (\(detail)). Check that the server is running "
                     + "and listening on that port, and that no firewall blocks it.", reached: false)
         case CURLE_OPERATION_TIMEDOUT:
-            return timeout(handle: handle, host: host, url: url, options: options, elapsed: elapsed, curlCode: curlCode)
+            return timeout(
+                wasConnected: facts.wasConnected, host: host, url: url, options: options, elapsed: elapsed,
+                curlCode: curlCode)
         case CURLE_SSL_CONNECT_ERROR, CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CERTPROBLEM, CURLE_SSL_CIPHER,
             CURLE_SSL_CACERT_BADFILE, CURLE_SSL_PINNEDPUBKEYNOTMATCH, CURLE_SSL_ISSUER_ERROR, CURLE_SSL_CRL_BADFILE,
             CURLE_SSL_ENGINE_NOTFOUND, CURLE_SSL_ENGINE_SETFAILED, CURLE_SSL_INVALIDCERTSTATUS, CURLE_USE_SSL_FAILED:
@@ -52,7 +108,7 @@ enum CurlErrorMapping {
                 .tlsFailure, "The TLS connection to \(host) failed: \(detail). Hint: \(tlsHint(code))",
                 reached: false)
         case CURLE_SEND_ERROR, CURLE_RECV_ERROR:
-            if looksLikePlainHTTPSentToTLS(handle: handle, url: url) {
+            if facts.looksLikePlainHTTPSentToTLS {
                 return make(
                     .connectionReset,
                     "The server at \(host) reset a new connection before sending any response (\(detail)). "
@@ -79,7 +135,7 @@ enum CurlErrorMapping {
                 "The server at \(host) closed the connection before sending the whole body "
                     + "(\(detail)). The response is incomplete; retry, or resume a download with a Range request.")
         case CURLE_GOT_NOTHING:
-            if looksLikePlainHTTPSentToTLS(handle: handle, url: url) {
+            if facts.looksLikePlainHTTPSentToTLS {
                 return make(
                     .emptyReply,
                     "The server at \(host) closed a new connection without sending a response. Some TLS "
@@ -102,7 +158,7 @@ enum CurlErrorMapping {
         case CURLE_UNSUPPORTED_PROTOCOL:
             // Schemes are validated before a transfer starts, so libcurl reports this for a
             // reply it will not speak, such as an HTTP/0.9 response with no status line.
-            if looksLikePlainHTTPSentToTLS(handle: handle, url: url) {
+            if facts.looksLikePlainHTTPSentToTLS {
                 return make(
                     .invalidResponse,
                     "The server at \(host) answered with bytes that are not HTTP (\(detail)), as a TLS server "
@@ -144,19 +200,18 @@ enum CurlErrorMapping {
         }
     }
 
+    /// A timeout, told apart by the deadline and whether the connection was established.
     private static func timeout(
-        handle: CurlEasyHandle, host: String, url: String, options: TransferOptions, elapsed: Duration, curlCode: Int
+        wasConnected: Bool, host: String, url: String, options: TransferOptions, elapsed: Duration, curlCode: Int
     ) -> TransportError {
-        var preTransfer: curl_off_t = 0
-        _ = parley_easy_getinfo_off_t(handle.pointer, CURLINFO_PRETRANSFER_TIME_T, &preTransfer)
         if let deadline = options.deadline, elapsed >= deadline - .milliseconds(20) {
             return TransportError(
                 .deadlineExceeded,
                 message: "The request to \(url) did not complete within its deadline of \(deadline). The server is "
                     + "slow or the body is large; raise TransferOptions.deadline or stream the response.",
-                url: url, curlCode: curlCode, mayHaveReachedServer: preTransfer > 0)
+                url: url, curlCode: curlCode, mayHaveReachedServer: wasConnected)
         }
-        if preTransfer == 0 {
+        if !wasConnected {
             return TransportError(
                 .connectTimeout,
                 message: "No connection to \(host) could be made within \(options.connectTimeout). Check that the host "
@@ -171,6 +226,7 @@ enum CurlErrorMapping {
             url: url, curlCode: curlCode)
     }
 
+    /// What to check for a TLS failure.
     private static func tlsHint(_ code: CURLcode) -> String {
         switch code {
         case CURLE_PEER_FAILED_VERIFICATION:
@@ -188,6 +244,12 @@ enum CurlErrorMapping {
         default:
             "the server may not speak TLS on this port, or client and server share no protocol version or cipher."
         }
+    }
+
+    /// Whether `code` is one of those plain HTTP sent to a TLS port fails with.
+    static func suspectsPlainHTTPToTLS(_ code: CURLcode) -> Bool {
+        code == CURLE_SEND_ERROR || code == CURLE_RECV_ERROR || code == CURLE_GOT_NOTHING
+            || code == CURLE_UNSUPPORTED_PROTOCOL
     }
 
     /// Whether a failure looks like plain HTTP sent to a TLS port: an `http` URL whose new

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import Transport
 
 /// The bounded hand-over between the loop thread, which receives body bytes, and the task
@@ -36,7 +35,9 @@ final class ResponseStreamBuffer: ResponseBodyStream {
 
     /// Bytes buffered before the transfer pauses.
     let highWaterMark: Int
-    private let state = Mutex(State())
+    /// The hand-over's state, shared by the loop and the consumer.
+    /// A `PThreadMutex`, not a `Mutex`, so that ThreadSanitizer sees the locking (see `PThreadMutex`).
+    private let state = PThreadMutex(State())
     private let resumeReceiving: @Sendable () -> Void
     private let cancelTransfer: @Sendable () -> Void
 

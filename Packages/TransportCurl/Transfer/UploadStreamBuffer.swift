@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import Transport
 
 /// The bounded hand-over from a task pumping a streamed request body to the read callback.
@@ -31,7 +30,9 @@ final class UploadStreamBuffer: Sendable {
         var isClosed = false
     }
 
-    private let state = Mutex(State())
+    /// The hand-over's state, shared by the producer and the loop.
+    /// A `PThreadMutex`, not a `Mutex`, so that ThreadSanitizer sees the locking (see `PThreadMutex`).
+    private let state = PThreadMutex(State())
     private let highWaterMark: Int
     private let resumeSending: @Sendable () -> Void
 

@@ -1,0 +1,124 @@
+import CCurl
+import Foundation
+import Transport
+
+// What the C callbacks of `CurlCallbacks.swift` call: one entry point per callback, each run on
+// the loop thread inside `curl_multi_perform`.
+extension CurlTransfer {
+    /// One header line (status line, field, or the blank line that ends a head).
+    func onHeader(_ line: UnsafeRawBufferPointer) -> Int {
+        bytesMoved &+= Int64(line.count)
+        switch response.consume(line, limit: request.options.maximumHeaderSize) {
+        case .continue:
+            return line.count
+        case .tooLarge:
+            abortReason = TransportError(
+                .headersTooLarge,
+                message: "The response headers from \(currentURL) exceed the limit of "
+                    + "\(request.options.maximumHeaderSize) bytes; raise TransferOptions.maximumHeaderSize if the server "
+                    + "is trusted.",
+                url: currentURL)
+            return 0
+        case .invalid(let problem):
+            abortReason = TransportError(
+                .invalidResponse, message: "The response from \(currentURL) has a malformed head: \(problem).",
+                url: currentURL)
+            return 0
+        case .headComplete:
+            return headComplete() ? line.count : 0
+        }
+    }
+
+    /// Decides what the finished head means; returns `false` to abort the transfer.
+    private func headComplete() -> Bool {
+        if RedirectRules(limit: request.options.redirects.limit).follows(
+            status: response.status, hasLocation: response.location != nil)
+        {
+            isRedirectHop = true
+            return true
+        }
+        if case .collect = mode, !response.hasContentEncoding, let length = response.contentLength,
+            length > request.options.maximumBodySize
+        {
+            abortReason = tooLargeError()
+            return false
+        }
+        if case .stream = mode { loop.scheduleDelivery(self) }
+        return true
+    }
+
+    /// Body bytes, already decoded when the response was compressed.
+    func onWrite(_ bytes: UnsafeRawBufferPointer) -> Int {
+        bytesMoved &+= Int64(bytes.count)
+        if isRedirectHop { return bytes.count }
+        switch mode {
+        case .collect:
+            if bodyBytes + Int64(bytes.count) > request.options.maximumBodySize {
+                abortReason = tooLargeError()
+                return 0
+            }
+            body.append(contentsOf: bytes)
+            bodyBytes += Int64(bytes.count)
+            return bytes.count
+        case .stream(let buffer):
+            switch buffer.offer(bytes) {
+            case .accepted(let wakeConsumer):
+                bodyBytes += Int64(bytes.count)
+                if wakeConsumer { loop.scheduleDelivery(self) }
+                return bytes.count
+            case .pause:
+                isReceivePaused = true
+                return Int(parley_writefunc_pause)
+            case .abort:
+                abortReason = ResponseStreamBuffer.cancelledError
+                return 0
+            }
+        }
+    }
+
+    /// Fills `buffer` with request-body bytes.
+    func onRead(_ buffer: UnsafeMutableRawBufferPointer) -> Int {
+        guard let upload else { return 0 }
+        switch upload.read(into: buffer) {
+        case .bytes(let count):
+            bytesMoved &+= Int64(count)
+            return count
+        case .end: return 0
+        case .pause:
+            isSendPaused = true
+            return Int(parley_readfunc_pause)
+        case .failed(let error):
+            abortReason = error
+            return Int(parley_readfunc_abort)
+        }
+    }
+
+    /// libcurl rewinds the request body to send the request again by itself: bytes and files
+    /// can be, a stream cannot (the transfer then fails with `CURLE_SEND_FAIL_REWIND`, which
+    /// the error mapping reports as a lost connection, so a retry policy may send the whole
+    /// request again with a new stream).
+    func onSeek(offset: Int64, origin: Int32) -> Int32 {
+        guard let upload else { return offset == 0 ? CURL_SEEKFUNC_OK : CURL_SEEKFUNC_CANTSEEK }
+        guard origin == SEEK_SET, upload.seek(to: offset) else { return CURL_SEEKFUNC_CANTSEEK }
+        return CURL_SEEKFUNC_OK
+    }
+
+    /// libcurl's progress report; emits throttled events.
+    func onProgress(downloadTotal: Int64, downloaded: Int64, uploadTotal: Int64, uploaded: Int64) -> Int32 {
+        guard let handler = request.options.eventHandler, !isRedirectHop else { return 0 }
+        progress.report(
+            downloadTotal: downloadTotal, downloaded: downloaded, uploadTotal: uploadTotal, uploaded: uploaded,
+            emit: handler)
+        return 0
+    }
+
+    /// The error for a collected body past ``TransferOptions/maximumBodySize``.
+    private func tooLargeError() -> TransportError {
+        TransportError(
+            .responseTooLarge,
+            message: "The response body from \(currentURL) is larger than the in-memory limit of "
+                + "\(request.options.maximumBodySize) bytes (counted after decoding). Stream it with "
+                + "HTTPTransport.send(_:) or raise TransferOptions.maximumBodySize.",
+            url: currentURL)
+    }
+}

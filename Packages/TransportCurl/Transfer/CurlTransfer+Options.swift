@@ -1,0 +1,224 @@
+import CCurl
+import Foundation
+import HTTPTypes
+import Logging
+import Transport
+
+// The easy-handle options of a transfer: those the same for every request of the transport,
+// set once per handle, and those of each hop, set on every use. Loop thread only.
+extension CurlTransfer {
+    /// Points libcurl's private pointer and every callback's user data at this transfer.
+    func setContext(on handle: CurlEasyHandle) {
+        guard let context = retainedSelf?.toOpaque() else { return }
+        let easy = handle.pointer
+        _ = parley_easy_setopt_pointer(easy, CURLOPT_PRIVATE, context)
+        _ = parley_easy_setopt_pointer(easy, CURLOPT_WRITEDATA, context)
+        _ = parley_easy_setopt_pointer(easy, CURLOPT_HEADERDATA, context)
+        _ = parley_easy_setopt_pointer(easy, CURLOPT_READDATA, context)
+        _ = parley_easy_setopt_pointer(easy, CURLOPT_SEEKDATA, context)
+        _ = parley_easy_setopt_pointer(easy, CURLOPT_XFERINFODATA, context)
+    }
+
+    /// Sets every option of the current hop on `handle`, a new one or one an earlier transfer used.
+    func configure(_ handle: CurlEasyHandle) throws {
+        let url: String
+        if let validated = validatedFirstURL {
+            // The request is unchanged since the transport validated it.
+            validatedFirstURL = nil
+            url = validated
+        } else {
+            url = try RequestValidation.validate(request.head)
+        }
+        currentURL = url
+        let easy = handle.pointer
+        let options = request.options
+
+        // Per-hop state.
+        response = ResponseHeadParser()
+        isRedirectHop = false
+        body = Data()
+        bodyBytes = 0
+        abortReason = nil
+        isReceivePaused = false
+        isSendPaused = false
+        stallWatch = StallWatch()
+
+        if !handle.isPrepared {
+            prepareConstantOptions(handle)
+            handle.isPrepared = true
+        }
+        handle.errorBuffer.pointee = 0
+
+        // Every option below varies per request and is set on every use: handles are reused
+        // without `curl_easy_reset`, so nothing of a previous request may linger.
+        _ = parley_easy_setopt_string(easy, CURLOPT_URL, url)
+
+        // Timeouts.
+        _ = parley_easy_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(options.connectTimeout))
+        // The stall timeout is enforced by the loop (`checkStall`), not CURLOPT_LOW_SPEED_*:
+        // libcurl 7.88.1 counts a transfer paused for backpressure as slow and kills it.
+        var timeout = 0
+        if let deadline = options.deadline {
+            let remaining = deadline - (firstStart.map { ContinuousClock.now - $0 } ?? .zero)
+            guard remaining > .zero else { throw deadlineError(deadline) }
+            timeout = max(1, Self.milliseconds(remaining))
+        }
+        _ = parley_easy_setopt_long(easy, CURLOPT_TIMEOUT_MS, timeout)
+
+        // Wait for a connection that can multiplex rather than open another (HTTPS, HTTP/2).
+        let isHTTPS = RequestValidation.isHTTPS(request.head.scheme)
+        _ = parley_easy_setopt_long(easy, CURLOPT_PIPEWAIT, configuration.allowsHTTP2 && isHTTPS ? 1 : 0)
+        if options.decodesContent {
+            _ = parley_easy_setopt_string(easy, CURLOPT_ACCEPT_ENCODING, "")
+        } else {
+            _ = parley_easy_setopt_pointer(easy, CURLOPT_ACCEPT_ENCODING, nil)
+        }
+        if configuration.tls.disablesVerification && isHTTPS {
+            let warning =
+                "TLS verification is disabled for \(currentURL): anyone on the network path can read "
+                + "and alter this traffic. Turn off TLSConfiguration.disablesVerification outside tests."
+            configuration.securityLogger.warning("\(warning)")
+        }
+
+        try configureMethodAndBody(easy)
+        configureHeaders(easy)
+
+        if options.eventHandler != nil {
+            progress = ProgressThrottle()
+            _ = parley_easy_setopt_xferinfo_callback(easy, CURLOPT_XFERINFOFUNCTION, curlProgressCallback)
+            _ = parley_easy_setopt_long(easy, CURLOPT_NOPROGRESS, 0)
+        } else {
+            _ = parley_easy_setopt_long(easy, CURLOPT_NOPROGRESS, 1)
+        }
+        if retainedSelf != nil { setContext(on: handle) }
+    }
+
+    /// Sets the options that are the same for every request of this transport, once per handle.
+    private func prepareConstantOptions(_ handle: CurlEasyHandle) {
+        let easy = handle.pointer
+        _ = parley_easy_setopt_pointer(easy, CURLOPT_ERRORBUFFER, handle.errorBuffer)
+        _ = parley_easy_setopt_long(easy, CURLOPT_NOSIGNAL, 1)
+        _ = parley_easy_setopt_string(easy, CURLOPT_PROTOCOLS_STR, "http,https")
+        // Redirects are followed by the engine itself (see `followRedirect`), so that the
+        // limit, the scheme rule and credential stripping are ours and never restored.
+        _ = parley_easy_setopt_long(easy, CURLOPT_FOLLOWLOCATION, 0)
+        _ = parley_easy_setopt_long(
+            easy, CURLOPT_HTTP_VERSION,
+            configuration.allowsHTTP2 ? parley_http_version_2tls : parley_http_version_1_1)
+        _ = parley_easy_setopt_long(
+            easy, CURLOPT_BUFFERSIZE, min(max(1024, configuration.receiveBufferSize), 10 * 1024 * 1024))
+        _ = parley_easy_setopt_long(easy, CURLOPT_TCP_NODELAY, 1)
+        configureTLS(easy)
+        _ = parley_easy_setopt_write_callback(easy, CURLOPT_WRITEFUNCTION, curlWriteCallback)
+        _ = parley_easy_setopt_write_callback(easy, CURLOPT_HEADERFUNCTION, curlHeaderCallback)
+        _ = parley_easy_setopt_read_callback(easy, CURLOPT_READFUNCTION, curlReadCallback)
+        _ = parley_easy_setopt_seek_callback(easy, CURLOPT_SEEKFUNCTION, curlSeekCallback)
+    }
+
+    /// Sets the TLS options of ``CurlTransport/Configuration/tls``.
+    private func configureTLS(_ easy: OpaquePointer) {
+        let tls = configuration.tls
+        if let caFile = tls.caFile { _ = parley_easy_setopt_string(easy, CURLOPT_CAINFO, caFile) }
+        if let caDirectory = tls.caDirectory { _ = parley_easy_setopt_string(easy, CURLOPT_CAPATH, caDirectory) }
+        if let certificate = tls.clientCertificateFile {
+            _ = parley_easy_setopt_string(easy, CURLOPT_SSLCERT, certificate)
+            if let key = tls.clientKeyFile { _ = parley_easy_setopt_string(easy, CURLOPT_SSLKEY, key) }
+            if let password = tls.clientKeyPassword {
+                _ = parley_easy_setopt_string(easy, CURLOPT_KEYPASSWD, password)
+            }
+        }
+        if let pin = tls.pinnedPublicKey { _ = parley_easy_setopt_string(easy, CURLOPT_PINNEDPUBLICKEY, pin) }
+        let verifies = !tls.disablesVerification
+        _ = parley_easy_setopt_long(easy, CURLOPT_SSL_VERIFYPEER, verifies ? 1 : 0)
+        _ = parley_easy_setopt_long(easy, CURLOPT_SSL_VERIFYHOST, verifies ? 2 : 0)
+    }
+
+    /// Sets the method and, for a request that sends one, opens the body as an ``UploadSource``.
+    private func configureMethodAndBody(_ easy: OpaquePointer) throws {
+        let method = request.head.method
+        upload?.close()
+        upload = nil
+        if method == .head {
+            _ = parley_easy_setopt_pointer(easy, CURLOPT_CUSTOMREQUEST, nil)
+            _ = parley_easy_setopt_long(easy, CURLOPT_NOBODY, 1)
+            return
+        }
+        let sendsBody = request.body != nil || method == .post || method == .put || method == .patch
+        guard sendsBody else {
+            // CURLOPT_HTTPGET also turns CURLOPT_NOBODY and CURLOPT_UPLOAD off.
+            _ = parley_easy_setopt_long(easy, CURLOPT_HTTPGET, 1)
+            if method == .get {
+                _ = parley_easy_setopt_pointer(easy, CURLOPT_CUSTOMREQUEST, nil)
+            } else {
+                _ = parley_easy_setopt_string(easy, CURLOPT_CUSTOMREQUEST, method.rawValue)
+            }
+            return
+        }
+        let gzip = request.options.compressesRequestBody && request.body != nil
+        if gzip, let encoding = request.head.headerFields[.contentEncoding] {
+            throw TransportError(
+                .invalidHeader,
+                message: "The request to \(currentURL) has Content-Encoding: \(encoding) and "
+                    + "TransferOptions.compressesRequestBody asks the engine to gzip the body, which would encode it "
+                    + "twice. Remove the header, or turn the option off and send a body you encoded yourself.",
+                url: currentURL, mayHaveReachedServer: false)
+        }
+        let source = try UploadSource(
+            body: request.body ?? .bytes(Data()),
+            gzip: gzip,
+            highWaterMark: configuration.streamBufferSize,
+            resumeSending: { [weak self] in
+                guard let self else { return }
+                self.loop.enqueue(.resumeSending(self))
+            }
+        )
+        upload = source
+        // CURLOPT_UPLOAD streams the body through the read callback for any method;
+        // CURLOPT_CUSTOMREQUEST puts the real method on the request line.
+        _ = parley_easy_setopt_long(easy, CURLOPT_NOBODY, 0)
+        _ = parley_easy_setopt_long(easy, CURLOPT_UPLOAD, 1)
+        _ = parley_easy_setopt_string(easy, CURLOPT_CUSTOMREQUEST, method.rawValue)
+        _ = parley_easy_setopt_off_t(easy, CURLOPT_INFILESIZE_LARGE, curl_off_t(source.length ?? -1))
+    }
+
+    /// Builds the header list libcurl sends, with the engine's own additions.
+    private func configureHeaders(_ easy: OpaquePointer) {
+        freeHeaderList()
+        var list: UnsafeMutablePointer<curl_slist>?
+        func add(_ line: String) {
+            list = curl_slist_append(list, line)
+        }
+        var hasUserAgent = false
+        for field in request.head.headerFields {
+            if field.name == .userAgent { hasUserAgent = true }
+            // libcurl's syntax for a header with an empty value is `Name;`.
+            add(field.value.isEmpty ? "\(field.name.rawName);" : "\(field.name.rawName): \(field.value)")
+        }
+        if !hasUserAgent { add("User-Agent: \(configuration.userAgent)") }
+        // An empty `Expect:` stops libcurl from waiting up to a second for `100 Continue`.
+        if upload != nil && request.head.headerFields[.expect] == nil { add("Expect:") }
+        if upload?.isGzipped == true { add("Content-Encoding: gzip") }
+        headerList = list
+        _ = parley_easy_setopt_slist(easy, CURLOPT_HTTPHEADER, list)
+    }
+
+    /// Frees the header list of the last hop.
+    func freeHeaderList() {
+        if let headerList { curl_slist_free_all(headerList) }
+        headerList = nil
+    }
+
+    /// The error for a deadline that passed before a hop could start.
+    private func deadlineError(_ deadline: Duration) -> TransportError {
+        TransportError(
+            .deadlineExceeded,
+            message: "The request to \(currentURL) did not complete within its deadline of \(deadline).",
+            url: currentURL)
+    }
+
+    /// Whole milliseconds of `duration`, rounded down, for libcurl's `_MS` options.
+    static func milliseconds(_ duration: Duration) -> Int {
+        let (seconds, attoseconds) = duration.components
+        return Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000)
+    }
+}

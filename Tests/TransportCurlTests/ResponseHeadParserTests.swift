@@ -1,0 +1,118 @@
+import HTTPTypes
+import Testing
+import Transport
+
+@testable import TransportCurl
+
+/// The response-head parser fed line by line, as libcurl's header callback feeds it, without
+/// a server.
+///
+/// Checked to fail without each rule: with an interim `1xx` head taken for a final one,
+/// `skipsInterimHeadsAndKeepsTheFinalOne` sees a head complete at the `100`; with trailers
+/// consumed as fields, `ignoresTrailersAfterTheHead` finds the trailer among the fields.
+@Suite struct ResponseHeadParserTests {
+    /// Feeds `lines` (each given without its CRLF) and returns the event of each.
+    private static func feed(
+        _ lines: [String], to parser: inout ResponseHeadParser, limit: Int = 1 << 20
+    ) -> [ResponseHeadParser.Event] {
+        lines.map { line in
+            Array((line + "\r\n").utf8).withUnsafeBytes { parser.consume($0, limit: limit) }
+        }
+    }
+
+    @Test func readsTheStatusAndTheFieldsTheEngineActsOn() throws {
+        var parser = ResponseHeadParser()
+        let events = Self.feed(
+            [
+                "HTTP/1.1 301 Moved Permanently", "content-LENGTH: 42", "Content-Encoding: gzip",
+                "Location:  /next ", "X-Other: a value", "",
+            ], to: &parser)
+        #expect(events == [.continue, .continue, .continue, .continue, .continue, .headComplete])
+        #expect(parser.isComplete)
+        #expect(parser.status == 301)
+        #expect(parser.reason == "Moved Permanently")
+        #expect(parser.contentLength == 42)
+        #expect(parser.hasContentEncoding)
+        #expect(parser.location == "/next")
+        let head = try parser.makeHead(url: "http://example.com/")
+        #expect(head.status == .movedPermanently)
+        #expect(head.headerFields[.contentLength] == "42")
+        #expect(head.headerFields[try #require(HTTPField.Name("X-Other"))] == "a value")
+        #expect(head.headerFields.count == 4)
+    }
+
+    @Test func readsAnHTTP2StatusLineWithoutAReason() {
+        var parser = ResponseHeadParser()
+        #expect(Self.feed(["HTTP/2 204", ""], to: &parser) == [.continue, .headComplete])
+        #expect(parser.status == 204)
+        #expect(parser.reason.isEmpty)
+        #expect(parser.contentLength == nil)
+        #expect(!parser.hasContentEncoding)
+        #expect(parser.location == nil)
+    }
+
+    @Test func skipsInterimHeadsAndKeepsTheFinalOne() throws {
+        var parser = ResponseHeadParser()
+        let events = Self.feed(
+            [
+                "HTTP/1.1 100 Continue", "", "HTTP/1.1 103 Early Hints", "Link: </style.css>", "",
+                "HTTP/1.1 200 OK", "Content-Length: 2", "",
+            ], to: &parser)
+        #expect(events.last == .headComplete)
+        #expect(events.dropLast().allSatisfy { $0 == .continue })
+        #expect(parser.status == 200)
+        let head = try parser.makeHead(url: "http://example.com/")
+        #expect(head.headerFields[try #require(HTTPField.Name("Link"))] == nil)
+        #expect(head.headerFields[.contentLength] == "2")
+    }
+
+    @Test func ignoresTrailersAfterTheHead() throws {
+        var parser = ResponseHeadParser()
+        _ = Self.feed(["HTTP/1.1 200 OK", "Transfer-Encoding: chunked", ""], to: &parser)
+        #expect(Self.feed(["X-Checksum: abc", ""], to: &parser) == [.continue, .continue])
+        let head = try parser.makeHead(url: "http://example.com/")
+        #expect(head.headerFields[try #require(HTTPField.Name("X-Checksum"))] == nil)
+    }
+
+    @Test func countsEveryHeadAgainstTheLimit() {
+        var parser = ResponseHeadParser()
+        // The interim head (20 + 2 bytes) and the final status line (17) stay within 40; the field passes it.
+        let events = Self.feed(["HTTP/1.1 100 Go on", "", "HTTP/1.1 200 OK", "X: y"], to: &parser, limit: 40)
+        #expect(events == [.continue, .continue, .continue, .tooLarge])
+    }
+
+    @Test(arguments: [
+        ([""], "a blank line before any status line"),
+        (["HTTP/1.1 200 OK", " folded"], "a continuation line before any header field"),
+        (["HTTP/1.1 200 OK", "no colon here"], "a header line without a field name and colon"),
+        (["HTTP/1.1 200 OK", ": empty name"], "a header line without a field name and colon"),
+    ])
+    func refusesMalformedLines(lines: [String], problem: String) {
+        var parser = ResponseHeadParser()
+        #expect(Self.feed(lines, to: &parser).last == .invalid(problem))
+    }
+
+    @Test(arguments: ["HTTP/1.1 2000 OK", "HTTP/1.1 099 Low", "HTTP/1.1 600 High", "HTTP/1.1 abc", "HTTP/1.1"])
+    func refusesAMalformedStatusLine(line: String) {
+        var parser = ResponseHeadParser()
+        guard case .invalid(let problem) = Self.feed([line], to: &parser).last else {
+            Issue.record("\(line) was accepted")
+            return
+        }
+        #expect(problem.contains("status line"))
+    }
+
+    @Test func joinsAFoldedLineToTheFieldBeforeIt() throws {
+        var parser = ResponseHeadParser()
+        _ = Self.feed(["HTTP/1.1 200 OK", "X-Long: first", "\tsecond", ""], to: &parser)
+        let head = try parser.makeHead(url: "http://example.com/")
+        #expect(head.headerFields[try #require(HTTPField.Name("X-Long"))] == "first second")
+    }
+
+    @Test func refusesAFieldNameThatIsNotAToken() {
+        var parser = ResponseHeadParser()
+        _ = Self.feed(["HTTP/1.1 200 OK", "Bad Name: x", ""], to: &parser)
+        let error = #expect(throws: TransportError.self) { try parser.makeHead(url: "http://example.com/") }
+        #expect(error?.category == .invalidResponse)
+    }
+}
