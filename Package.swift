@@ -381,7 +381,10 @@ let package = Package(
 // at `Tests/NAMETests` that may use the test doubles and the mock server. `make feature
 // NAME=X` adds a line here, and `make remove-feature NAME=X` takes it out again.
 let features: [(name: String, dependencies: [Target.Dependency])] = [
-    ("SystemAPI", ["Forms", "Mapping", "Transport", .product(name: "HTTPTypes", package: "swift-http-types")]),
+    (
+        "SystemAPI",
+        ["Forms", "Mapping", "Retry", "Transport", .product(name: "HTTPTypes", package: "swift-http-types")]
+    ),
     (
         "WeatherAPI",
         [

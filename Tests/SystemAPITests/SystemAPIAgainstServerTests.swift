@@ -65,6 +65,17 @@ import TransportCurl
         }
     }
 
+    @Test func retriesTheVersionQueryAfterADropThoughItIsAPost() async throws {
+        try await withScreen { screen, server in
+            server.faults.script("/sysVersion", [.drop])
+
+            let releases = try await screen.sysVersion(appVersion: "0.0.1").value
+
+            #expect(!releases.isEmpty)
+            #expect(server.faults.counters(for: "/sysVersion") == .init(requests: 2, drops: 1))
+        }
+    }
+
     @Test func sendsThePlatformTheServerReads() async throws {
         try await withScreen { screen, server in
             _ = try await screen.sysVersion(appVersion: "1.0.0", platform: "linux").value

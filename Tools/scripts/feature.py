@@ -66,8 +66,14 @@ def route_path(name: str) -> str:
     return "/" + re.sub(r"(?<!^)(?=[A-Z])", "-", name).lower()
 
 
+def entry_pattern(name: str) -> re.Pattern[str]:
+    """The feature's entry in the table: one line, or several when the formatter wrapped it."""
+    quoted = re.escape(f'"{name}"')
+    return re.compile(rf'^[ \t]*\(\s*{quoted},.*?\]\s*\),[ \t]*\n', re.MULTILINE | re.DOTALL)
+
+
 def listed(name: str) -> bool:
-    return re.search(rf'^\s*\("{re.escape(name)}",', MANIFEST.read_text(), re.MULTILINE) is not None
+    return entry_pattern(name).search(MANIFEST.read_text()) is not None
 
 
 def add(name: str) -> None:
@@ -122,7 +128,7 @@ def remove(name: str) -> None:
     if ROUTES.exists() and not any(ROUTES.iterdir()):
         ROUTES.rmdir()
     manifest = MANIFEST.read_text()
-    MANIFEST.write_text(re.sub(rf'^\s*\("{re.escape(name)}",.*\),\n', "", manifest, count=1, flags=re.MULTILINE))
+    MANIFEST.write_text(entry_pattern(name).sub("", manifest, count=1))
     print(f"feature: removed {name}")
 
 

@@ -1,5 +1,6 @@
 import Forms
 import HTTPTypes
+import Retry
 
 /// The system endpoints of the backend: `GET /sysTime` and `POST /sysVersion`.
 ///
@@ -31,6 +32,12 @@ enum SystemForm: RequestFormable {
         case .time: [:]
         case .version(_, let platform): ["platform": platform]
         }
+    }
+
+    /// `/sysVersion` is a POST only to carry its body: it reads and changes nothing, so a
+    /// failed attempt may be sent again like a GET, which the retry rules would otherwise refuse.
+    func configure(_ client: inout ClientConfiguration) {
+        if case .version = self { client.retry.retriesNonIdempotentRequests = true }
     }
 
     var jsonBody: (any Encodable & Sendable)? {
