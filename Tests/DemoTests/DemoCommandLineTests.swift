@@ -1,4 +1,5 @@
 import Foundation
+import MockBackend
 import Testing
 
 /// parley-demo's command line, against the backend it embeds: every command, its exit
@@ -120,11 +121,35 @@ import Testing
         #expect(run.standardError.contains("Unknown city: Atlantis"))
     }
 
-    @Test func failsADayTheForecastDoesNotHaveWithStatusFour() async throws {
+    @Test func refusesADayTheForecastDoesNotHaveWithStatusTwo() async throws {
         let run = try await runDemo(["weather", "forecast", "Toronto", "--day", "9"])
 
-        #expect(run.status == 4, "\(run.standardError)")
+        #expect(run.status == 2, "\(run.standardError)")
         #expect(run.standardOutput.isEmpty)
+        #expect(run.standardError.contains("--day 9"), "\(run.standardError)")
+    }
+
+    @Test func failsAnAnswerThatDoesNotDecodeWithStatusFour() async throws {
+        // A server that answers every request with JSON that is not the envelope.
+        let body = #"{"hello":"world"}"#
+        let response =
+            "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n"
+            + "Connection: close\r\n\r\n\(body)"
+        try await ScriptedSocketServer.withRunning(.respond(response)) { server in
+            let run = try await runDemo(["--server", server.baseURL, "--retries", "0", "system", "time"])
+
+            #expect(run.status == 4, "\(run.standardError)")
+            #expect(run.standardOutput.isEmpty)
+        }
+    }
+
+    @Test func keepsGlobalOptionsBeforeTheEndOfOptions() async throws {
+        // After `--` every word is an argument: `--json` given first must stay an option.
+        let run = try await runDemo(["--json", "weather", "batch", "--", "Paris"])
+
+        #expect(run.status == 0, "\(run.standardError)")
+        let outcomes = try #require(try run.json() as? [[String: Any]])
+        #expect(outcomes.map { $0["city"] as? String } == ["Paris"])
     }
 
     @Test func walksEveryPageOfCitiesIncludingChineseNames() async throws {

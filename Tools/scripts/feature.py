@@ -45,7 +45,24 @@ RESERVED = {
     "Transport", "TransportCurl", "TransportTesting", "Forms", "Mapping", "Retry", "Feedback",
     "FeedbackConsole", "FeedbackTesting", "Caching", "Coordination", "Downloads", "CCurl", "CZlib",
     "CLibCrypto", "Foundation", "Testing", "TestSupport", "ServerTestSupport", "MockBackend",
+    # Modules of the packages Parley and its tools build with.
+    "Logging", "HTTPTypes", "HTTPTypesFoundation", "ArgumentParser", "Hummingbird", "NIOCore",
+    "NIOPosix", "MultipartKit", "Synchronization", "Dispatch", "Glibc",
 }
+#: The first path segments the mock backend's own routes use: a canned route there would
+#: never be reached, because the backend's routes win.
+BUILT_IN_ROUTES = {
+    "echo", "status", "redirect-to", "redirect", "relative-redirect", "bytes", "stream-bytes", "stall",
+    "delay", "gzip", "deflate", "bad-encoding", "large-headers", "headers", "response-headers",
+    "cookies", "upload", "multipart", "drop", "flaky", "weather", "idempotent", "auth", "cache",
+    "systime", "sysversion", "faults",
+}
+
+
+def check_name(name: str) -> None:
+    """Exits with status 2 unless `name` can be a feature module's name."""
+    if not re.fullmatch(r"[A-Z][A-Za-z0-9]{1,40}", name):
+        fail(f"'{name}' is not a module name: use UpperCamelCase letters and digits, such as News", 2)
 
 
 def fail(message: str, status: int = 1) -> None:
@@ -77,10 +94,11 @@ def listed(name: str) -> bool:
 
 
 def add(name: str) -> None:
-    if not re.fullmatch(r"[A-Z][A-Za-z0-9]{1,40}", name):
-        fail(f"'{name}' is not a module name: use UpperCamelCase letters and digits, such as News", 2)
+    check_name(name)
     if name in RESERVED or name.endswith("Tests"):
         fail(f"'{name}' is taken by Parley itself; choose another name")
+    if route_path(name).lstrip("/").split("/")[0].lower() in BUILT_IN_ROUTES:
+        fail(f"the mock route {route_path(name)} belongs to the mock backend already; choose another name")
     where = paths(name)
     taken = [str(path.relative_to(ROOT)) for path in where.values() if path.exists()]
     if taken or listed(name):
@@ -117,9 +135,14 @@ def add(name: str) -> None:
 
 
 def remove(name: str) -> None:
+    check_name(name)
     where = paths(name)
-    if not listed(name) and not any(path.exists() for path in where.values()):
-        fail(f"there is no feature {name}")
+    if not where["route"].exists():
+        # Only what the scaffold made is removed: its canned route is its mark. A module written
+        # by hand is taken out by hand.
+        listed_only = listed(name) or where["module"].exists()
+        fail(f"{name} was not made by `make feature` (it has no {where['route'].relative_to(ROOT)}); "
+             f"remove it by hand" if listed_only else f"there is no feature {name}")
     for path in where.values():
         if path.is_dir():
             shutil.rmtree(path)
@@ -165,6 +188,14 @@ def self_test() -> None:
             problems.append("a second add of the same name succeeded")
         except SystemExit:
             pass
+        for bad in ("", "../..", "Packages"):
+            try:
+                remove(bad)
+                problems.append(f"remove accepted the name {bad!r}")
+            except SystemExit:
+                pass
+        if not (root / "Packages/Features/Gazette").exists():
+            problems.append("a refused remove deleted the feature")
         remove("Gazette")
         if (root / "Package.swift").read_text() != before:
             problems.append("remove did not restore Package.swift byte for byte")

@@ -28,7 +28,10 @@ struct FetchCommand: DemoCommand {
     @Argument(help: "The http or https URL.")
     var url: String
 
-    @Option(name: [.short, .long], help: ArgumentHelp("Write the body to this file.", valueName: "file"))
+    @Option(
+        name: [.short, .long],
+        help: ArgumentHelp(
+            "Write the body to this file; an existing file is replaced once the body is whole.", valueName: "file"))
     var output: String?
 
     @Option(

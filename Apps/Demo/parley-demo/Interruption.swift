@@ -11,7 +11,7 @@ import Synchronization
 ///
 /// The first signal cancels the command: requests stop, a download keeps the bytes it has in
 /// its partial file, and parley-demo exits with 130 (SIGINT) or 143 (SIGTERM). A second signal
-/// ends the process at once with the same status.
+/// ends the process at once, with the status of that second signal.
 ///
 /// The handler is installed before the console presenter draws anything. The presenter's own
 /// handler, installed later, clears the live area and shows the cursor first, then hands the
@@ -84,6 +84,9 @@ enum Interruption {
             // A second signal: stop waiting for the command to wind down.
             _exit(status(for: number).rawValue)
         }
+        // `write` may set errno, which belongs to the code this handler interrupted.
+        let savedErrno = errno
+        defer { errno = savedErrno }
         var byte = UInt8(truncatingIfNeeded: number)
         _ = write(pipeWriteEnd.load(ordering: .sequentiallyConsistent), &byte, 1)
     }

@@ -9,7 +9,8 @@ struct ServeCommand: AsyncParsableCommand {
         commandName: "serve",
         abstract: "Run the demo backend until Ctrl-C.",
         discussion: """
-            Prints one line, "listening on http://HOST:PORT", once the port is bound. With --chaos \
+            Prints one line, "listening on http://HOST:PORT", once the port is bound, and runs \
+            until Ctrl-C or SIGTERM, which stop it with status 0 (stopping is how it ends). With --chaos \
             RATE, that share of the business requests fails: the connection drops without an answer, \
             or the server answers 503 with Retry-After: 1. Faults can also be scripted per route \
             through POST /faults/script, /faults/delay, /faults/chaos and /faults/reset.

@@ -29,7 +29,7 @@ struct WeatherCommand: AsyncParsableCommand {
         @Argument(help: "The city, such as Toronto or 北京.")
         var city: String
 
-        @Option(help: ArgumentHelp("Only this day, counting from 0 (today).", valueName: "n"))
+        @Option(help: ArgumentHelp("Only this day, counting from 0 (today); the forecast has three.", valueName: "n"))
         var day: Int?
 
         @Option(help: "The loading mask: spinner, hud or none.")
@@ -48,7 +48,14 @@ struct WeatherCommand: AsyncParsableCommand {
         func perform(in session: DemoSession) async throws {
             let loading = mask.loadType(city: city, container: container.container(city: city))
             if let day {
-                let forecastDay = try await session.screen.forecastDay(city: city, index: day).load(loading).value
+                let forecastDay: WeatherForecast.Day
+                do {
+                    forecastDay = try await session.screen.forecastDay(city: city, index: day).load(loading).value
+                } catch let error as MappingError where error.category == .pathNotFound {
+                    // The server's forecast is shorter than the day asked for: the option is wrong.
+                    throw UsageError(
+                        "--day \(day): the forecast for \(city) has no such day; days count from 0 (today).")
+                }
                 try session.output.emit(text: Self.line(forecastDay), json: forecastDay)
             } else {
                 let forecast = try await session.screen.forecast(city: city).load(loading).value
@@ -146,7 +153,10 @@ struct WeatherCommand: AsyncParsableCommand {
         @Argument(help: "The city.")
         var city: String
 
-        @Option(name: [.short, .long], help: ArgumentHelp("The file to write.", valueName: "file"))
+        @Option(
+            name: [.short, .long],
+            help: ArgumentHelp(
+                "The file to write; an existing file is replaced once the image is whole.", valueName: "file"))
         var output: String
 
         @Option(help: ArgumentHelp("The image's size in bytes, for the demo backend.", valueName: "bytes"))

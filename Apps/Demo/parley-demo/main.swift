@@ -43,7 +43,10 @@ func globalOptionsMovedLast(_ arguments: [String]) -> [String] {
             break
         }
     }
-    return Array(arguments[index...]) + leading
+    // Before a `--`, after which every word is an argument, even one that looks like an option.
+    var rest = Array(arguments[index...])
+    rest.insert(contentsOf: leading, at: rest.firstIndex(of: "--") ?? rest.endIndex)
+    return rest
 }
 
 /// The arguments with a bare `--idempotency-key` (one not followed by a word that can be a

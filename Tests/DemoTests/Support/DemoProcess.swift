@@ -58,6 +58,8 @@ func runDemo(
         }
         // Both pipes are read to their end before waiting, so a large output cannot block the child.
         let group = DispatchGroup()
+        // Safety of nonisolated(unsafe): the block below is the only writer, and the one read
+        // comes after `group.wait()`, which orders it after that write.
         nonisolated(unsafe) var errorData = Data()
         group.enter()
         DispatchQueue.global().async {
@@ -84,6 +86,11 @@ final class DemoServer: Sendable {
     private init(process: Process, baseURL: String) {
         self.process = process
         self.baseURL = baseURL
+    }
+
+    /// A test that threw before ``stop()`` leaves no server running.
+    deinit {
+        if process.isRunning { process.terminate() }
     }
 
     /// Starts `parley-demo serve` with `arguments` and returns once it prints its address.
