@@ -55,9 +55,24 @@ struct DownloadRun: Sendable {
     ///   words it.
     func execute() async throws -> FileDownload.Summary {
         let expectedDigest = try validatedDigest()
+        let createsPartial = !FileManager.default.fileExists(atPath: PartialFile.partialPath(of: destination))
         let file = try PartialFile.open(destination: destination, url: url)
         defer { file.close() }
+        do {
+            return try await transfer(into: file, expectedDigest: expectedDigest)
+        } catch {
+            // A partial this run created and never wrote a byte to holds nothing to resume:
+            // leave no empty file (and sidecar) behind a download that failed at once, such as
+            // one the server refused.
+            if createsPartial, (try? file.size()) == 0 {
+                PartialFile.removeArtifacts(of: destination)
+            }
+            throw error
+        }
+    }
 
+    /// The attempts, retries and the final rename, into the open partial `file`.
+    private func transfer(into file: PartialFile, expectedDigest: String?) async throws -> FileDownload.Summary {
         var position = try startingPosition(of: file)
         let resumedFrom = position.size
         var digest: PartialDigest?  // nil when no digest is expected
@@ -406,7 +421,9 @@ struct DownloadRun: Sendable {
         _ error: TransportError, failure: RetryFailure, stop: RetryStop, progress: StopProgress
     ) -> TransportError {
         let kept =
-            "\(progress.keptBytes) bytes are kept in \(progress.partialPath), and \(resumeAdvice) resumes from there."
+            progress.keptBytes == 0
+            ? "No byte of the file arrived, so there is nothing to resume."
+            : "\(progress.keptBytes) bytes are kept in \(progress.partialPath), and \(resumeAdvice) resumes from there."
         var final = error
         switch stop {
         case .final, .notRetryable:

@@ -92,6 +92,20 @@ import Testing
         }
     }
 
+    @Test func leavesNoFileBehindADownloadTheServerRefuses() async throws {
+        try await MockServer.withRunning { server in
+            try await withDemoFolder { folder in
+                let file = folder + "/missing.bin"
+
+                let run = try await runDemo(["fetch", server.url("/status/404"), "--output", file])
+
+                #expect(run.status == 3)
+                let left = try FileManager.default.contentsOfDirectory(atPath: folder)
+                #expect(left.isEmpty, "left behind: \(left)")
+            }
+        }
+    }
+
     @Test func neverRetriesAPostWithoutAnIdempotencyKey() async throws {
         try await MockServer.withRunning { server in
             let scope = "fetch-\(UUID())"

@@ -134,6 +134,24 @@ private func options(maximumRetries: Int = 3) -> FileDownload.Options {
             #expect(error?.category == .downloadFailed)
             #expect(error?.message.contains("404") == true)
             #expect(transport.requests.count == 1)
+            // Nothing arrived: no empty partial or sidecar is left behind.
+            #expect(!FileManager.default.fileExists(atPath: download.partialPath))
+            #expect(!FileManager.default.fileExists(atPath: download.sidecarPath))
+        }
+    }
+
+    @Test func anEarlierPartialIsKeptWhenAnAttemptFailsAtOnce() async throws {
+        try await withTemporaryFolder { folder in
+            // Given a partial an earlier download left (bytes without a sidecar count for
+            // nothing, but the file is the caller's, not this run's)
+            let destination = folder + "/file.bin"
+            try Data(repeating: 1, count: 50).write(to: URL(fileURLWithPath: destination + ".partial"))
+            let transport = StubTransport(always: .init(status: .notFound))
+            let download = try FileDownload(url: url, to: destination, transport: transport, options: options())
+
+            await #expect(throws: TransportError.self) { try await download.run() }
+
+            #expect(FileManager.default.fileExists(atPath: download.partialPath))
         }
     }
 
