@@ -90,27 +90,22 @@ consumer: setup
 # httpbin skip). A report fails the run twice over: the test process exits with the sanitizer's
 # status, and the log is searched for a report. A child built with a sanitizer exits with the
 # sanitizer's status when it reports, so the tests that run parley-fetch (or kill it with
-# SIGKILL) fail on its reports. Under ThreadSanitizer ParleyFetchTerminalTests is skipped: the
-# parley-fetch it drives draws its progress through FeedbackConsole, which locks with
-# `Synchronization.Mutex`, and ThreadSanitizer on Linux cannot see a `Mutex` (see
-# `PThreadMutex`), so that child reports races in accesses its lock orders. Under
-# AddressSanitizer the leak checker stays on, less three leaks of the toolchain's own that
+# SIGKILL) fail on its reports. Under AddressSanitizer the leak checker stays on, less three
+# leaks of the toolchain's own that
 # would fail every run: XCTest's runner, `String(contentsOf:)` (FoundationEssentials'
 # readBytesFromFile) and `Process.run()`.
 SANITIZE_SCRATCH ?= .build/sanitize
 SANITIZE_SUITES := TransportCurlTests|TransportTests|RetryTests
-SANITIZE_SKIP_thread := --skip ParleyFetchTerminalTests
 SANITIZE_LEAKS_ALLOWED := libXCTest.so readBytesFromFile Foundation7ProcessC3run
 sanitize:
 	for sanitizer in thread address; do \
 		scratch=$(SANITIZE_SCRATCH)-$$sanitizer; \
-		skip=$$([[ $$sanitizer == thread ]] && echo '$(SANITIZE_SKIP_thread)' || true); \
 		$(SWIFT) build --build-tests $(SWIFT_FLAGS) --sanitize=$$sanitizer --scratch-path $$scratch; \
 		allowed=$$(cd $$scratch && pwd)/leaks-allowed.txt; \
 		printf 'leak:%s\n' $(SANITIZE_LEAKS_ALLOWED) >$$allowed; \
 		LSAN_OPTIONS=suppressions=$$allowed \
 			$(SWIFT) test --skip-build $(SWIFT_FLAGS) --sanitize=$$sanitizer --scratch-path $$scratch \
-			--filter '$(SANITIZE_SUITES)' $$skip 2>&1 | tee $$scratch/sanitize.log; \
+			--filter '$(SANITIZE_SUITES)' 2>&1 | tee $$scratch/sanitize.log; \
 		if grep -qE '^(WARNING: ThreadSanitizer|==[0-9]+==ERROR: (Address|Leak)Sanitizer)' $$scratch/sanitize.log; then \
 			echo "make sanitize: $$sanitizer sanitizer reports in $$scratch/sanitize.log" >&2; exit 1; \
 		fi; \

@@ -1,6 +1,6 @@
 import Dispatch
 public import Feedback
-import Synchronization
+import Transport
 
 /// Draws feedback on a console: spinners and HUD boxes over masked regions, progress bars,
 /// alert boxes, in one live area under the program's normal output, on standard error.
@@ -86,9 +86,9 @@ public final class ConsolePresenter: FeedbackPresenter, Sendable {
     private let queue = DispatchQueue(label: "parley.feedback.console")
     /// The scene and what is on screen: held only to compute, never while writing, so the
     /// thread that reports progress never waits for a slow terminal.
-    private let state = Mutex(State())
+    private let state = PThreadMutex(State())
     /// Held while writing, so that what was computed in order is written in order.
-    private let writer = Mutex(())
+    private let writer = PThreadMutex(())
 
     /// Creates a presenter.
     ///

@@ -1,7 +1,6 @@
 public import Feedback
 import Foundation
 public import Retry
-import Synchronization
 import Transport
 
 #if canImport(Glibc)
@@ -177,7 +176,7 @@ private final class PromptTurn: Sendable {
         var waiters: [(id: Int, continuation: CheckedContinuation<Bool, Never>)] = []
     }
 
-    private let state = Mutex(State())
+    private let state = PThreadMutex(State())
 
     /// Waits for the turn: `true` once it is this caller's (who must ``release()`` it), `false`
     /// when the task was cancelled first.

@@ -1,4 +1,5 @@
 import Synchronization
+import Transport
 
 /// Draws feedback: the one role every presenter plays, in a terminal, in a test, in an app's
 /// own interface.
@@ -40,7 +41,7 @@ public enum FeedbackSystem {
         var catalog: MessageCatalog = .english
     }
 
-    private static let state = Mutex(State())
+    private static let state = PThreadMutex(State())
 
     /// Installs the presenter and the catalog every Feedback protocol uses by default.
     ///

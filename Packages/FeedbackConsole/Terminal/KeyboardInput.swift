@@ -1,4 +1,5 @@
 import Synchronization
+import Transport
 
 #if canImport(Glibc)
     import Glibc
@@ -29,7 +30,7 @@ final class KeyReader: Sendable {
     private let wakeReadEnd: Int32
     /// The pipe's write end; -1 once closed. Written and closed under the lock, so a wake never
     /// writes to a descriptor number that was closed and reused.
-    private let wakeWriteEnd: Mutex<Int32>
+    private let wakeWriteEnd: PThreadMutex<Int32>
 
     /// A reader of `descriptor`, or `nil` when no pipe can be made.
     init?(descriptor: Int32) {
@@ -39,7 +40,7 @@ final class KeyReader: Sendable {
         _ = fcntl(ends[1], F_SETFD, FD_CLOEXEC)
         self.descriptor = descriptor
         self.wakeReadEnd = ends[0]
-        self.wakeWriteEnd = Mutex(ends[1])
+        self.wakeWriteEnd = PThreadMutex(ends[1])
     }
 
     /// Ends the read in progress (or the next one) with ``Ending/woken``.

@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import Transport
 
 #if canImport(Glibc)
     import Glibc
@@ -26,7 +27,7 @@ enum TerminalRestoration {
         var installed = false
     }
 
-    private static let state = Mutex(State())
+    private static let state = PThreadMutex(State())
     /// The pipe's write end, for the signal handler; -1 until installed.
     private static let signalPipe = Atomic<Int32>(-1)
     /// The signals watched.
