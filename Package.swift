@@ -191,9 +191,19 @@ let package = Package(
         // A child process for the disk cache's crash and restart tests, which kill it with SIGKILL
         // and read what it wrote from other processes. A target, not a product: packages that
         // use Parley never see it.
+        // The entries the cache writer stores, for the writer and the tests that read them back.
+        .target(
+            name: "CacheTestEntries",
+            dependencies: [
+                "Caching",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            path: "Tests/CacheTestEntries"
+        ),
         .executableTarget(
             name: "parley-cache-writer",
             dependencies: [
+                "CacheTestEntries",
                 "Caching",
                 "Transport",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -219,6 +229,7 @@ let package = Package(
         .testTarget(
             name: "CachingTests",
             dependencies: [
+                "CacheTestEntries",
                 "ServerTestSupport",
                 "Caching",
                 "Forms",

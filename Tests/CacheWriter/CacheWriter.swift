@@ -5,7 +5,7 @@
 //   parley-cache-writer read DIRECTORY [--first F] --count N
 //
 // `write` stores entry F, F + 1, F + 2, … (F is 0 by default; key `https://cache.test/entry/<n>`, a body made from n alone,
-// see `CacheWriterEntries`), printing `writing <n>` before each and `wrote <n>` once
+// see `CacheTestEntries`), printing `writing <n>` before each and `wrote <n>` once
 // `DiskCacheStorage.store(_:)` has returned (its file is in place). With `--through-cache` the
 // entries go through an `HTTPCache` over a transport that answers at once, so they take the
 // background writer's path, and `queued <n>` means only that the cache has the answer. Every
@@ -21,6 +21,7 @@
 //
 // Each line is written with one `write(2)`, so a reader sees it at once.
 
+import CacheTestEntries
 import Caching
 import Foundation
 import HTTPTypes
@@ -38,7 +39,7 @@ struct CacheWriter {
         let directory = arguments[1]
         var first = 0
         var count = Int.max
-        var bigEvery = 4
+        var bigEvery = CacheTestEntries.defaultBigEvery
         var throughCache = false
         var synchronizesToDisk = false
         var rest = arguments.dropFirst(2).makeIterator()
@@ -74,14 +75,14 @@ struct CacheWriter {
         let transport = MiddlewareTransport(Answers(bigEvery: bigEvery), middleware: [cache])
         var index = first
         while index - first < count {
-            let key = CacheWriterEntries.key(index)
+            let key = CacheTestEntries.key(index)
             say("writing \(index)")
             do {
                 if throughCache {
                     _ = try await transport.data(for: try TransportRequest(method: .get, url: key))
                     say("queued \(index)")
                 } else {
-                    try await storage.store(CacheWriterEntries.entry(index, bigEvery: bigEvery))
+                    try await storage.store(CacheTestEntries.entry(index, bigEvery: bigEvery))
                     say("wrote \(index)")
                 }
             } catch {
@@ -96,12 +97,12 @@ struct CacheWriter {
     static func read(_ storage: DiskCacheStorage, entries: Range<Int>, bigEvery: Int) async {
         var allHits = true
         for index in entries {
-            guard let entry = await storage.entry(forKey: CacheWriterEntries.key(index)) else {
+            guard let entry = await storage.entry(forKey: CacheTestEntries.key(index)) else {
                 say("miss \(index)")
                 allHits = false
                 continue
             }
-            if entry.body == CacheWriterEntries.body(index, bigEvery: bigEvery), entry.head.status == .ok {
+            if entry.body == CacheTestEntries.body(index, bigEvery: bigEvery), entry.head.status == .ok {
                 say("hit \(index)")
             } else {
                 say("wrong \(index)")
@@ -115,48 +116,6 @@ struct CacheWriter {
     }
 }
 
-/// The entries the writer stores: each one's key and body follow from its number alone, so that
-/// another process can tell a correct entry from a damaged one.
-enum CacheWriterEntries {
-    static func key(_ index: Int) -> String { "https://cache.test/entry/\(index)" }
-
-    /// Entry `index`'s body: every `bigEvery`-th (from the second) 1 to 3 MiB of pseudo-random
-    /// bytes, which do not deflate; the others 100 to 20,000 bytes of JSON-like text, which do.
-    static func body(_ index: Int, bigEvery: Int) -> Data {
-        var state = UInt64(index) &* 0x9E37_79B9_7F4A_7C15 &+ 1
-        func next() -> UInt64 {
-            // SplitMix64.
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var mixed = state
-            mixed = (mixed ^ (mixed >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            mixed = (mixed ^ (mixed >> 27)) &* 0x94D0_49BB_1331_11EB
-            return mixed ^ (mixed >> 31)
-        }
-        if bigEvery > 0, index % bigEvery == 1 {
-            let length = (1 << 20) + Int(next() % UInt64(2 << 20))
-            var bytes = [UInt8](repeating: 0, count: length)
-            bytes.withUnsafeMutableBytes { raw in
-                for offset in stride(from: 0, to: length - 7, by: 8) {
-                    raw.storeBytes(of: next(), toByteOffset: offset, as: UInt64.self)
-                }
-            }
-            return Data(bytes)
-        }
-        let length = 100 + Int(next() % 19_900)
-        var text = "{\"entry\":\(index),\"items\":["
-        while text.utf8.count < length { text += "{\"id\":\(next() % 1000),\"name\":\"item\"}," }
-        return Data(text.utf8.prefix(length))
-    }
-
-    /// Entry `index` as the writer stores it.
-    static func entry(_ index: Int, bigEvery: Int) -> CacheEntry {
-        let time = Date(timeIntervalSince1970: 1_795_316_400 + Double(index))
-        return CacheEntry(
-            key: key(index), head: HTTPResponse(status: .ok, headerFields: [.contentType: "application/json"]),
-            body: body(index, bigEvery: bigEvery), requestTime: time, responseTime: time)
-    }
-}
-
 /// A transport that answers every request at once with the entry its URL names.
 struct Answers: HTTPTransport {
     let bigEvery: Int
@@ -165,7 +124,7 @@ struct Answers: HTTPTransport {
         let index = Int(request.url.split(separator: "/").last ?? "") ?? 0
         return TransportResponse(
             head: HTTPResponse(status: .ok, headerFields: [.contentType: "application/json"]),
-            body: ResponseBody(CacheWriterEntries.body(index, bigEvery: bigEvery)), url: request.url)
+            body: ResponseBody(CacheTestEntries.body(index, bigEvery: bigEvery)), url: request.url)
     }
 }
 

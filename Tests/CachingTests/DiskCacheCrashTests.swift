@@ -1,3 +1,4 @@
+import CacheTestEntries
 import Caching
 import Foundation
 import Glibc
@@ -89,14 +90,14 @@ import Testing
                 // and every entry whose store had returned is there
                 #expect(files(in: directory, endingWith: ".tmp").isEmpty, "round \(round): temporary files left")
                 for index in everStarted.sorted() {
-                    guard let entry = await storage.entry(forKey: WrittenEntries.key(index)) else {
+                    guard let entry = await storage.entry(forKey: CacheTestEntries.key(index)) else {
                         #expect(!outcome.completed.contains(index), "round \(round): written entry \(index) is gone")
                         continue
                     }
-                    let body = expected[index] ?? WrittenEntries.body(index)
+                    let body = expected[index] ?? CacheTestEntries.body(index)
                     expected[index] = body
                     #expect(entry.body == body, "round \(round) (\(moment)): entry \(index) is not whole")
-                    #expect(entry.key == WrittenEntries.key(index) && entry.head.status == .ok)
+                    #expect(entry.key == CacheTestEntries.key(index) && entry.head.status == .ok)
                 }
                 #expect(await storage.statistics().corruptEntriesRemoved == 0)
                 await storage.close()
@@ -111,12 +112,12 @@ import Testing
             // removed, counted and read as a miss, and the storage goes on working
             let storage = try DiskCacheStorage(directory: directory, maximumBytes: 1 << 30)
             func path(_ index: Int) -> String {
-                directory + "/" + DiskCacheStorage.fileName(forKey: WrittenEntries.key(index))
+                directory + "/" + DiskCacheStorage.fileName(forKey: CacheTestEntries.key(index))
             }
             let damaged = try #require(everStarted.sorted().first { fileExists(path($0)) })
             let bytes = try Data(contentsOf: URL(fileURLWithPath: path(damaged)))
             try bytes.prefix(bytes.count / 2).write(to: URL(fileURLWithPath: path(damaged)))
-            #expect(await storage.entry(forKey: WrittenEntries.key(damaged)) == nil)
+            #expect(await storage.entry(forKey: CacheTestEntries.key(damaged)) == nil)
             #expect(!fileExists(path(damaged)))
             #expect(await storage.statistics().corruptEntriesRemoved == 1)
             let fresh = CacheEntry.sample(key: "https://cache.test/after-the-kills", body: Data("alive".utf8))
@@ -159,7 +160,7 @@ import Testing
             let storage = try DiskCacheStorage(directory: folder, maximumBytes: 1 << 30)
             #expect(await storage.statistics().entryCount == count)
             for index in [0, 1, count - 1] {
-                #expect(await storage.entry(forKey: WrittenEntries.key(index))?.body == WrittenEntries.body(index))
+                #expect(await storage.entry(forKey: CacheTestEntries.key(index))?.body == CacheTestEntries.body(index))
             }
             await storage.close()
         }
@@ -186,9 +187,9 @@ import Testing
         case .whileABigEntryIsWritten:
             // The first big entry from the target on: once it is announced, its files are polled
             // until its bytes are being written or it has been written.
-            let big = (target...).first { WrittenEntries.isBig($0) } ?? target
-            let file = directory + "/" + DiskCacheStorage.fileName(forKey: WrittenEntries.key(big))
-            let length = WrittenEntries.body(big).count
+            let big = (target...).first { CacheTestEntries.isBig($0) } ?? target
+            let file = directory + "/" + DiskCacheStorage.fileName(forKey: CacheTestEntries.key(big))
+            let length = CacheTestEntries.body(big).count
             writer.waitForLine { $0 == "writing \(big)" }
             while !writer.hasPrinted("wrote \(big)") {
                 if fileExists(file + ".tmp") || (fileSize(file).map { $0 < length } ?? false) {

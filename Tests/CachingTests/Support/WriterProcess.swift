@@ -135,41 +135,6 @@ final class WriterProcess {
     }
 }
 
-/// The entries `parley-cache-writer` writes: the same rule as its own `CacheWriterEntries`, kept
-/// apart so that a test compares what it reads with what the writer meant, not with what the
-/// writer did. A difference between the two fails every test that reads entries back.
-enum WrittenEntries {
-    static func key(_ index: Int) -> String { "https://cache.test/entry/\(index)" }
-
-    static func body(_ index: Int, bigEvery: Int = 4) -> Data {
-        var state = UInt64(index) &* 0x9E37_79B9_7F4A_7C15 &+ 1
-        func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var mixed = state
-            mixed = (mixed ^ (mixed >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            mixed = (mixed ^ (mixed >> 27)) &* 0x94D0_49BB_1331_11EB
-            return mixed ^ (mixed >> 31)
-        }
-        if bigEvery > 0, index % bigEvery == 1 {
-            let length = (1 << 20) + Int(next() % UInt64(2 << 20))
-            var bytes = [UInt8](repeating: 0, count: length)
-            bytes.withUnsafeMutableBytes { raw in
-                for offset in stride(from: 0, to: length - 7, by: 8) {
-                    raw.storeBytes(of: next(), toByteOffset: offset, as: UInt64.self)
-                }
-            }
-            return Data(bytes)
-        }
-        let length = 100 + Int(next() % 19_900)
-        var text = "{\"entry\":\(index),\"items\":["
-        while text.utf8.count < length { text += "{\"id\":\(next() % 1000),\"name\":\"item\"}," }
-        return Data(text.utf8.prefix(length))
-    }
-
-    /// Whether entry `index` is big (1 to 3 MiB that do not deflate).
-    static func isBig(_ index: Int, bigEvery: Int = 4) -> Bool { bigEvery > 0 && index % bigEvery == 1 }
-}
-
 /// Whether a file exists at `path`: one `access(2)`, cheap enough to poll every few hundred
 /// microseconds.
 func fileExists(_ path: String) -> Bool {
