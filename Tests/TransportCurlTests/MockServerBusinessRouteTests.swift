@@ -678,17 +678,6 @@ import TransportCurl
             for: TransportRequest(method: .post, url: server.url("/weather/report"), headers: headers, multipart: form))
     }
 
-    /// The backend's business envelope.
-    private struct Envelope<Payload: Decodable>: Decodable {
-        var code: Int
-        var message: String
-        var data: Payload?
-
-        init(_ body: Data) throws {
-            self = try JSONDecoder().decode(Envelope.self, from: body)
-        }
-    }
-
     private struct ServerTime: Decodable {
         var time: Int
     }

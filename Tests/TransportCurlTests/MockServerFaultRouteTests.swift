@@ -281,17 +281,6 @@ import TransportCurl
         }
     }
 
-    /// The backend's business envelope.
-    private struct Envelope<Payload: Decodable>: Decodable {
-        var code: Int
-        var message: String
-        var data: Payload?
-
-        init(_ body: Data) throws {
-            self = try JSONDecoder().decode(Envelope.self, from: body)
-        }
-    }
-
     private struct TokenData: Decodable {
         var token: String
         var expiresIn: Int

@@ -94,3 +94,14 @@ func pattern(_ range: Range<Int>) -> Data {
     }
     return data
 }
+
+/// The mock backend's business envelope, `{"code", "message", "data"}`, as the route tests read it.
+struct Envelope<Payload: Decodable>: Decodable {
+    var code: Int
+    var message: String
+    var data: Payload?
+
+    init(_ body: Data) throws {
+        self = try JSONDecoder().decode(Envelope.self, from: body)
+    }
+}
