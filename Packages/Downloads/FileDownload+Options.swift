@@ -45,7 +45,20 @@ extension FileDownload {
         /// Waits are measured on the policy's ``/Retry/RetryPolicy/clock``. Whenever the run
         /// stops, the partial is kept (the message says how many bytes, and where), and running
         /// the download again continues from there. ``/Retry/RetryPolicy/never`` turns retrying off.
-        public var retry = RetryPolicy()
+        ///
+        /// A download form that leaves this unset gets its client's retry policy, as every other
+        /// request of the client does; one that sets it keeps its own.
+        public var retry: RetryPolicy {
+            get { chosenRetry ?? RetryPolicy() }
+            set { chosenRetry = newValue }
+        }
+
+        /// The policy assigned to ``retry``; `nil` while it was never set.
+        private var chosenRetry: RetryPolicy?
+
+        /// Whether ``retry`` was ever assigned (a changed field counts), so that whoever builds
+        /// the download can put its own default in its place.
+        package var setsRetry: Bool { chosenRetry != nil }
 
         /// Who is asked whether to start again once the retries of a network failure are over:
         /// `nil` (the default) never asks, and the failure stands.

@@ -170,6 +170,40 @@ import TransportTesting
         }
     }
 
+    /// A download whose first request for `key` is dropped after 1000 of 4096 bytes, and which
+    /// leaves its retry policy to the client.
+    struct ClientPolicyDownload: DownloadFormable {
+        let destination: URL
+        let key: String
+        var path: String { "/bytes/4096" }
+        var parameters: Parameters { ["drop-after": 1000, "key": key, "drops": 1] }
+    }
+
+    @Test(arguments: [0, 2])
+    func aDownloadFormWithoutAPolicyOfItsOwnRetriesUnderTheClients(maximumRetries: Int) async throws {
+        try await withClient { _, configuration in
+            try await withTemporaryFolder { folder in
+                var client = configuration
+                client.retry.maximumRetries = maximumRetries
+                let screen = Screen(clientConfiguration: client)
+                let destination = URL(fileURLWithPath: folder + "/file.bin")
+
+                let result = await screen.download(
+                    ClientPolicyDownload(destination: destination, key: "client-\(UUID())")
+                ).result
+
+                // No retry for the client that allows none (the form's default would allow three);
+                // the whole file for the one that allows two.
+                if maximumRetries == 0 {
+                    #expect(result.failure != nil)
+                } else {
+                    let summary = try result.get()
+                    #expect(summary.byteCount == 4096)
+                }
+            }
+        }
+    }
+
     @Test func aReloadableScreensDownloadAsksItsPromptAndResumes() async throws {
         try await withClient { _, configuration in
             try await withTemporaryFolder { folder in

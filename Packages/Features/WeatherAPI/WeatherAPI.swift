@@ -98,7 +98,7 @@ extension WeatherRequestable {
     ///
     /// The download continues from the partial file an earlier one to the same destination left
     /// (cancelled, failed or killed), when the server still has the same image. It retries
-    /// under the client's retry policy, and a retry resumes too.
+    /// under the client's retry policy, as downloads do, and a retry resumes too.
     ///
     /// - Parameters:
     ///   - city: The city's name.
@@ -117,10 +117,7 @@ extension WeatherRequestable {
                 finished: .failure(
                     FormError(.invalidParameters, message: "The radar size \(size) is negative; give a byte count.")))
         }
-        var downloadOptions = FileDownload.Options()
-        downloadOptions.retry = clientConfiguration?.retry ?? downloadOptions.retry
-        let form = RadarForm(city: city, size: size, destination: destination, downloadOptions: downloadOptions)
-        return download(form, options: options)
+        return download(RadarForm(city: city, size: size, destination: destination), options: options)
     }
 
     /// Sends a weather report: `POST /weather/report` with the parts `city`, `note` and `photo`

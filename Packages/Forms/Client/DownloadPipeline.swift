@@ -63,6 +63,8 @@ struct DownloadPipeline<Form: DownloadFormable>: Sendable {
     /// The form's download options, reporting progress and retries to the handle as well.
     private func options(events: RequestEventSink) -> FileDownload.Options {
         var options = form.downloadOptions
+        // One policy per client, as for every other request, unless the form chose its own.
+        if !options.setsRetry { options.retry = configuration.retry }
         if let digest = form.expectedSHA256 { options.expectedSHA256 = digest }
         options.resumesEarlierPartial = resumes
         if options.reloadPrompt == nil { options.reloadPrompt = reloadPrompt }

@@ -25,7 +25,9 @@ public protocol DownloadFormable: Formable {
     /// The SHA-256 the file must have, as 64 hexadecimal characters; `nil` (the default) for
     /// no check. It wins over ``downloadOptions``' own.
     var expectedSHA256: String? { get }
-    /// Retries, syncing to disk and progress; `FileDownload.Options()` by default.
+    /// Retries, syncing to disk and progress; `FileDownload.Options()` by default. Its `retry`,
+    /// left unset, is the client's ``ClientConfiguration/retry`` (which the form may change in
+    /// ``Formable/configure(_:)``), so one policy governs every request of a client.
     ///
     /// Two of its fields are decided by the form instead: `resumesEarlierPartial` by the form's
     /// kind (`false` for a plain download, `true` for a ``DownloadResumeFormable``), and

@@ -1,4 +1,3 @@
-import Downloads
 import Forms
 import Foundation
 
@@ -12,8 +11,6 @@ struct RadarForm: DownloadResumeFormable {
     var size: Int?
     /// Where the image goes.
     var destination: URL
-    /// Retries and the prompt: the client's retry policy, so one setting governs every request.
-    var downloadOptions: FileDownload.Options
 
     var path: String { "/weather/radar" }
 
