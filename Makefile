@@ -20,6 +20,8 @@
 #   make lint           swift format lint --strict
 #   make format         rewrite the sources in the house format
 #   make bench          compare Parley with its peers (BENCH_ARGS=--quick for a smoke run)
+#   make bench-counts   count allocations and instructions per request; fails above the ceilings
+#                       in Tools/Benchmarks/ceilings.json (COUNTS_ARGS='--repeat 3' for the spread)
 #   make clean-servers  stop test servers left running
 
 SHELL := bash
@@ -40,7 +42,7 @@ SWIFT_FLAGS ?= --explicit-target-dependency-import-check error -Xswiftc -warning
 BENCH_PACKAGE := Tools/Benchmarks
 LINT_PATHS := Package.swift $(wildcard Packages Tools Tests Apps)
 
-.PHONY: help demo feature remove-feature setup build layering docs test consumer sanitize lint format bench clean-servers
+.PHONY: help demo feature remove-feature setup build layering docs test consumer sanitize lint format bench bench-counts clean-servers
 
 help:
 	@sed -n 's/^#   make/  make/p' $(firstword $(MAKEFILE_LIST))
@@ -120,6 +122,16 @@ format:
 bench:
 	$(SWIFT) test --package-path $(BENCH_PACKAGE)
 	$(PYTHON) Tools/Benchmarks/compare.py $(BENCH_ARGS)
+	$(PYTHON) Tools/Benchmarks/counts.py $(COUNTS_ARGS)
+
+# Counts that do not move with the machine's load: heap allocations (a preloaded counting malloc)
+# and instructions (valgrind's callgrind) per request of parley-bench and of the libcurl baseline.
+# counts.py builds nothing, so the two binaries are built here first (compare.py has built them
+# when `make bench` runs it). Fails when a count of Parley's is above its ceiling.
+bench-counts:
+	$(SWIFT) build -c release --package-path $(BENCH_PACKAGE) --product parley-bench
+	$(SWIFT) build -c release --package-path $(BENCH_PACKAGE) --product parley-bench-curl
+	$(PYTHON) Tools/Benchmarks/counts.py $(COUNTS_ARGS)
 
 clean-servers:
 	bash Tools/scripts/test-servers.sh stop

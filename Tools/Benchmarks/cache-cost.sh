@@ -30,6 +30,8 @@ set -euo pipefail
 
 # shellcheck source=private-nginx.sh
 . "$(dirname "${BASH_SOURCE[0]}")/private-nginx.sh"
+# shellcheck source=valgrind-shim.sh
+. "$(dirname "${BASH_SOURCE[0]}")/valgrind-shim.sh"
 
 counts=false
 if [[ ${1-} == --counts ]]; then
@@ -105,19 +107,9 @@ $counts || exit 0
 # MARK: - Counts
 
 # Valgrind 3.19 (Debian 12's) writes into the signal mask a program passes to sigsuspend, and
-# dies when the mask is read-only, as libdispatch's is (every Swift program with an async main
-# waits in sigsuspend): a preloaded sigsuspend that passes a copy keeps it alive. The counting
-# malloc calls glibc's own allocator and prints its count when the process exits.
-cat >"$work/sigsuspend-copy.c" <<'C'
-#define _GNU_SOURCE
-#include <signal.h>
-#include <sys/syscall.h>
-#include <unistd.h>
-int sigsuspend(const sigset_t *mask) {
-    sigset_t copy = *mask;
-    return (int)syscall(SYS_rt_sigsuspend, &copy, _NSIG / 8);
-}
-C
+# dies when the mask is read-only, as libdispatch's is (a Swift program whose async main suspends
+# ends its main thread there): the preloaded sigsuspend of valgrind-shim.c passes a copy. The
+# counting malloc calls glibc's own allocator and prints its count when the process exits.
 cat >"$work/malloc-count.c" <<'C'
 #define _GNU_SOURCE
 #include <stdatomic.h>
@@ -147,14 +139,14 @@ __attribute__((destructor)) static void report(void) {
     write(2, line, length);
 }
 C
-cc -shared -fPIC -O2 -o "$work/sigsuspend-copy.so" "$work/sigsuspend-copy.c"
+shim=$(build_valgrind_shim "$work")
 cc -shared -fPIC -O2 -o "$work/malloc-count.so" "$work/malloc-count.c"
 
 # count BINARY SCENARIO REQUESTS: "instructions allocations" of one run.
 count() {
     local log="$work/count.log"
     rm -rf "$work/cache-counts"
-    LD_PRELOAD="$work/sigsuspend-copy.so" valgrind --tool=callgrind --callgrind-out-file=/dev/null \
+    LD_PRELOAD="$shim" valgrind --tool=callgrind --callgrind-out-file=/dev/null \
         "$1" --url "$url" --folder "$work/cache-counts" --only "$2" --in-process-requests "$3" >"$log" 2>&1
     local instructions
     instructions=$(sed -n 's/.*Collected : *\([0-9]*\).*/\1/p' "$log")

@@ -24,6 +24,8 @@ set -euo pipefail
 
 # shellcheck source=private-nginx.sh
 . "$(dirname "${BASH_SOURCE[0]}")/private-nginx.sh"
+# shellcheck source=valgrind-shim.sh
+. "$(dirname "${BASH_SOURCE[0]}")/valgrind-shim.sh"
 
 callgrind=true
 if [[ ${1-} == --no-callgrind ]]; then
@@ -157,19 +159,9 @@ $callgrind || exit 0
 # and the presenter's functions inclusively. 64 MiB, as a quick check, and the whole 1 GiB.
 #
 # Valgrind 3.19 (Debian 12's) writes into the signal mask a program passes to sigsuspend, and
-# dies when the mask is read-only, as libdispatch's is (every Swift program with an async main
-# waits in sigsuspend): a preloaded sigsuspend that passes a copy keeps it alive.
-cat >"$work/sigsuspend-copy.c" <<'C'
-#define _GNU_SOURCE
-#include <signal.h>
-#include <sys/syscall.h>
-#include <unistd.h>
-int sigsuspend(const sigset_t *mask) {
-    sigset_t copy = *mask;
-    return (int)syscall(SYS_rt_sigsuspend, &copy, _NSIG / 8);
-}
-C
-cc -shared -fPIC -O2 -o "$work/sigsuspend-copy.so" "$work/sigsuspend-copy.c" ||
+# dies when the mask is read-only, as libdispatch's is (a Swift program whose async main suspends
+# ends its main thread there): the preloaded sigsuspend of valgrind-shim.c passes a copy.
+shim=$(build_valgrind_shim "$work") ||
     { echo "could not build the sigsuspend shim with cc: no instruction counts" >&2; exit 0; }
 echo >&2
 echo "under valgrind --tool=callgrind (the 1 GiB runs take a minute or two)" >&2
@@ -177,7 +169,7 @@ for file in 64m 1g; do
     for mode in bar quiet; do
         arguments=("http://127.0.0.1:$port/$file.bin" --output "$work/file")
         [[ $mode == quiet ]] && arguments+=(--quiet)
-        in_terminal "$work/tty.log" env LD_PRELOAD="$work/sigsuspend-copy.so" \
+        in_terminal "$work/tty.log" env LD_PRELOAD="$shim" \
             valgrind --tool=callgrind --log-file="$work/valgrind.$file.$mode.log" \
             --callgrind-out-file="$work/callgrind.$file.$mode.out" "$fetch" "${arguments[@]}"
         cmp -s "$work/file" "$work/www/$file.bin" || { echo "the $file $mode download is not the file" >&2; exit 1; }
