@@ -5,6 +5,38 @@ extension CurlTransport {
     /// Engine-wide settings, fixed when the transport is created.
     ///
     /// Every default is the safe one and is stated beside its property.
+    ///
+    /// ## Limits
+    ///
+    /// The engine's limits are these properties and libcurl's own, each documented here:
+    ///
+    /// - **File descriptors.** Each open connection holds one, idle ones in the connection cache
+    ///   included; each transport holds two more (the pair that wakes its loop), a request body
+    ///   read from a file one while it is sent, and libcurl's resolver a pair while it resolves a
+    ///   host name. The
+    ///   process's limit (`ulimit -n`, `RLIMIT_NOFILE`) must cover them all: connections are
+    ///   bounded by ``maximumConnectionsPerHost`` times the hosts in use, or by
+    ///   ``maximumTotalConnections`` when it is set. A request that finds no descriptor left
+    ///   fails at once with a ``/Transport/TransportError`` that says so, names the limit and
+    ///   what to change; it never waits for one.
+    /// - **Connections:** ``maximumConnectionsPerHost`` and ``maximumTotalConnections``.
+    ///   Requests beyond them wait in libcurl's queue, holding no descriptor; over HTTP/2 they
+    ///   share connections instead, up to 100 streams on each (libcurl's default).
+    /// - **The connection cache.** Connections stay open after use, to be reused, up to the
+    ///   largest of ``maximumTotalConnections``, four times ``maximumConnectionsPerHost`` and
+    ///   32 (`CURLMOPT_MAXCONNECTS`); beyond that the oldest idle one is closed. It holds every
+    ///   connection four hosts can use at once, and no more, because each cached connection
+    ///   keeps a descriptor (and a server's slot) open.
+    /// - **Buffers per transfer:** libcurl's receive buffer (``receiveBufferSize``), its upload
+    ///   buffer for a request with a body (64 KiB, libcurl's default, not configurable here),
+    ///   and for a streamed response up to ``streamBufferSize`` of bytes the caller has not read.
+    ///   The engine keeps up to 64 finished easy handles, with their buffers, for reuse.
+    ///
+    /// Nothing else caps how many requests are in flight: the loop waits with `poll(2)`, which
+    /// has no `FD_SETSIZE` limit, and 10,000 requests in flight on one transport work, at about
+    /// 35 KiB of resident memory each. libcurl 7.88.1 walks every open connection and every
+    /// transfer for part of each transfer's work, though, so CPU time per request grows with the
+    /// number in flight (docs/BENCHMARKS.md, "Ten thousand requests in flight").
     public struct Configuration: Sendable {
         /// The options every request of this transport starts from.
         ///
@@ -23,20 +55,40 @@ extension CurlTransport {
         /// ```
         public var defaultOptions = TransferOptions()
 
-        /// The most connections open to one host at once, 16 by default; further requests wait
-        /// for a free connection (or share one over HTTP/2).
+        /// The most connections open to one host at once, 16 by default
+        /// (`CURLMOPT_MAX_HOST_CONNECTIONS`); further requests wait for a free connection (or
+        /// share one over HTTP/2), holding no file descriptor while they wait.
+        ///
+        /// Each connection holds a file descriptor, so the process's limit (`ulimit -n`) must
+        /// cover this number for every host used at once. The engine sets no upper bound: 10,000
+        /// connections to one host work. The connection cache keeps up to four times this many
+        /// idle connections open for reuse (see Limits in ``CurlTransport/Configuration``).
         public var maximumConnectionsPerHost = 16
 
-        /// The most connections open in total, 0 (the default) for no limit beyond the per-host one.
+        /// The most connections open in total, across hosts, 0 (the default) for no limit beyond
+        /// the per-host one (`CURLMOPT_MAX_TOTAL_CONNECTIONS`).
+        ///
+        /// Set it to bound the file descriptors a transport can use when it talks to many hosts;
+        /// requests beyond it wait for a connection to close. When it is larger than four times
+        /// ``maximumConnectionsPerHost``, the connection cache grows to it.
         public var maximumTotalConnections = 0
 
-        /// libcurl's receive buffer per transfer, in bytes: 64 KiB by default. Larger buffers
-        /// (512 KiB) raise throughput for big downloads at the cost of memory per transfer.
-        /// libcurl accepts 1 KiB to 10 MiB.
+        /// libcurl's receive buffer per transfer, in bytes (`CURLOPT_BUFFERSIZE`): 64 KiB by
+        /// default. Larger buffers (512 KiB) raise throughput for big downloads at the cost of
+        /// memory per transfer. libcurl accepts 1 KiB to 10 MiB; values outside are clamped.
+        ///
+        /// It is allocated per easy handle and resident only as far as responses fill it: a
+        /// small response touches a page or two, so 10,000 transfers of 200-byte bodies cost
+        /// far less than 10,000 times this size. libcurl's upload buffer, for requests with a
+        /// body, stays at its default of 64 KiB.
         public var receiveBufferSize = 64 * 1024
 
         /// How many response bytes a streaming transfer buffers before it stops reading from
         /// the network until the consumer catches up: 1 MiB by default.
+        ///
+        /// The bound of what one streamed response can hold in memory; reading stops at this
+        /// mark and resumes as the consumer drains it. It does not apply to a body collected
+        /// whole (`data(for:)`), which ``/Transport/TransferOptions/maximumBodySize`` bounds.
         public var streamBufferSize = 1024 * 1024
 
         /// Whether HTTPS connections offer HTTP/2 (ALPN) and multiplex requests over one

@@ -1,4 +1,5 @@
 import CCurl
+import Glibc
 import Testing
 import Transport
 
@@ -18,6 +19,8 @@ import Transport
         let connected: Bool
         /// Whether the failure looks like plain HTTP sent to a TLS port.
         let plainToTLS: Bool
+        /// Whether the process had no file descriptor left for the transfer's socket.
+        let outOfDescriptors: Bool
         /// Whether the final head had been complete.
         let headComplete: Bool
         /// Time since the transfer started; the deadline in every row is 5 s.
@@ -32,12 +35,13 @@ import Transport
         /// A row named `name`.
         init(
             _ name: String, _ code: CURLcode, connected: Bool = true, plainToTLS: Bool = false,
-            headComplete: Bool = false, elapsed: Duration = .seconds(1), _ category: TransportError.Category,
-            reached: Bool
+            outOfDescriptors: Bool = false, headComplete: Bool = false, elapsed: Duration = .seconds(1),
+            _ category: TransportError.Category, reached: Bool
         ) {
             self.code = code
             self.connected = connected
             self.plainToTLS = plainToTLS
+            self.outOfDescriptors = outOfDescriptors
             self.headComplete = headComplete
             self.elapsed = elapsed
             self.category = category
@@ -50,6 +54,12 @@ import Transport
         Row("an unknown host", CURLE_COULDNT_RESOLVE_HOST, connected: false, .dnsFailure, reached: false),
         Row("an unknown proxy", CURLE_COULDNT_RESOLVE_PROXY, connected: false, .dnsFailure, reached: false),
         Row("a refused connection", CURLE_COULDNT_CONNECT, connected: false, .connectionRefused, reached: false),
+        Row(
+            "a socket the process had no descriptor for", CURLE_COULDNT_CONNECT, connected: false,
+            outOfDescriptors: true, .other, reached: false),
+        Row(
+            "a resolver that had no descriptor for its socket pair", CURLE_COULDNT_RESOLVE_HOST, connected: false,
+            outOfDescriptors: true, .other, reached: false),
         Row("a timeout before connecting", CURLE_OPERATION_TIMEDOUT, connected: false, .connectTimeout, reached: false),
         Row("a timeout once connected", CURLE_OPERATION_TIMEDOUT, .stalledTransfer, reached: true),
         Row(
@@ -94,7 +104,8 @@ import Transport
         let error = CurlErrorMapping.error(
             for: row.code,
             facts: CurlErrorMapping.Facts(
-                detail: "libcurl's detail", wasConnected: row.connected, looksLikePlainHTTPSentToTLS: row.plainToTLS),
+                detail: "libcurl's detail", wasConnected: row.connected, looksLikePlainHTTPSentToTLS: row.plainToTLS,
+                ranOutOfDescriptors: row.outOfDescriptors, descriptorLimit: row.outOfDescriptors ? 256 : nil),
             url: "http://api.example.com:8080/path", options: options, elapsed: row.elapsed,
             headIsComplete: row.headComplete)
         #expect(error.category == row.category)
@@ -118,5 +129,36 @@ import Transport
             for: CURLE_OUT_OF_MEMORY, facts: facts, url: "http://api.example.com/", options: TransferOptions(),
             elapsed: .zero, headIsComplete: false)
         #expect(error.message.contains("cannot raise this limit"))
+    }
+
+    @Test func saysTheProcessRanOutOfDescriptorsAndWhatToDo() {
+        let facts = CurlErrorMapping.Facts(
+            detail: "Failed to connect to 127.0.0.1 port 8080 after 0 ms: Couldn't connect to server",
+            wasConnected: false, looksLikePlainHTTPSentToTLS: false, ranOutOfDescriptors: true, descriptorLimit: 256)
+        let error = CurlErrorMapping.error(
+            for: CURLE_COULDNT_CONNECT, facts: facts, url: "http://127.0.0.1:8080/", options: TransferOptions(),
+            elapsed: .zero, headIsComplete: false)
+        #expect(error.message.contains("ran out of file descriptors"))
+        #expect(error.message.contains("RLIMIT_NOFILE, is 256"))
+        #expect(error.message.contains("ulimit -n"))
+        #expect(error.message.contains("maximumConnectionsPerHost"))
+        #expect(error.message.contains("maximumTotalConnections"))
+        #expect(!error.message.contains("Check that the server is running"))
+    }
+
+    /// libcurl's errno decides when it recorded one; without one, the probe finds descriptors to
+    /// spare in this process, whose limit is far above what it uses.
+    @Test(arguments: [
+        (CURLE_COULDNT_CONNECT, EMFILE, true), (CURLE_COULDNT_CONNECT, ENFILE, true),
+        (CURLE_COULDNT_RESOLVE_HOST, EMFILE, true), (CURLE_COULDNT_CONNECT, ECONNREFUSED, false),
+        (CURLE_COULDNT_CONNECT, 0, false), (CURLE_RECV_ERROR, EMFILE, false),
+    ])
+    func tellsRunningOutOfDescriptorsFromOtherFailures(code: CURLcode, osErrno: Int32, ranOut: Bool) {
+        #expect(CurlErrorMapping.ranOutOfDescriptors(code: code, osErrno: osErrno) == ranOut)
+    }
+
+    @Test func readsTheDescriptorLimit() throws {
+        let limit = try #require(CurlErrorMapping.descriptorLimit())
+        #expect(limit > 0)
     }
 }

@@ -8,6 +8,7 @@ of the per-round ratios). docs/BENCHMARKS.md explains the scenarios and the targ
 
     python3 Tools/Benchmarks/compare.py             # the full run, about 10 minutes on 2 cores
     python3 Tools/Benchmarks/compare.py --quick     # a smoke run, about a minute
+    python3 Tools/Benchmarks/compare.py --scenarios inflight     # 100, 1,000 and 10,000 requests in flight
     python3 Tools/Benchmarks/compare.py --serve     # only start nginx and print the URLs, for runs by hand
 
 Exits 1 if any peer failed a request (or did not run), 0 otherwise. Missing a target is reported, not fatal.
@@ -22,6 +23,7 @@ import json
 import os
 import pwd
 import re
+import resource
 import shutil
 import signal
 import socket
@@ -48,8 +50,8 @@ BASELINE = "curl"
 # Scenarios a peer cannot run, with the reason printed in the table.
 UNSUPPORTED = {
     ("urlsession", "tls-h2"): "FoundationNetworking on Linux cannot trust a private CA",
-    ("ahc", "full-stack"): "the business layer is Parley's own",
     ("urlsession", "full-stack"): "the business layer is Parley's own",
+    ("urlsession", "inflight"): "it keeps about six connections busy whatever its limit (see (b))",
 }
 
 SMALL_BODY = 200
@@ -73,8 +75,12 @@ class Scenario:
     target: float  # the parley / curl ratio docs/BENCHMARKS.md asks for
     cpu_target: float | None = None  # the largest parley / curl CPU-per-request ratio, where one is set
     rss_target_mib: float | None = None  # the largest parley peak RSS, where one is set
-    parley_path: str | None = None  # where parley goes instead of `path`, for the full-stack scenario
-    parley_arguments: tuple[str, ...] = ()  # extra flags for parley-bench
+    ahc_target: float | None = None  # the smallest parley / ahc throughput ratio, where one is set
+    # The full-stack scenario: these peers GET `envelope_path` instead of `path`, with `envelope_arguments`
+    # (`--stack full`: Parley's business layer, AsyncHTTPClient with JSONDecoder), while the baseline GETs `path`.
+    envelope_peers: tuple[str, ...] = ()
+    envelope_path: str | None = None
+    envelope_arguments: tuple[str, ...] = ()
 
 
 SCENARIOS = [
@@ -94,12 +100,31 @@ SCENARIOS = [
              concurrency=1, requests=4, warmup=1, quick_requests=1, quick_warmup=0,
              metric="bytes_per_s", target=0.95),
     # Parley through its whole business layer (a form, a Requestable, the envelope check, decoding the
-    # weather fixture at key path `data`) against the baseline's plain GETs of 200 bytes.
-    Scenario("full-stack", "(f) 64 concurrent: Parley's business layer vs plain libcurl GETs, HTTP/1.1", "http",
-             "/small.bin", "get", concurrency=64, requests=40_000, warmup=1_280, quick_requests=4_000,
-             quick_warmup=640, metric="rps", target=0.75, parley_path="/envelope.json",
-             parley_arguments=("--stack", "full")),
+    # weather fixture at key path `data`) and AsyncHTTPClient with Foundation's JSONDecoder (the same envelope,
+    # the same checks) against the baseline's plain GETs of 200 bytes.
+    Scenario("full-stack", "(f) 64 concurrent: the envelope decoded (Parley's business layer, AsyncHTTPClient + "
+             "JSONDecoder) vs plain libcurl GETs, HTTP/1.1", "http", "/small.bin", "get", concurrency=64,
+             requests=40_000, warmup=1_280, quick_requests=4_000, quick_warmup=640, metric="rps", target=0.50,
+             ahc_target=1.60, envelope_peers=("parley", "ahc"), envelope_path="/envelope.json",
+             envelope_arguments=("--stack", "full")),
 ]
+
+# Many requests in flight from one process: GETs of `/delay`, which nginx answers with 200 bytes after
+# INFLIGHT_DELAY_S, at each level of concurrency (the closed loop keeps that many in flight, one HTTP/1.1
+# connection each). Each run has a warm-up of one wave and INFLIGHT_WAVES timed waves; an `--idle` run of each
+# binary gives the resident size its loaded runs are measured against.
+INFLIGHT_KEY = "inflight"
+INFLIGHT_TITLE = "(g) Requests in flight: GETs of 200 B answered after 0.5 s, one HTTP/1.1 connection each"
+INFLIGHT_LEVELS = (100, 1_000, 10_000)
+INFLIGHT_PEERS = ("parley", "ahc", "curl")
+INFLIGHT_DELAY_S = 0.5
+INFLIGHT_WAVES = 3
+INFLIGHT_QUICK_WAVES = 1
+INFLIGHT_RSS_TARGET_KIB = 32  # the most resident memory per request in flight, above the idle process
+INFLIGHT_CPU_TARGET = 1.20  # the most CPU per request at the highest level, relative to the lowest
+# Descriptors a peer needs besides one socket per request in flight: its own files, pipes and event loops.
+INFLIGHT_SPARE_DESCRIPTORS = 512
+ECHO_MODULE = Path("/usr/lib/nginx/modules/ngx_http_echo_module.so")
 
 # The weather fixture inside the server envelope: the body of the full-stack scenario.
 FORECAST_FIXTURE = Path(__file__).resolve().parents[1] / "MockServer" / "MockBackend" / "Resources" / "forecast.json"
@@ -110,8 +135,9 @@ FORECAST_FIXTURE = Path(__file__).resolve().parents[1] / "MockServer" / "MockBac
 # client leaves, so a faster client shows as a faster result.
 NGINX_WORKERS = 2
 
+# worker_connections leaves room for the 10,000 connections of the in-flight scenario on either worker.
 NGINX_CONF = """\
-{user}worker_processes {workers};
+{load_modules}{user}worker_processes {workers};
 worker_rlimit_nofile 65536;
 daemon off;
 master_process on;
@@ -119,7 +145,7 @@ pid {prefix}/nginx.pid;
 error_log {prefix}/error.log warn;
 
 events {{
-    worker_connections 4096;
+    worker_connections 16384;
     multi_accept on;
 }}
 
@@ -167,8 +193,18 @@ http {{
         location @uploaded {{
             return 200 "uploaded\\n";
         }}
-    }}
+{delay_location}    }}
 }}
+"""
+
+# The in-flight scenario's endpoint (nginx's echo module): 200 bytes, the echoed line and its newline, sent after
+# a timer, so a connection is held without a worker thread.
+DELAY_LOCATION = """\
+        location = /delay {{
+            default_type application/octet-stream;
+            echo_sleep {delay};
+            echo {body};
+        }}
 """
 
 
@@ -236,10 +272,12 @@ def write_file(path: Path, size: int) -> None:
 class Server:
     """A private nginx on loopback, stopped by PID and removed with its temporary directory."""
 
-    def __init__(self, workers: int) -> None:
+    def __init__(self, workers: int, large_files: bool = True, delay: bool = False) -> None:
         self.prefix = Path(tempfile.mkdtemp(prefix="parley-bench-"))
         self.process: subprocess.Popen[bytes] | None = None
         self.workers = workers
+        self.large_files = large_files  # the 1 GiB download and the 256 MiB upload input, for (d) and (e)
+        self.delay = delay  # /delay, for the in-flight scenario (needs nginx's echo module)
         self.http_port = 0
         self.https_port = 0
 
@@ -248,14 +286,16 @@ class Server:
         os.chmod(prefix, 0o755)
         for directory in ("www", "client_body", "proxy", "fastcgi", "uwsgi", "scgi"):
             (prefix / directory).mkdir()
-        log(f"preparing {prefix}: certificates, a 200 B body, a 1 GiB file, a 256 MiB upload")
+        files = ", a 1 GiB file, a 256 MiB upload" if self.large_files else ""
+        log(f"preparing {prefix}: certificates, a 200 B body{files}")
         make_certificates(prefix)
         (prefix / "www" / "small.bin").write_bytes(os.urandom(SMALL_BODY))
         forecast = json.loads(FORECAST_FIXTURE.read_text())
         envelope = {"code": 200, "message": "ok", "data": forecast}
         (prefix / "www" / "envelope.json").write_text(json.dumps(envelope))
-        write_file(prefix / "www" / "big.bin", DOWNLOAD_SIZE)
-        write_file(prefix / "upload.bin", UPLOAD_SIZE)
+        if self.large_files:
+            write_file(prefix / "www" / "big.bin", DOWNLOAD_SIZE)
+            write_file(prefix / "upload.bin", UPLOAD_SIZE)
 
         self.http_port = free_port()
         self.https_port = free_port()
@@ -264,9 +304,15 @@ class Server:
             # Workers keep the invoking user rather than dropping to `nobody`, who cannot read the temp dir.
             user = f"user {pwd.getpwuid(os.getuid()).pw_name} {grp.getgrgid(os.getgid()).gr_name};\n"
         conf = prefix / "nginx.conf"
+        load_modules = delay_location = ""
+        if self.delay:
+            load_modules = f"load_module {ECHO_MODULE};\n"
+            # `echo` ends its line with a newline: 199 characters make a 200-byte body.
+            delay_location = DELAY_LOCATION.format(delay=INFLIGHT_DELAY_S, body="0123456789" * 19 + "012345678")
         conf.write_text(NGINX_CONF.format(
-            user=user, workers=self.workers, prefix=prefix, http_port=self.http_port,
-            https_port=self.https_port, upload_buffer=f"{UPLOAD_SIZE // (1 << 20) + 1}m"))
+            load_modules=load_modules, user=user, workers=self.workers, prefix=prefix, http_port=self.http_port,
+            https_port=self.https_port, upload_buffer=f"{UPLOAD_SIZE // (1 << 20) + 1}m",
+            delay_location=delay_location))
         nginx = shutil.which("nginx") or "/usr/sbin/nginx"
         self.process = subprocess.Popen([nginx, "-p", str(prefix), "-e", str(prefix / "error.log"), "-c",
                                          str(conf)], stdin=subprocess.DEVNULL)
@@ -288,6 +334,10 @@ class Server:
     def url(self, scenario: Scenario) -> str:
         port = self.http_port if scenario.scheme == "http" else self.https_port
         return f"{scenario.scheme}://127.0.0.1:{port}{scenario.path}"
+
+    @property
+    def delay_url(self) -> str:
+        return f"http://127.0.0.1:{self.http_port}/delay"
 
     def stop(self) -> None:
         if self.process is not None and self.process.poll() is None:
@@ -338,9 +388,9 @@ def run_peer(binary: Path, peer: str, scenario: Scenario, server: Server, quick:
     warmup = scenario.quick_warmup if quick else scenario.warmup
     url = server.url(scenario)
     extra: tuple[str, ...] = ()
-    if peer == "parley" and scenario.parley_path is not None:
-        url = url.removesuffix(scenario.path) + scenario.parley_path
-        extra = scenario.parley_arguments
+    if peer in scenario.envelope_peers and scenario.envelope_path is not None:
+        url = url.removesuffix(scenario.path) + scenario.envelope_path
+        extra = scenario.envelope_arguments
     arguments = [
         str(binary), "--url", url, *extra, "--requests", str(requests), "--concurrency",
         str(scenario.concurrency), "--mode", scenario.mode, "--warmup", str(warmup), "--label", peer,
@@ -372,6 +422,68 @@ def run_peer(binary: Path, peer: str, scenario: Scenario, server: Server, quick:
     )
 
 
+@dataclasses.dataclass
+class InflightRun:
+    """One run of the in-flight scenario: a peer at one level, or its idle run (level 0)."""
+    peer: str
+    level: int
+    round: int
+    ok: bool
+    requests: int = 0
+    rps: float = 0
+    p50_us: float = 0
+    p99_us: float = 0
+    cpu_per_request_us: float = 0
+    peak_rss_kib: int = 0
+    error: str = ""
+
+
+def inflight_requests(level: int, quick: bool) -> tuple[int, int]:
+    """(timed requests, warm-up requests) of a level: whole waves of `level` requests each."""
+    waves = INFLIGHT_QUICK_WAVES if quick else INFLIGHT_WAVES
+    return waves * level, (0 if quick else level)
+
+
+def run_inflight_peer(binary: Path, peer: str, level: int, server: Server, quick: bool,
+                      round_index: int) -> InflightRun:
+    """Runs `peer` with `level` requests in flight, or idle when `level` is 0."""
+    arguments = [str(binary), "--url", server.delay_url, "--mode", "get", "--label", peer, "--out", "/dev/null"]
+    requests = 0
+    if level == 0:
+        arguments += ["--idle", "--concurrency", str(INFLIGHT_LEVELS[0])]
+    else:
+        requests, warmup = inflight_requests(level, quick)
+        arguments += ["--requests", str(requests), "--concurrency", str(level), "--warmup", str(warmup)]
+    time_report = server.prefix / f"time-{peer}-inflight.txt"
+    command = ["/usr/bin/time", "-v", "-o", str(time_report), *arguments]
+    try:
+        completed = subprocess.run(command, capture_output=True, text=True, timeout=600)
+    except subprocess.TimeoutExpired:
+        return InflightRun(peer, level, round_index, ok=False, error="timed out after 600 s")
+    result = parse_result(completed.stdout)
+    rss_kib = parse_peak_rss_kib(time_report.read_text()) if time_report.exists() else None
+    if (result is None or completed.returncode != 0 or int(result.get("errors", "1")) != 0
+            or int(result.get("ok", "-1")) != requests or rss_kib is None):
+        detail = completed.stderr.strip().splitlines()[-3:]
+        counts = f"ok={result.get('ok')} errors={result.get('errors')} of {requests}: " if result else ""
+        return InflightRun(peer, level, round_index, ok=False,
+                           error=f"exit {completed.returncode}: {counts}" + " | ".join(detail))
+    return InflightRun(
+        peer, level, round_index, ok=True, requests=requests, rps=float(result["rps"]),
+        p50_us=float(result["p50_us"]), p99_us=float(result["p99_us"]),
+        cpu_per_request_us=float(result["cpu_s"]) / max(requests, 1) * 1e6, peak_rss_kib=rss_kib,
+    )
+
+
+def raise_descriptor_limit() -> int:
+    """Raises this process's soft RLIMIT_NOFILE to its hard limit, which the peers inherit; returns it."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard != resource.RLIM_INFINITY and soft != hard:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+        soft = hard
+    return soft if soft != resource.RLIM_INFINITY else 1 << 30
+
+
 # MARK: - Reporting
 
 
@@ -379,9 +491,9 @@ def median(values: list[float]) -> float | None:
     return statistics.median(values) if values else None
 
 
-def same_round_ratio(runs: list[Run], peer: str, value) -> float | None:
+def same_round_ratio(runs: list[Run], peer: str, value, baseline: str = BASELINE) -> float | None:
     """The median over rounds of value(peer) / value(baseline), pairing runs of the same round."""
-    by_round = {run.round: run for run in runs if run.peer == BASELINE and run.ok}
+    by_round = {run.round: run for run in runs if run.peer == baseline and run.ok}
     ratios = []
     for run in runs:
         baseline = by_round.get(run.round)
@@ -392,6 +504,14 @@ def same_round_ratio(runs: list[Run], peer: str, value) -> float | None:
 
 def number(value: float | None, digits: int = 0) -> str:
     return "–" if value is None else f"{value:,.{digits}f}"
+
+
+def ratio_text(value: float, target: float) -> str:
+    """A ratio to two decimals, or more (up to four) while fewer would make it read as equal to its target."""
+    digits = 2
+    while digits < 4 and value != target and f"{value:.{digits}f}" == f"{target:.{digits}f}":
+        digits += 1
+    return f"{value:.{digits}f}"
 
 
 def table(scenario: Scenario, runs: list[Run], peers: list[str]) -> str:
@@ -439,20 +559,100 @@ def verdicts(scenario: Scenario, runs: list[Run]) -> list[str]:
         return []
     throughput = (lambda run: run.rps) if scenario.metric == "rps" else (lambda run: run.bytes_per_s)
     found = []
-    ratio = same_round_ratio(runs, "parley", throughput)
-    if ratio is not None:
-        found.append(f"throughput {ratio:.2f}× curl (target ≥ {scenario.target:.2f}): "
-                     + ("met" if ratio >= scenario.target else "MISSED"))
+    versus_curl = same_round_ratio(runs, "parley", throughput)
+    if versus_curl is not None:
+        found.append(f"throughput {ratio_text(versus_curl, scenario.target)}× curl "
+                     f"(target ≥ {scenario.target:.2f}): " + ("met" if versus_curl >= scenario.target else "MISSED"))
     if scenario.cpu_target is not None:
         cpu = same_round_ratio(runs, "parley", lambda run: run.cpu_per_request_us)
         if cpu is not None:
-            found.append(f"CPU per request {cpu:.2f}× curl (target ≤ {scenario.cpu_target:.2f}): "
+            found.append(f"CPU per request {ratio_text(cpu, scenario.cpu_target)}× curl "
+                         f"(target ≤ {scenario.cpu_target:.2f}): "
                          + ("met" if cpu <= scenario.cpu_target else "MISSED"))
     if scenario.rss_target_mib is not None:
         rss = median([run.peak_rss_mib for run in runs if run.peer == "parley" and run.ok])
         if rss is not None:
             found.append(f"peak RSS {rss:.1f} MiB (target ≤ {scenario.rss_target_mib:.0f} MiB): "
                          + ("met" if rss <= scenario.rss_target_mib else "MISSED"))
+    if scenario.ahc_target is not None:
+        versus_ahc = same_round_ratio(runs, "parley", throughput, baseline="ahc")
+        if versus_ahc is not None:
+            found.append(f"throughput {ratio_text(versus_ahc, scenario.ahc_target)}× ahc "
+                         f"(target ≥ {scenario.ahc_target:.2f}): "
+                         + ("met" if versus_ahc >= scenario.ahc_target else "MISSED"))
+    return found
+
+
+def inflight_table(runs: list[InflightRun], peers: list[str], levels: tuple[int, ...]) -> str:
+    """The in-flight scenario: one row per peer and level, medians over rounds."""
+    header = ["peer", "in flight", "requests", "req/s", "p50 ms", "p99 ms", "CPU µs/req", "CPU vs 100",
+              "peak RSS MiB", "idle RSS MiB", "KiB per request in flight"]
+    lines = [f"#### {INFLIGHT_TITLE}", "", "| " + " | ".join(header) + " |", "|---|" + "--:|" * (len(header) - 1)]
+
+    def row(cells: list[str]) -> str:
+        return "| " + " | ".join(cells + [""] * (len(header) - len(cells))) + " |"
+
+    for peer in peers:
+        if (peer, INFLIGHT_KEY) in UNSUPPORTED or peer not in INFLIGHT_PEERS:
+            lines.append(row([peer, f"n/a: {UNSUPPORTED.get((peer, INFLIGHT_KEY), 'not a peer of this scenario')}"]))
+            continue
+        for level in levels:
+            mine = [run for run in runs if run.peer == peer and run.level == level]
+            good = [run for run in mine if run.ok]
+            if not good:
+                lines.append(row([peer, f"{level:,}", f"failed: {mine[0].error if mine else 'not run'}"]))
+                continue
+            failed = len(mine) - len(good)
+            lines.append(row([
+                peer if failed == 0 else f"{peer} ({failed} failed)", f"{level:,}", f"{good[0].requests:,}",
+                number(median([run.rps for run in good]), 0),
+                number(median([run.p50_us / 1e3 for run in good]), 0),
+                number(median([run.p99_us / 1e3 for run in good]), 0),
+                number(median([run.cpu_per_request_us for run in good]), 1),
+                number(inflight_cpu_growth(runs, peer, level, levels[0]), 2),
+                number(median([run.peak_rss_kib / 1024 for run in good]), 1),
+                number(median([idle.peak_rss_kib / 1024 for idle in idle_runs(runs, peer)]), 1),
+                number(inflight_kib_per_request(runs, peer, level), 1),
+            ]))
+    return "\n".join(lines)
+
+
+def idle_runs(runs: list[InflightRun], peer: str) -> list[InflightRun]:
+    return [run for run in runs if run.peer == peer and run.level == 0 and run.ok]
+
+
+def inflight_kib_per_request(runs: list[InflightRun], peer: str, level: int) -> float | None:
+    """Median over rounds of (peak RSS − the same round's idle RSS) / requests in flight, in KiB."""
+    idle_by_round = {run.round: run for run in idle_runs(runs, peer)}
+    values = [(run.peak_rss_kib - idle_by_round[run.round].peak_rss_kib) / level
+              for run in runs if run.peer == peer and run.level == level and run.ok and run.round in idle_by_round]
+    return median(values)
+
+
+def inflight_cpu_growth(runs: list[InflightRun], peer: str, level: int, base: int) -> float | None:
+    """Median over rounds of CPU per request at `level` / CPU per request at `base`, same peer, same round."""
+    base_by_round = {run.round: run for run in runs if run.peer == peer and run.level == base and run.ok}
+    values = [run.cpu_per_request_us / base_by_round[run.round].cpu_per_request_us
+              for run in runs if run.peer == peer and run.level == level and run.ok and run.round in base_by_round
+              and base_by_round[run.round].cpu_per_request_us > 0]
+    return median(values)
+
+
+def inflight_verdicts(runs: list[InflightRun], levels: tuple[int, ...]) -> list[str]:
+    """Parley against the in-flight targets of docs/BENCHMARKS.md."""
+    found = []
+    for level in levels:
+        kib = inflight_kib_per_request(runs, "parley", level)
+        if kib is not None:
+            found.append(f"{kib:.1f} KiB per request with {level:,} in flight (target ≤ {INFLIGHT_RSS_TARGET_KIB} "
+                         "KiB): " + ("met" if kib <= INFLIGHT_RSS_TARGET_KIB else "MISSED"))
+    if len(levels) > 1:
+        growth = inflight_cpu_growth(runs, "parley", levels[-1], levels[0])
+        if growth is not None:
+            found.append(f"CPU per request with {levels[-1]:,} in flight {ratio_text(growth, INFLIGHT_CPU_TARGET)}× "
+                         f"that with {levels[0]:,} "
+                         f"(target ≤ {INFLIGHT_CPU_TARGET:.2f}): "
+                         + ("met" if growth <= INFLIGHT_CPU_TARGET else "MISSED"))
     return found
 
 
@@ -464,8 +664,9 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=None, help="interleaved rounds (5 by default, 1 with --quick)")
     parser.add_argument("--quick", action="store_true", help="a fast smoke run: fewer requests, one round")
     parser.add_argument("--peers", default=",".join(PEERS), help="comma-separated peers (default: all)")
-    parser.add_argument("--scenarios", default=",".join(s.key for s in SCENARIOS),
-                        help="comma-separated scenarios: " + ", ".join(s.key for s in SCENARIOS))
+    scenario_keys = [s.key for s in SCENARIOS] + [INFLIGHT_KEY]
+    parser.add_argument("--scenarios", default=",".join(scenario_keys),
+                        help="comma-separated scenarios: " + ", ".join(scenario_keys))
     parser.add_argument("--skip-build", action="store_true", help="use the release binaries as they are")
     parser.add_argument("--json", type=Path, help="also write every run to this file")
     parser.add_argument("--workers", type=int, default=NGINX_WORKERS,
@@ -475,13 +676,26 @@ def main() -> int:
 
     peers = [peer for peer in arguments.peers.split(",") if peer]
     unknown = [peer for peer in peers if peer not in PEERS]
-    scenarios = [s for s in SCENARIOS if s.key in arguments.scenarios.split(",")]
-    if unknown or not scenarios:
+    requested = arguments.scenarios.split(",")
+    scenarios = [s for s in SCENARIOS if s.key in requested]
+    inflight = INFLIGHT_KEY in requested
+    if unknown or not (scenarios or inflight):
         parser.error(f"unknown peers {unknown} or no known scenario")
     rounds = arguments.rounds or (1 if arguments.quick else 5)
     if not Path("/usr/bin/time").exists():
         log("installing GNU time for peak RSS (apt-get install time)")
         subprocess.run(["apt-get", "install", "-y", "-qq", "time"], check=True)
+    if (inflight or arguments.serve) and not ECHO_MODULE.exists():
+        log("installing nginx's echo module for /delay (apt-get install libnginx-mod-http-echo)")
+        subprocess.run(["apt-get", "install", "-y", "-qq", "libnginx-mod-http-echo"], check=True)
+
+    # The in-flight levels this process's descriptor limit allows: one socket per request, and some spare.
+    descriptors = raise_descriptor_limit()
+    levels = tuple(level for level in INFLIGHT_LEVELS if level + INFLIGHT_SPARE_DESCRIPTORS <= descriptors)
+    if inflight and levels != INFLIGHT_LEVELS:
+        log(f"warning: RLIMIT_NOFILE is {descriptors}; skipping {sorted(set(INFLIGHT_LEVELS) - set(levels))} "
+            "requests in flight (raise the hard limit, ulimit -Hn, to run them)")
+    inflight_peers = [peer for peer in peers if peer in INFLIGHT_PEERS and (peer, INFLIGHT_KEY) not in UNSUPPORTED]
 
     bin_path = None
     if not arguments.serve:
@@ -491,7 +705,8 @@ def main() -> int:
         else:
             bin_path = build(peers)
 
-    server = Server(arguments.workers)
+    large_files = arguments.serve or any(s.mode in ("download", "upload") for s in scenarios)
+    server = Server(arguments.workers, large_files=large_files, delay=inflight or arguments.serve)
     interrupted = False
 
     def stop_on_signal(number: int, _frame) -> None:
@@ -499,15 +714,18 @@ def main() -> int:
 
     signal.signal(signal.SIGTERM, stop_on_signal)
     runs: list[Run] = []
+    inflight_runs: list[InflightRun] = []
     started = time.monotonic()
     load = os.getloadavg()[0]
+    log(f"load average at the start: {' '.join(f'{value:.2f}' for value in os.getloadavg())} (1, 5, 15 minutes)")
     if load > 0.5:
         log(f"warning: the 1-minute load average is {load:.2f}; other work on the machine skews the results")
     try:
         server.start()
         if arguments.serve:
             log(f"CA file: {server.prefix / 'ca.pem'}\nupload input: {server.prefix / 'upload.bin'}\n"
-                f"paths: /small.bin ({SMALL_BODY} B), /big.bin (1 GiB), /upload (POST)\nCtrl-C stops nginx.")
+                f"paths: /small.bin ({SMALL_BODY} B), /envelope.json (the full-stack envelope), /big.bin (1 GiB), "
+                f"/upload (POST), /delay ({SMALL_BODY} B after {INFLIGHT_DELAY_S} s)\nCtrl-C stops nginx.")
             while True:
                 time.sleep(3600)
         assert bin_path is not None
@@ -523,6 +741,19 @@ def main() -> int:
                     summary = (f"{run.rps:,.0f} req/s, {run.bytes_per_s / 1e6:,.1f} MB/s, "
                                f"{run.peak_rss_mib:.1f} MiB" if run.ok else f"FAILED {run.error}")
                     log(f"round {round_index + 1}/{rounds} {scenario.key:<10} {peer:<10} {summary}")
+            if inflight:
+                order = inflight_peers[round_index % max(len(inflight_peers), 1):] + \
+                    inflight_peers[:round_index % max(len(inflight_peers), 1)]
+                # Each binary's idle size first, then every level, the peers' order rotating every round.
+                for level in (0, *levels):
+                    for peer in order:
+                        run = run_inflight_peer(bin_path / PEERS[peer], peer, level, server, arguments.quick,
+                                                round_index)
+                        inflight_runs.append(run)
+                        what = "idle" if level == 0 else f"{level:,} in flight"
+                        summary = (f"{run.rps:,.0f} req/s, {run.cpu_per_request_us:,.1f} µs CPU/req, "
+                                   f"{run.peak_rss_kib / 1024:.1f} MiB" if run.ok else f"FAILED {run.error}")
+                        log(f"round {round_index + 1}/{rounds} {INFLIGHT_KEY} {peer:<10} {what}: {summary}")
     except KeyboardInterrupt:
         interrupted = True
         log("interrupted")
@@ -532,10 +763,11 @@ def main() -> int:
     if arguments.serve:
         return 0
     minutes = (time.monotonic() - started) / 60
+    end_load = os.getloadavg()[0]
     print(f"### Results: {rounds} round{'s' if rounds > 1 else ''}{' (quick)' if arguments.quick else ''}, "
-          f"{minutes:.1f} minutes, load average {load:.2f} at the start\n")
+          f"{minutes:.1f} minutes, load average {load:.2f} at the start, {end_load:.2f} at the end\n")
     print(f"Medians across rounds; ratios are same-round ratios to `{BASELINE}`, median across rounds. "
-          f"Throughput ratios compare req/s (a–c) or MB/s (d, e).\n")
+          f"Throughput ratios compare req/s (a–c, f) or MB/s (d, e).\n")
     for scenario in scenarios:
         print(table(scenario, runs, peers))
         found = verdicts(scenario, runs)
@@ -544,12 +776,23 @@ def main() -> int:
         for verdict in found:
             print(f"- parley: {verdict}")
         print()
+    if inflight:
+        print(inflight_table(inflight_runs, peers, levels))
+        print(f"\nCPU vs {levels[0] if levels else '–'}: same-round ratio of CPU per request to the same peer's with "
+              f"{levels[0] if levels else '–'} in flight. KiB per request in flight: (peak RSS − the same round's "
+              "idle RSS) / requests in flight.\n")
+        for verdict in inflight_verdicts(inflight_runs, levels):
+            print(f"- parley: {verdict}")
+        print()
     if arguments.json:
-        arguments.json.write_text(json.dumps([dataclasses.asdict(run) for run in runs], indent=2))
+        arguments.json.write_text(json.dumps([dataclasses.asdict(run) for run in runs + inflight_runs], indent=2))
     failed = [run for run in runs if not run.ok]
     for run in failed:
         log(f"failed: {run.peer} {run.scenario} round {run.round + 1}: {run.error}")
-    return 1 if failed or interrupted else 0
+    inflight_failed = [run for run in inflight_runs if not run.ok]
+    for run in inflight_failed:
+        log(f"failed: {run.peer} {INFLIGHT_KEY} {run.level or 'idle'} round {run.round + 1}: {run.error}")
+    return 1 if failed or inflight_failed or interrupted else 0
 
 
 if __name__ == "__main__":

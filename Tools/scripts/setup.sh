@@ -46,7 +46,7 @@ fi
 # In Debian 12 `nginx-light` is the `nginx` binary (built with the SSL and HTTP/2 modules)
 # plus the echo module, which the test servers' /upload uses to read a whole body.
 apt_packages=(libcurl4-openssl-dev libssl-dev pkg-config zlib1g-dev ca-certificates)
-$build_only || apt_packages+=(nginx-light openssl curl time tmux)
+$build_only || apt_packages+=(nginx-light libnginx-mod-http-echo openssl curl time tmux)
 
 is_installed() {
     [[ $(dpkg-query -W -f='${Status}' "$1" 2>/dev/null || true) == "install ok installed" ]]

@@ -1,4 +1,5 @@
 import CCurl
+import Glibc
 import Transport
 
 /// Turns a libcurl result code into a ``TransportError`` a person can act on.
@@ -15,6 +16,12 @@ enum CurlErrorMapping {
         /// Whether the failure looks like plain HTTP sent to a TLS port
         /// (``looksLikePlainHTTPSentToTLS(handle:url:)``).
         var looksLikePlainHTTPSentToTLS: Bool
+        /// Whether the transfer failed because the process had no file descriptor left for its
+        /// socket (``ranOutOfDescriptors(code:osErrno:)``).
+        var ranOutOfDescriptors: Bool
+        /// The process's file-descriptor limit, the soft `RLIMIT_NOFILE`, read when
+        /// ``ranOutOfDescriptors`` is `true`; `nil` otherwise, or when it is unlimited or unreadable.
+        var descriptorLimit: Int?
 
         /// The facts of a failure on `handle`.
         init(handle: CurlEasyHandle, code: CURLcode, url: String) {
@@ -25,13 +32,23 @@ enum CurlErrorMapping {
             looksLikePlainHTTPSentToTLS =
                 CurlErrorMapping.suspectsPlainHTTPToTLS(code)
                 && CurlErrorMapping.looksLikePlainHTTPSentToTLS(handle: handle, url: url)
+            var osErrno = 0
+            _ = parley_easy_getinfo_long(handle.pointer, CURLINFO_OS_ERRNO, &osErrno)
+            ranOutOfDescriptors = CurlErrorMapping.ranOutOfDescriptors(
+                code: code, osErrno: Int32(truncatingIfNeeded: osErrno))
+            descriptorLimit = ranOutOfDescriptors ? CurlErrorMapping.descriptorLimit() : nil
         }
 
         /// Facts given outright.
-        init(detail: String, wasConnected: Bool, looksLikePlainHTTPSentToTLS: Bool) {
+        init(
+            detail: String, wasConnected: Bool, looksLikePlainHTTPSentToTLS: Bool, ranOutOfDescriptors: Bool = false,
+            descriptorLimit: Int? = nil
+        ) {
             self.detail = detail
             self.wasConnected = wasConnected
             self.looksLikePlainHTTPSentToTLS = looksLikePlainHTTPSentToTLS
+            self.ranOutOfDescriptors = ranOutOfDescriptors
+            self.descriptorLimit = descriptorLimit
         }
     }
 
@@ -79,6 +96,17 @@ enum CurlErrorMapping {
         let curlCode = Int(code.rawValue)
         func make(_ category: TransportError.Category, _ message: String, reached: Bool = true) -> TransportError {
             TransportError(category, message: message, url: url, curlCode: curlCode, mayHaveReachedServer: reached)
+        }
+
+        if facts.ranOutOfDescriptors {
+            let limit = facts.descriptorLimit.map { "its limit, RLIMIT_NOFILE, is \($0)" } ?? "RLIMIT_NOFILE"
+            return make(
+                .other,
+                "The process ran out of file descriptors (\(limit)), so no socket could be opened for \(host) "
+                    + "(\(detail)). Every open connection, file and pipe of the process takes one. Raise the limit "
+                    + "(ulimit -n, or LimitNOFILE= for a systemd service), or lower CurlTransport.Configuration's "
+                    + "maximumConnectionsPerHost or maximumTotalConnections so that fewer connections are open at once.",
+                reached: false)
         }
 
         switch code {
@@ -244,6 +272,41 @@ enum CurlErrorMapping {
         default:
             "the server may not speak TLS on this port, or client and server share no protocol version or cipher."
         }
+    }
+
+    /// Whether a transfer that failed with `code` failed for want of a file descriptor.
+    ///
+    /// libcurl 7.88.1 reports a socket it could not create as `CURLE_COULDNT_CONNECT` with
+    /// `CURLINFO_OS_ERRNO` left at 0 (a refused connection records `ECONNREFUSED`); a resolver
+    /// thread that could not create its socket pair fails as `CURLE_COULDNT_RESOLVE_HOST`. So an
+    /// errno of `EMFILE` or `ENFILE` settles it, any other errno rules it out, and without one the
+    /// process tries to create a socket itself, at once, on the thread that saw the failure.
+    ///
+    /// - Parameters:
+    ///   - code: libcurl's result.
+    ///   - osErrno: `CURLINFO_OS_ERRNO` of the failed transfer.
+    /// - Returns: Whether the process had (and still has) no descriptor to spare.
+    static func ranOutOfDescriptors(code: CURLcode, osErrno: Int32) -> Bool {
+        guard code == CURLE_COULDNT_CONNECT || code == CURLE_COULDNT_RESOLVE_HOST || code == CURLE_COULDNT_RESOLVE_PROXY
+        else { return false }
+        if osErrno == EMFILE || osErrno == ENFILE { return true }
+        guard osErrno == 0 else { return false }
+        let probe = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard probe < 0 else {
+            close(probe)
+            return false
+        }
+        return errno == EMFILE || errno == ENFILE
+    }
+
+    /// The soft `RLIMIT_NOFILE` of the process, or `nil` when it is unlimited or cannot be read.
+    static func descriptorLimit() -> Int? {
+        var limit = rlimit()
+        // RLIM_INFINITY is all bits set; Swift does not import the macro.
+        guard getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur != rlim_t.max else {
+            return nil
+        }
+        return Int(clamping: limit.rlim_cur)
     }
 
     /// Whether `code` is one of those plain HTTP sent to a TLS port fails with.

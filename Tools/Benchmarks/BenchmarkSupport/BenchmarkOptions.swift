@@ -55,6 +55,14 @@ public struct BenchmarkOptions: ParsableArguments, Sendable {
     @Option(help: "The peer= value of the result line.")
     public var label: String?
 
+    /// Start the client (its engine created and its event loop running), send no request, and exit.
+    ///
+    /// Measures what a peer costs before its first request: `compare.py` subtracts the peak resident size of an
+    /// idle run from that of a loaded one. The peer prints a result line with `requests=0` (see
+    /// ``ClosedLoopReport/idle(options:)``); `--requests` is ignored.
+    @Flag(help: "Start the client, send no request, and exit (for the idle resident size).")
+    public var idle = false
+
     public init() {}
 
     /// Whether ``url`` uses TLS.

@@ -78,6 +78,16 @@ public struct ClosedLoopReport: Sendable {
     /// Process CPU time, user plus system, across the timed phase.
     public var cpuSeconds: Double
 
+    /// The report of a run that sent no request: `--idle`, where the client is started and shut down.
+    ///
+    /// - Parameter options: The parsed command line.
+    /// - Returns: A report of zero requests, which ``succeeded``.
+    public static func idle(options: BenchmarkOptions) -> ClosedLoopReport {
+        ClosedLoopReport(
+            mode: options.mode, requests: 0, concurrency: options.concurrency, ok: 0, errors: 0, warmupErrors: 0,
+            seconds: 0, latenciesMicroseconds: [], bytes: 0, cpuSeconds: 0)
+    }
+
     /// Whether every request, warm-up included, succeeded.
     public var succeeded: Bool {
         errors == 0 && warmupErrors == 0 && ok == requests

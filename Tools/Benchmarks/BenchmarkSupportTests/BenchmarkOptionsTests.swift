@@ -14,7 +14,18 @@ import Testing
         #expect(options.warmup == 0)
         #expect(options.cacert == nil)
         #expect(options.label == nil)
+        #expect(!options.idle)
         #expect(!options.isSecure)
+    }
+
+    @Test func idleRunsSendNoRequest() throws {
+        let options = try BenchmarkOptions.parse(["--url", "http://127.0.0.1/", "--idle", "--concurrency", "8"])
+        let report = ClosedLoopReport.idle(options: options)
+
+        #expect(options.idle)
+        #expect(report.requests == 0)
+        #expect(report.succeeded)
+        #expect(report.resultLine(peer: "x").description.contains("requests=0 concurrency=8 ok=0 errors=0"))
     }
 
     @Test func parsesEveryFlag() throws {

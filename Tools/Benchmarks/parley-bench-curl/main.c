@@ -51,11 +51,13 @@ struct options {
     long warmup;        // 0 by default
     const char *cacert; // optional
     const char *label;  // "curl" by default
+    bool idle;          // --idle: start the multi handle, send nothing, exit
 };
 
 static void usage(FILE *stream) {
     fputs("USAGE: parley-bench-curl --url <url> [--requests <n>] [--concurrency <c>] [--mode get|download|upload]\n"
-          "                         [--out <file>] [--in <file>] [--warmup <n>] [--cacert <file>] [--label <name>]\n",
+          "                         [--out <file>] [--in <file>] [--warmup <n>] [--cacert <file>] [--label <name>]\n"
+          "                         [--idle]\n",
           stream);
 }
 
@@ -76,7 +78,8 @@ static bool parse_options(int argc, char **argv, struct options *options) {
         {"concurrency", required_argument, NULL, 'c'}, {"mode", required_argument, NULL, 'm'},
         {"out", required_argument, NULL, 'o'},   {"in", required_argument, NULL, 'i'},
         {"warmup", required_argument, NULL, 'w'}, {"cacert", required_argument, NULL, 'a'},
-        {"label", required_argument, NULL, 'l'}, {"help", no_argument, NULL, 'h'},
+        {"label", required_argument, NULL, 'l'}, {"idle", no_argument, NULL, 'd'},
+        {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     *options = (struct options){
@@ -120,6 +123,7 @@ static bool parse_options(int argc, char **argv, struct options *options) {
         case 'i': options->in = optarg; break;
         case 'a': options->cacert = optarg; break;
         case 'l': options->label = optarg; break;
+        case 'd': options->idle = true; break;
         case 'h': usage(stdout); exit(0);
         default: usage(stderr); return false;
         }
@@ -464,6 +468,19 @@ int main(int argc, char **argv) {
     curl_multi_setopt(multi, CURLMOPT_PIPELINING, (long)CURLPIPE_MULTIPLEX);
     curl_multi_setopt(multi, CURLMOPT_MAX_HOST_CONNECTIONS, options.concurrency);
     curl_multi_setopt(multi, CURLMOPT_MAXCONNECTS, options.concurrency);
+
+    // --idle: the multi handle exists and its loop polls once, with no transfer; the run that measures what the
+    // process costs before its first request. The result line reports zero requests.
+    if (options.idle) {
+        curl_multi_poll(multi, NULL, 0, 200, NULL);
+        printf("RESULT peer=%s mode=%s requests=0 concurrency=%ld ok=0 errors=0 seconds=0.000000 rps=0.0 "
+               "p50_us=0.0 p99_us=0.0 bytes=0 bytes_per_s=0 cpu_s=0.000000\n",
+               options.label, mode_names[options.mode], options.concurrency);
+        fflush(stdout);
+        curl_multi_cleanup(multi);
+        curl_global_cleanup();
+        return 0;
+    }
 
     // An empty `Expect:` stops libcurl from waiting for `100 Continue` before sending a large body.
     struct curl_slist *headers = NULL;

@@ -44,6 +44,13 @@ struct URLSessionBench: AsyncParsableCommand {
         let session = URLSession(configuration: configuration, delegate: downloads, delegateQueue: nil)
         let uploadSize = try options.input.map { try InputFile.size(atPath: $0) }
 
+        if options.idle {
+            // The session exists; give its threads a moment, as the other peers do, and send nothing.
+            try await Task.sleep(for: idleDuration)
+            session.finishTasksAndInvalidate()
+            print(ClosedLoopReport.idle(options: options).resultLine(peer: options.label ?? "urlsession"))
+            return
+        }
         let report = await runClosedLoop(options: options) { _ in
             switch options.mode {
             case .get:
@@ -70,6 +77,9 @@ struct URLSessionBench: AsyncParsableCommand {
         }
     }
 }
+
+/// How long an `--idle` run keeps its session before invalidating it.
+private let idleDuration = Duration.milliseconds(200)
 
 /// An hour: a 1 GiB transfer is timed, not cut short.
 private let requestTimeout: TimeInterval = 3600

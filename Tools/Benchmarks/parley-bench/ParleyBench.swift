@@ -52,14 +52,20 @@ struct ParleyBench: AsyncParsableCommand {
         let uploadSize = try options.input.map { try InputFile.size(atPath: $0) }
 
         let report: ClosedLoopReport
-        switch stack {
-        case .transport:
-            report = await runClosedLoop(options: options) { _ in
-                try await perform(on: transport, options: options, uploadSize: uploadSize)
+        if options.idle {
+            // The engine's thread has started; let it reach its poll before shutting it down.
+            try await Task.sleep(for: idleDuration)
+            report = .idle(options: options)
+        } else {
+            switch stack {
+            case .transport:
+                report = await runClosedLoop(options: options) { _ in
+                    try await perform(on: transport, options: options, uploadSize: uploadSize)
+                }
+            case .full:
+                let client = try FullStackClient(transport: transport, url: options.url)
+                report = await runClosedLoop(options: options) { _ in try await client.forecast() }
             }
-        case .full:
-            let client = try FullStackClient(transport: transport, url: options.url)
-            report = await runClosedLoop(options: options) { _ in try await client.forecast() }
         }
         await transport.shutdown()
         print(report.resultLine(peer: options.label ?? "parley"))
@@ -68,6 +74,9 @@ struct ParleyBench: AsyncParsableCommand {
         }
     }
 }
+
+/// How long an `--idle` run keeps its engine running before shutting it down.
+private let idleDuration = Duration.milliseconds(200)
 
 /// The receive buffer of a download, as large as the baseline's: 512 KiB.
 private let downloadReceiveBufferSize = 512 * 1024
