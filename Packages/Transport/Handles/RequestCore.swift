@@ -1,22 +1,17 @@
-/// The state machine behind every ``RequestHandle``, with the value boxed.
+/// The shell around every ``RequestHandle``'s state machine, with the value boxed.
 ///
 /// Not generic, so that its locked state and its handler lists have one layout whatever
 /// the handle's value: a generic class used across modules runs unspecialised, and every
 /// access to a generic type inside it looks its metadata up at run time.
 ///
-/// A core runs its operation once per run: the first run begins with ``start()``, each later
-/// one with ``reload()`` once the previous one has finished. Handlers, start hooks, cancel
-/// hooks and observers stay registered across runs. Outcomes are numbered from 1; a handler
-/// runs for every outcome from the one current when it was added (when finished) or the
-/// next one (otherwise). Everything that must not overlap (handlers, and the start hooks of
-/// a run that begins while the previous outcome is still being handed out) runs on one
-/// thread at a time, the drainer, in order.
-///
-/// A derived core learns of each run of its source as the run begins, synchronously, so that
-/// awaiting it right after a reload waits for the new outcome; the source's outcomes reach it
-/// later, in order, from the source's handlers. Both carry the number of the source's
-/// outcome, so that one arriving before its run's announcement (the two come from different
-/// threads) is still counted once.
+/// The transitions (what a start, a reload, a cancel, a finish, a new handler or a source's
+/// run does to the state, and in what order the handlers and start hooks run) are a
+/// ``RequestCoreMachine``, a value held inline in the lock. Each method here takes the lock
+/// for one event of the machine and, once it has let go, performs the action the event
+/// returned: it runs hooks and handlers, launches and cancels the run's task, and resumes
+/// awaits. Two effects stay under the lock, because other threads' transitions must see
+/// them in order: a derived core switching the reference its source holds to it, and a
+/// finished run completing the subscriptions to its events.
 final class RequestCore: Sendable {
     /// The value, boxed.
     typealias Erased = Result<any Sendable, any Error>
@@ -28,198 +23,74 @@ final class RequestCore: Sendable {
     /// Turns a source's result into a derived handle's value.
     typealias Transform = @Sendable (_ result: Erased, _ response: ResponseInfo?) throws -> any Sendable
 
-    private enum Phase {
-        /// Never started.
-        case idle
-        /// A derived core never started: starting it starts its source.
-        case waitingForSource
-        /// A run has begun, its task not created yet: its start hooks run (or wait for the
-        /// drainer), or a cancel before the first start is failing it.
-        case starting
-        case running(Task<Void, Never>)
-        /// A derived core whose source runs: it finishes from the source's completion.
-        case following
-        /// The latest run has ended with ``State/result``.
-        case finished
+    /// What the machine holds for a core: its task, its closures, its event fan-out.
+    ///
+    /// Each closure is wrapped in a struct of its own: a function type given as a generic
+    /// argument is held in its most general form, and converting a closure to it and back
+    /// costs a thunk, an allocation, each way.
+    private enum Live: RequestCoreMachineTypes {
+        /// The task of a run.
+        typealias RunTask = Task<Void, Never>
+        /// The value, boxed, or the error.
+        typealias Outcome = Erased
+        /// The response.
+        typealias Response = ResponseInfo
+        /// A handler, an await's among them.
+        typealias Handler = RequestCore.Handler
+        /// A start or cancel hook.
+        typealias Hook = RequestCore.Hook
+        /// Tells a derived core that a run begins (see ``RequestCore/sourceBegan(run:)``).
+        typealias Follower = RequestCore.Follower
+        /// An observer (see ``RequestCore/observe(_:)``).
+        typealias Observer = RequestCore.Observer
+        /// Subscribes a derived core to its source's events.
+        typealias Connector = RequestCore.Hook
+        /// The subscriptions to ``RequestCore/events`` during a run.
+        typealias Fanout = Broadcast<RequestEvent>
     }
 
-    /// A `success`, `failure`, `completion` or awaiting handler.
-    private struct Handler {
-        /// `nil` once a one-shot handler has run.
-        var body: (@Sendable (Erased) -> Void)?
-        /// Whether it runs for one outcome only (an `await`), or for every outcome.
-        let once: Bool
-        /// The number of the first outcome it runs for.
-        let from: Int
+    /// A handler for outcomes.
+    private struct Handler: Sendable {
+        /// Runs the handler.
+        let run: @Sendable (Erased) -> Void
     }
 
-    /// Work queued behind the outcome the drainer is handing out.
-    private enum Queued {
-        /// A run began: its start hooks run (and, for a core with an operation, its task is
-        /// created) once the handlers have had the previous outcome.
-        case start
-        /// A run ended with this outcome.
-        case outcome(Erased, response: ResponseInfo?, number: Int)
+    /// A hook, or a derived core's subscription to its source's events.
+    private struct Hook: Sendable {
+        /// Runs the hook.
+        let run: @Sendable () -> Void
     }
 
-    /// Callbacks in the order added, the first held inline: most handles have one at most,
-    /// which then costs no array.
-    private struct Callbacks<Argument> {
-        private var first: (@Sendable (Argument) -> Void)?
-        private var rest: [@Sendable (Argument) -> Void] = []
-
-        mutating func append(_ callback: @escaping @Sendable (Argument) -> Void) {
-            if first == nil { first = callback } else { rest.append(callback) }
-        }
-
-        func runAll(_ argument: Argument) {
-            first?(argument)
-            for callback in rest { callback(argument) }
-        }
+    /// Tells a derived core that a run of its source begins.
+    private struct Follower: Sendable {
+        /// Tells it, with the number the run's outcome will have.
+        let run: @Sendable (Int) -> Void
     }
 
-    private typealias Hooks = Callbacks<Void>
-
-    private struct State {
-        var phase: Phase
-        /// The outcome of the latest run.
-        var result: Erased?
-        var response: ResponseInfo?
-        /// How many runs have ended: the number of ``result``.
-        var outcomes = 0
-        /// Whether the run in progress was cancelled, so that the cancel hooks run once per run.
-        var cancelRequested = false
-        /// Whether the start hooks of the run in progress wait for the drainer.
-        var startQueued = false
-
-        var handlers: [Handler] = []
-        /// The outcome the handlers get, its response and its number: the latest one, unless
-        /// newer ones are queued behind it.
-        var delivering: Erased?
-        var deliveringResponse: ResponseInfo?
-        var deliveringNumber = 0
-        /// How many of ``handlers`` have been given ``delivering``.
-        var delivered = 0
-        /// How many of ``handlers`` are one-shot handlers that have run.
-        var spent = 0
-        var isDraining = false
-        /// Work for the drainer after ``delivering``; empty unless a run began (or, for a
-        /// derived core, ended) while the previous outcome was being handed out.
-        var queued: [Queued] = []
-
-        var observers: [@Sendable (RequestEvent) -> Void] = []
-        var onCancel = Hooks()
-        var onStart = Hooks()
-        /// Tell the cores derived from this one that a run begins, with the number its outcome
-        /// will have, before its start hooks run.
-        var followers = Callbacks<Int>()
-        /// For a derived handle: subscribes it to its source's events. Run by the first
-        /// subscription or observer, so that events nobody listens to are not forwarded.
-        var connectToSource: (@Sendable () -> Void)?
-        /// Created by the first subscription to ``events`` during a run, so that a handle
-        /// nobody observes pays for no fan-out.
-        var broadcast: Broadcast<RequestEvent>?
-
-        /// For a derived core: the number of the latest outcome of the source it has had, and
-        /// of the latest run of the source it has been told of. It runs while the second is
-        /// ahead of the first.
-        var sourceOutcome = 0
-        var sourceRun = 0
-
-        var isFinished: Bool {
-            if case .finished = phase { return true }
-            return false
-        }
-
-        /// The number of the first outcome a handler added now runs for: the current one when
-        /// finished, otherwise that of the latest run begun.
-        var nextOutcome: Int {
-            isFinished ? outcomes : outcomes + max(sourceRun - sourceOutcome, 1)
-        }
-
-        /// What the drainer does next: give the handlers not given it yet the outcome, or take
-        /// the queued work; stops draining when there is none.
-        mutating func nextDrainStep() -> DrainStep {
-            while true {
-                if let result = delivering, delivered < handlers.count {
-                    let range = delivered..<handlers.count
-                    delivered = handlers.count
-                    return .deliver(handlers: handlers, range: range, result: result, number: deliveringNumber)
-                }
-                guard !queued.isEmpty else {
-                    isDraining = false
-                    return .done
-                }
-                switch queued.removeFirst() {
-                case .outcome(let result, let response, let number):
-                    delivering = result
-                    deliveringResponse = response
-                    deliveringNumber = number
-                    delivered = 0
-                case .start:
-                    startQueued = false
-                    compactHandlers()
-                    return .start(hooks: onStart, run: outcomes + 1)
-                }
-            }
-        }
-
-        /// Drops the one-shot handlers that have run; only while nothing is being delivered.
-        mutating func compactHandlers() {
-            guard spent > 0 else { return }
-            handlers.removeAll { $0.body == nil }
-            spent = 0
-            delivered = handlers.count
-        }
-
-        /// Marks the one-shot handlers among `range` spent once they have run for `number`.
-        mutating func retire(_ range: Range<Int>, number: Int) {
-            for index in range where handlers[index].once && handlers[index].from <= number {
-                guard handlers[index].body != nil else { continue }
-                handlers[index].body = nil
-                spent += 1
-            }
-            if spent == handlers.count {
-                // Releases the buffer rather than keeping it: it may still be shared.
-                handlers = []
-                spent = 0
-                delivered = 0
-            }
-        }
+    /// An observer of events.
+    private struct Observer: Sendable {
+        /// Passes it an event.
+        let run: @Sendable (RequestEvent) -> Void
     }
 
-    private enum StartAction {
-        case none
-        /// The start hooks wait for the drainer; only the followers are told now.
-        case queued(followers: Callbacks<Int>, number: Int)
-        case run(followers: Callbacks<Int>, hooks: Hooks, number: Int)
-    }
-
-    private enum CancelAction {
-        case none
-        case cancelTask(Task<Void, Never>)
-        case failNow
-    }
-
-    private enum DrainStep {
-        case deliver(handlers: [Handler], range: Range<Int>, result: Erased, number: Int)
-        /// Runs the start hooks, then, for a core with an operation, creates the task of run
-        /// number `run`.
-        case start(hooks: Hooks, run: Int)
-        case done
-    }
+    /// The machine, filled with this core's values.
+    private typealias Machine = RequestCoreMachine<Live>
 
     /// One-shot handlers (awaits) that have had their outcome, resumed once the drainer has
     /// let go, so that code after an `await` finds the handle idle and adding a handler runs
     /// it at once.
     private struct Resumptions {
+        /// The first await resumed, held inline: most handles have one at most.
         private var first: (body: @Sendable (Erased) -> Void, result: Erased)?
+        /// The others, in order.
         private var rest: [(body: @Sendable (Erased) -> Void, result: Erased)] = []
 
+        /// Resumes `body` with `result` when ``runAll()`` runs.
         mutating func append(_ body: @escaping @Sendable (Erased) -> Void, _ result: Erased) {
             if first == nil { first = (body, result) } else { rest.append((body, result)) }
         }
 
+        /// Resumes the awaits, in order.
         func runAll() {
             if let first { first.body(first.result) }
             for resumption in rest { resumption.body(resumption.result) }
@@ -228,7 +99,7 @@ final class RequestCore: Sendable {
 
     /// The handle's state.
     /// A `PThreadMutex`, not a `Mutex`, so that ThreadSanitizer sees the locking (see `PThreadMutex`).
-    private let state: PThreadMutex<State>
+    private let state: PThreadMutex<Machine>
     /// The work of every run; `nil` for a derived or an already finished core.
     private let operation: Operation?
     /// For a derived core, the core it follows: starting or reloading it does that to the source.
@@ -242,7 +113,7 @@ final class RequestCore: Sendable {
         self.operation = operation
         source = nil
         link = nil
-        state = PThreadMutex(State(phase: .idle))
+        state = PThreadMutex(Machine())
     }
 
     /// A core that has already finished with `result`, and cannot run.
@@ -250,8 +121,7 @@ final class RequestCore: Sendable {
         operation = nil
         source = nil
         link = nil
-        state = PThreadMutex(
-            State(phase: .finished, result: result, outcomes: 1, delivering: result, deliveringNumber: 1))
+        state = PThreadMutex(Machine(finished: result))
     }
 
     /// A core that finishes when `source` does (see ``derive(startingImmediately:_:)``): it
@@ -260,7 +130,7 @@ final class RequestCore: Sendable {
         operation = nil
         self.source = source
         link = DerivedLink()
-        state = PThreadMutex(State(phase: startImmediately ? .following : .waitingForSource))
+        state = PThreadMutex(Machine(derivedStartingImmediately: startImmediately))
         link?.attach(self)
     }
 
@@ -270,15 +140,12 @@ final class RequestCore: Sendable {
     /// started already.
     func start() {
         if let source {
-            let waiting = state.withLock { state in
-                if case .waitingForSource = state.phase { return true }
-                return false
-            }
             // The source tells this core as its run begins.
-            if waiting { source.start() }
+            if state.withLock({ $0.isWaitingForSource }) { source.start() }
             return
         }
-        begin(again: false)
+        guard operation != nil else { return }
+        perform(state.withLock { $0.start() })
     }
 
     /// Runs the operation again once the previous run has finished (or for the first time,
@@ -288,43 +155,27 @@ final class RequestCore: Sendable {
             source.reload()
             return
         }
-        begin(again: true)
+        guard operation != nil else { return }
+        perform(state.withLock { $0.reload() })
     }
 
-    /// Begins a run: from idle, or from finished when `again`.
-    private func begin(again: Bool) {
-        guard operation != nil else { return }
-        let action: StartAction = state.withLock { state in
-            switch state.phase {
-            case .idle: break
-            case .finished where again: break
-            default: return .none
-            }
-            state.phase = .starting
-            state.cancelRequested = false
-            if state.isDraining {
-                // The handlers still get the previous outcome: the drainer begins this run
-                // after them, so that its start hooks follow their completion handlers.
-                state.startQueued = true
-                state.queued.append(.start)
-                return .queued(followers: state.followers, number: state.outcomes + 1)
-            }
-            if again { state.compactHandlers() }
-            return .run(followers: state.followers, hooks: state.onStart, number: state.outcomes + 1)
-        }
+    /// Tells the followers that a run begins and, when it begins now, runs its start hooks
+    /// and launches its task.
+    private func perform(_ action: Machine.StartAction) {
         switch action {
         case .none:
             return
-        case .queued(let followers, let number):
-            followers.runAll(number)
-        case .run(let followers, let hooks, let number):
-            followers.runAll(number)
-            hooks.runAll(())
+        case .announce(let followers, let number):
+            for follower in followers { follower.run(number) }
+        case .begin(let followers, let hooks, let number):
+            for follower in followers { follower.run(number) }
+            for hook in hooks { hook.run() }
             launch(run: number)
         }
     }
 
-    /// Creates the task of run number `run`, whose start hooks have run.
+    /// Creates the task of run number `run`, whose start hooks have run; nothing for a core
+    /// without an operation.
     private func launch(run: Int) {
         guard let operation else { return }
         let sink = RequestEventSink { [weak self] event in self?.publish(event) }
@@ -337,43 +188,24 @@ final class RequestCore: Sendable {
             }
             finish(result)
         }
-        let cancelled = state.withLock { state in
-            // The run may have ended already (and another begun) when the task was quick.
-            guard case .starting = state.phase, state.outcomes == run - 1 else { return false }
-            state.phase = .running(task)
-            return state.cancelRequested
+        switch state.withLock({ $0.launched(task, run: run) }) {
+        case .none: break
+        case .cancelTask: task.cancel()
         }
-        // A `cancel()` racing the start left the task for this to cancel.
-        if cancelled { task.cancel() }
     }
 
     /// Stops the run in progress; it fails with a `.cancelled` ``TransportError``.
     func cancel() {
-        let (action, hooks): (CancelAction, Hooks) = state.withLock { state in
-            if state.isFinished || state.cancelRequested { return (.none, Hooks()) }
-            state.cancelRequested = true
-            switch state.phase {
-            case .idle:
-                // Not startable any more; the failure below ends this run.
-                state.phase = .starting
-                return (.failNow, state.onCancel)
-            case .waitingForSource:
-                // The hooks cancel the source, which fails at once, and so does this core.
-                state.phase = .following
-                return (.none, state.onCancel)
-            case .starting, .following, .finished:
-                // Starting: `launch(run:)` sees the request and cancels the task it creates.
-                // Following: the hooks cancel the source, whose completion finishes this core.
-                return (.none, state.onCancel)
-            case .running(let task):
-                return (.cancelTask(task), state.onCancel)
-            }
-        }
-        hooks.runAll(())
-        switch action {
-        case .none: break
-        case .cancelTask(let task): task.cancel()
-        case .failNow:
+        switch state.withLock({ $0.cancel() }) {
+        case .none:
+            break
+        case .runHooks(let hooks):
+            for hook in hooks { hook.run() }
+        case .cancelTask(let task, let hooks):
+            for hook in hooks { hook.run() }
+            task.cancel()
+        case .fail(let hooks):
+            for hook in hooks { hook.run() }
             finish(
                 .failure(
                     TransportError(
@@ -384,53 +216,29 @@ final class RequestCore: Sendable {
 
     /// Registers work to run on the cancelling thread each time a run in progress is cancelled.
     func onCancel(_ hook: @escaping @Sendable () -> Void) {
-        state.withLock { $0.onCancel.append(hook) }
+        state.withLock { $0.addCancelHook(Hook(run: hook)) }
     }
 
     /// Runs `hook` each time a run starts, and at once when one has started (or finished)
     /// already.
     func whenStarted(_ hook: @escaping @Sendable () -> Void) {
-        let startedAlready = state.withLock { state in
-            state.onStart.append(hook)
-            switch state.phase {
-            case .idle, .waitingForSource:
-                return false
-            case .starting, .running, .following, .finished:
-                // Queued start hooks have not run yet, and will run this one.
-                return !state.startQueued
-            }
+        switch state.withLock({ $0.addStartHook(Hook(run: hook)) }) {
+        case .none: break
+        case .runNow: hook()
         }
-        if startedAlready { hook() }
     }
 
     /// Tells a derived core that its source began the run whose outcome will have number
-    /// `run`: it begins a run too when it has none in progress (the first time, or again
-    /// after it finished), and otherwise once the one in progress ends. Handles derived from
-    /// it in turn learn of the run at once. An announcement that comes after its outcome (or
-    /// twice) is ignored.
+    /// `run` (see ``RequestCoreMachine/sourceBegan(run:)``); its source keeps it from then on
+    /// until it finishes.
     private func sourceBegan(run: Int) {
-        let announcement: (followers: Callbacks<Int>, number: Int, hooks: Hooks?)? = state.withLock { state in
-            guard run > state.sourceRun else { return nil }
-            state.sourceRun = run
-            link?.retain()
-            let number = state.outcomes + (state.sourceRun - state.sourceOutcome)
-            switch state.phase {
-            case .waitingForSource, .finished: break
-            default: return (state.followers, number, nil)
-            }
-            state.phase = .following
-            state.cancelRequested = false
-            if state.isDraining {
-                state.startQueued = true
-                state.queued.append(.start)
-                return (state.followers, number, nil)
-            }
-            state.compactHandlers()
-            return (state.followers, number, state.onStart)
+        let action = state.withLock { state in
+            let action = state.sourceBegan(run: run)
+            // Under the lock, so that it is ordered with the release when the run ends.
+            if case .none = action {} else { link?.retain() }
+            return action
         }
-        guard let announcement else { return }
-        announcement.followers.runAll(announcement.number)
-        announcement.hooks?.runAll(())
+        perform(action)
     }
 
     // MARK: - Callbacks
@@ -439,36 +247,29 @@ final class RequestCore: Sendable {
     /// and for every later one; after earlier handlers each time. A handler `once` runs for
     /// one outcome only, then is dropped.
     func addHandler(once: Bool = false, _ handler: @escaping @Sendable (Erased) -> Void) {
-        let shouldDrain = state.withLock { state in
-            state.handlers.append(Handler(body: handler, once: once, from: state.nextOutcome))
-            guard state.isFinished, !state.isDraining else { return false }
-            state.isDraining = true
-            return true
+        perform(state.withLock { $0.addHandler(Handler(run: handler), once: once) })
+    }
+
+    /// Hands out what is pending when the caller has become the drainer.
+    private func perform(_ action: Machine.DrainAction) {
+        switch action {
+        case .none: break
+        case .drain: drain()
         }
-        if shouldDrain { drain() }
     }
 
     /// Runs the handlers for each outcome, and queued start hooks, one at a time and in
     /// order, until there is nothing left to run; then resumes the awaits.
     private func drain() {
-        var ran: (range: Range<Int>, number: Int)?
         var resumptions = Resumptions()
         while true {
-            let step: DrainStep = state.withLock { state in
-                if let ran { state.retire(ran.range, number: ran.number) }
-                return state.nextDrainStep()
-            }
-            ran = nil
-            switch step {
-            case .deliver(let handlers, let range, let result, let number):
-                for index in range {
-                    let handler = handlers[index]
-                    guard handler.from <= number, let body = handler.body else { continue }
-                    if handler.once { resumptions.append(body, result) } else { body(result) }
+            switch state.withLock({ $0.nextDrainStep() }) {
+            case .deliver(let delivery):
+                for (body, once) in delivery {
+                    if once { resumptions.append(body.run, delivery.outcome) } else { body.run(delivery.outcome) }
                 }
-                ran = (range, number)
             case .start(let hooks, let run):
-                hooks.runAll(())
+                for hook in hooks { hook.run() }
                 launch(run: run)
             case .done:
                 resumptions.runAll()
@@ -512,17 +313,20 @@ final class RequestCore: Sendable {
         // Under the state lock, so that a subscription either precedes `finish` (and gets
         // its completion) or follows it (and gets the completion replayed).
         let (stream, live) = state.withLock { state in
-            if state.isFinished {
+            switch state.subscribe() {
+            case .replay(let result):
                 let (stream, continuation) = AsyncStream.makeStream(of: RequestEvent.self)
-                continuation.yield(.completed(succeeded: state.result?.isSuccess ?? false))
+                continuation.yield(.completed(succeeded: result?.isSuccess ?? false))
                 continuation.finish()
                 return (stream, false)
+            case .join(let broadcast):
+                return (broadcast.subscribe(), true)
+            case .create:
+                // Created on first use: a handle nobody observes pays for no fan-out.
+                let broadcast = Broadcast<RequestEvent>(bufferSize: 256)
+                state.install(broadcast)
+                return (broadcast.subscribe(), true)
             }
-            if let broadcast = state.broadcast { return (broadcast.subscribe(), true) }
-            // Created on first use: a handle nobody observes pays for no fan-out.
-            let broadcast = Broadcast<RequestEvent>(bufferSize: 256)
-            state.broadcast = broadcast
-            return (broadcast.subscribe(), true)
         }
         if live { connectToSourceIfNeeded() }
         return stream
@@ -530,25 +334,23 @@ final class RequestCore: Sendable {
 
     /// Forwards the source's events to a derived handle from now on, once.
     private func connectToSourceIfNeeded() {
-        let connect = state.withLock { state in
-            defer { state.connectToSource = nil }
-            return state.connectToSource
-        }
-        connect?()
+        let connect = state.withLock { $0.takeConnector() }
+        connect?.run()
     }
 
     /// Passes every later non-completion event to `observer`, synchronously (how a derived
     /// handle forwards its source's events without a task of its own), in this run and
     /// every later one.
     func observe(_ observer: @escaping @Sendable (RequestEvent) -> Void) {
-        state.withLock { $0.observers.append(observer) }
+        state.withLock { $0.addObserver(Observer(run: observer)) }
         connectToSourceIfNeeded()
     }
 
+    /// Hands `event` to the subscriptions and the observers.
     private func publish(_ event: RequestEvent) {
-        let (observers, broadcast) = state.withLock { ($0.observers, $0.broadcast) }
+        let (observers, broadcast) = state.withLock { ($0.observers, $0.fanout) }
         broadcast?.yield(event)
-        for observer in observers { observer(event) }
+        for observer in observers { observer.run(event) }
     }
 
     // MARK: - Finishing
@@ -560,58 +362,19 @@ final class RequestCore: Sendable {
     ) {
         let result = outcome.map { $0.value }
         let response = try? outcome.get().response
-        let shouldDrain: Bool = state.withLock { state in
-            var unannounced = false
-            if let sourceOutcome {
-                guard sourceOutcome > state.sourceOutcome else { return false }
-                state.sourceOutcome = sourceOutcome
-                if state.sourceRun < sourceOutcome {
-                    // The announcement of this run comes later, from another thread: the
-                    // run begins and ends here, and the announcement will be ignored.
-                    state.sourceRun = sourceOutcome
-                    if case .following = state.phase {} else { unannounced = true }
-                }
-            } else {
-                guard !state.isFinished else { return false }
-            }
-            state.outcomes += 1
-            state.result = result
-            state.response = response
-            state.phase = .finished
-            if let broadcast = state.broadcast {
+        let drain: Machine.DrainAction = state.withLock { state in
+            let action = state.finish(result, response: response, sourceOutcome: sourceOutcome)
+            guard case .ended(let broadcast, let continues, let drain) = action else { return .none }
+            // Under the lock, so that a subscription either gets this completion or a replay
+            // of it, and so that the release is ordered with the retain when a run begins.
+            if let broadcast {
                 broadcast.yield(.completed(succeeded: result.isSuccess))
                 broadcast.finish()
-                state.broadcast = nil
             }
-            if unannounced {
-                state.startQueued = true
-                state.queued.append(.start)
-            }
-            if state.isDraining || unannounced {
-                // Handed out after the outcome before it (or after the start hooks).
-                state.queued.append(.outcome(result, response: response, number: state.outcomes))
-            } else {
-                state.delivering = result
-                state.deliveringResponse = response
-                state.deliveringNumber = state.outcomes
-                state.delivered = 0
-            }
-            if state.sourceRun > state.sourceOutcome {
-                // A derived core whose source has begun its next run already: this core's
-                // next run begins now, its start hooks after the handlers of this outcome.
-                state.phase = .following
-                state.cancelRequested = false
-                state.startQueued = true
-                state.queued.append(.start)
-            } else {
-                link?.release()
-                if state.handlers.isEmpty && state.queued.isEmpty { return false }
-            }
-            guard !state.isDraining else { return false }
-            state.isDraining = true
-            return true
+            if !continues { link?.release() }
+            return drain
         }
-        if shouldDrain { drain() }
+        perform(drain)
     }
 
     /// A task's cancellation as a ``TransportError``; any other error as it is.
@@ -642,28 +405,16 @@ extension RequestCore {
         }
         // Registered together, with the derived core told which outcome comes first, so that
         // a reload racing this counts every run once.
-        let (announce, shouldDrain): (Int?, Bool) = state.withLock { state in
-            let first = state.nextOutcome
-            state.followers.append(follower)
-            state.handlers.append(Handler(body: handler, once: false, from: first))
-            derived.state.withLock { derived in
-                derived.sourceOutcome = first - 1
-                derived.sourceRun = first - 1
-            }
-            let begun: Bool
-            switch state.phase {
-            case .idle, .waitingForSource: begun = false
-            case .starting, .running, .following, .finished: begun = true
-            }
-            guard state.isFinished, !state.isDraining else { return (begun ? first : nil, false) }
-            state.isDraining = true
-            return (first, true)
+        let action = state.withLock { state in
+            let action = state.addFollower(Follower(run: follower), handler: Handler(run: handler))
+            derived.state.withLock { $0.follow(from: action.first) }
+            return action
         }
-        if let announce { follower(announce) }
-        if shouldDrain { drain() }
+        if action.announce { follower(action.first) }
+        perform(action.drain)
         // Events are forwarded from the first subscription to the derived handle's events on.
         derived.state.withLock { state in
-            state.connectToSource = { [self] in observe { event in link?.target?.publish(event) } }
+            state.setConnector(Hook { [self] in observe { event in link?.target?.publish(event) } })
         }
         derived.onCancel { [self] in cancel() }
         return derived
