@@ -54,14 +54,14 @@ public final class CurlTransport: HTTPTransport {
         let transfer = try makeTransfer(request)
         let buffer = ResponseStreamBuffer(
             highWaterMark: configuration.streamBufferSize,
-            resumeReceiving: { [weak transfer, loop] in
-                if let transfer { loop.enqueue(.resumeReceiving(transfer)) }
+            resumeReceiving: { [weak transfer] in
+                if let transfer { transfer.commands.post(.resumeReceiving(transfer)) }
             },
             cancelTransfer: { [weak transfer] in transfer?.cancel() }
         )
         transfer.mode = .stream(buffer)
         let streamed = try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
+            try await withUnsafeThrowingContinuation { continuation in
                 transfer.headContinuation = continuation
                 start(transfer)
             }
@@ -85,7 +85,7 @@ public final class CurlTransport: HTTPTransport {
     public func data(for request: TransportRequest) async throws -> DataResponse {
         let transfer = try makeTransfer(request)
         let collected = try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
+            try await withUnsafeThrowingContinuation { continuation in
                 transfer.dataContinuation = continuation
                 start(transfer)
             }
@@ -113,11 +113,11 @@ public final class CurlTransport: HTTPTransport {
         // the engine's defaults, else the built-in ones.
         var resolved = request
         resolved.options = request.options.resolved(over: configuration.defaultOptions)
-        return CurlTransfer(request: resolved, configuration: configuration, loop: loop, validatedURL: url)
+        return CurlTransfer(request: resolved, configuration: configuration, commands: loop.commands, validatedURL: url)
     }
 
     private func start(_ transfer: CurlTransfer) {
-        if !loop.enqueue(.start(transfer)) {
+        if !loop.commands.post(.start(transfer)) {
             transfer.complete(
                 .failure(
                     TransportError(

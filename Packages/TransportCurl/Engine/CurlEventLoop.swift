@@ -4,60 +4,39 @@ import Transport
 
 /// The thread that owns one libcurl multi handle and every transfer on it.
 ///
-/// Other threads never touch curl: they append a ``Command`` to a lock-protected queue and
-/// call `curl_multi_wakeup` (the one multi function libcurl allows from another thread).
-/// The loop then, over and over:
+/// Other threads never touch curl: they post a ``CurlCommandQueue/Command`` to the loop's
+/// ``commands`` queue, which wakes the loop if it polls. Calls go one way: the loop calls its
+/// transfers, and a transfer asks anything of the loop only by posting to that same queue
+/// (from the loop's own thread too, to have a streamed head or body handed over at the end of
+/// the pass). The loop then, over and over:
 ///
-/// 1. swaps the command queue out under the lock and applies each command (start, cancel,
-///    resume reading or sending, shut down);
+/// 1. takes the queued commands and applies each (start, cancel, resume reading or sending,
+///    deliver a streamed head or body bytes, shut down);
 /// 2. calls `curl_multi_perform`, which runs the C callbacks of ready transfers;
 /// 3. reads finished transfers with `curl_multi_info_read` and completes them;
-/// 4. resumes the Swift continuations of responses whose heads arrived during this pass
-///    (late, so a small body is usually complete by then and costs no second hop);
-/// 5. blocks in `curl_multi_poll` until a socket is ready, a timer is due, or a wakeup.
+/// 4. fails transfers that have stalled;
+/// 5. blocks in `curl_multi_poll` until a socket is ready, a timer is due, or a wakeup, unless
+///    commands were posted during the pass (a delivery a callback scheduled): then it runs the
+///    next pass at once, so the head of a response that arrived in this pass reaches its task
+///    before the loop sleeps, usually with a small body complete and no second hop.
 ///
 /// No work runs on Swift's cooperative pool and no Dispatch source exists per socket.
 final class CurlEventLoop: @unchecked Sendable {
     // Safety of @unchecked Sendable: `multi` is written once in `init` and afterwards used by
-    // other threads only for `curl_multi_wakeup`, which libcurl documents as callable from
-    // any thread. `pendingCommands` is a `PThreadMutex`. Every other stored property is touched only
-    // on the loop thread (inside `run()` and the functions it calls), which is the single
-    // thread that ever runs them.
-
-    /// A request from another thread to the loop.
-    enum Command {
-        /// Add a transfer to the multi handle.
-        case start(CurlTransfer)
-        /// Stop a transfer and fail it with the error.
-        case cancel(CurlTransfer, TransportError)
-        /// The consumer drained the response buffer: read from the network again.
-        case resumeReceiving(CurlTransfer)
-        /// The request-body producer has bytes again: send again.
-        case resumeSending(CurlTransfer)
-    }
-
-    private struct Queue {
-        var commands: [Command] = []
-        /// The loop is in (or about to enter) `curl_multi_poll` and needs a wakeup.
-        var isPolling = false
-        /// A wakeup was sent since the loop last entered `curl_multi_poll`.
-        var isWakeupPending = false
-        var isShutDown = false
-        var shutdownWaiters: [CheckedContinuation<Void, Never>] = []
-        var hasExited = false
-    }
+    // other threads only through `commands` (for `curl_multi_wakeup`, which libcurl documents
+    // as callable from any thread). `commands` is Sendable. Every other stored property is
+    // touched only on the loop thread (inside `run()` and the functions it calls), which is the
+    // single thread that ever runs them.
 
     let multi: OpaquePointer
     let configuration: CurlTransport.Configuration
-    /// Commands from other threads, and the loop's polling and shutdown flags.
-    /// A `PThreadMutex`, not a `Mutex`, so that ThreadSanitizer sees the locking (see `PThreadMutex`).
-    private let pendingCommands = PThreadMutex(Queue())
+    /// The one way into the loop, for the transport and for the transfers.
+    let commands: CurlCommandQueue
 
     // Loop-thread state.
     private var active: [ObjectIdentifier: CurlTransfer] = [:]
     private var idleHandles: [CurlEasyHandle] = []
-    private var toDeliver: [CurlTransfer] = []
-    private var spareCommands: [Command] = []
+    private var spareCommands: [CurlCommandQueue.Command] = []
     private var lastStallCheck = ContinuousClock.now
 
     /// Creates the multi handle and starts the loop thread.
@@ -74,6 +53,7 @@ final class CurlEventLoop: @unchecked Sendable {
         }
         self.multi = multi
         self.configuration = configuration
+        self.commands = CurlCommandQueue(waking: multi)
         _ = parley_multi_setopt_long(multi, CURLMOPT_PIPELINING, parley_pipe_multiplex)
         _ = parley_multi_setopt_long(
             multi, CURLMOPT_MAX_HOST_CONNECTIONS, max(1, configuration.maximumConnectionsPerHost))
@@ -91,47 +71,17 @@ final class CurlEventLoop: @unchecked Sendable {
 
     // MARK: - Any thread
 
-    /// Queues a command for the loop and wakes it.
-    ///
-    /// - Returns: `false` when the loop has shut down; the command was not queued.
-    @discardableResult
-    func enqueue(_ command: Command) -> Bool {
-        pendingCommands.withLock { queue in
-            guard !queue.isShutDown else { return false }
-            queue.commands.append(command)
-            // Wake only a loop that is polling, and only once per poll: a busy loop takes the
-            // command on its next pass without a syscall. Waking under the lock keeps `multi`
-            // alive: the loop frees it only after marking the queue shut down under this lock.
-            if queue.isPolling && !queue.isWakeupPending {
-                queue.isWakeupPending = true
-                curl_multi_wakeup(multi)
-            }
-            return true
-        }
-    }
-
     /// Stops the loop: every running transfer fails with a ``TransportError/Category-swift.struct/shutDown``
     /// error, the handles are freed, and the thread exits. Returns when it has.
     func shutdown() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let alreadyExited = pendingCommands.withLock { queue in
-                if queue.hasExited { return true }
-                queue.isShutDown = true
-                queue.shutdownWaiters.append(continuation)
-                curl_multi_wakeup(multi)
-                return false
-            }
-            if alreadyExited { continuation.resume() }
+            commands.shutDown(then: continuation)
         }
     }
 
     /// Asks the loop to stop without waiting (for `deinit`).
     func requestShutdown() {
-        pendingCommands.withLock { queue in
-            guard !queue.hasExited else { return }
-            queue.isShutDown = true
-            curl_multi_wakeup(multi)
-        }
+        commands.requestShutdown()
     }
 
     // MARK: - Loop thread
@@ -139,39 +89,26 @@ final class CurlEventLoop: @unchecked Sendable {
     private func run() {
         var stillRunning: Int32 = 0
         while true {
-            var commands = spareCommands
-            let shuttingDown = pendingCommands.withLock { queue in
-                // The poll, if there was one, is over: one lock per pass serves both.
-                queue.isPolling = false
-                swap(&commands, &queue.commands)
-                return queue.isShutDown
-            }
-            for command in commands { apply(command) }
-            commands.removeAll(keepingCapacity: true)
-            spareCommands = commands
+            var taken = spareCommands
+            let shuttingDown = commands.take(into: &taken)
+            for command in taken { apply(command) }
+            taken.removeAll(keepingCapacity: true)
+            spareCommands = taken
             if shuttingDown { break }
 
             curl_multi_perform(multi, &stillRunning)
             drainFinished()
-            deliverPending()
             checkStalls()
 
             // Wake at least every 250 ms while transfers run, for the stall check.
-            let mayPoll = pendingCommands.withLock { queue in
-                // Announce the poll, unless commands arrived during this pass: then loop at once.
-                guard queue.commands.isEmpty && !queue.isShutDown else { return false }
-                queue.isPolling = true
-                queue.isWakeupPending = false
-                return true
-            }
-            if mayPoll {
+            if commands.announcePoll() {
                 curl_multi_poll(multi, nil, 0, active.isEmpty ? 1000 : 250, nil)
             }
         }
         tearDown()
     }
 
-    private func apply(_ command: Command) {
+    private func apply(_ command: CurlCommandQueue.Command) {
         switch command {
         case .start(let transfer):
             start(transfer)
@@ -184,6 +121,8 @@ final class CurlEventLoop: @unchecked Sendable {
         case .resumeSending(let transfer):
             guard transfer.isAttached else { return }
             transfer.resume(receiving: false)
+        case .deliver(let transfer):
+            transfer.deliver()
         }
     }
 
@@ -220,7 +159,7 @@ final class CurlEventLoop: @unchecked Sendable {
     }
 
     /// Restarts a transfer on the same handle for its next redirect hop.
-    func restart(_ transfer: CurlTransfer, handle: CurlEasyHandle) {
+    private func restart(_ transfer: CurlTransfer, handle: CurlEasyHandle) {
         curl_multi_remove_handle(multi, handle.pointer)
         do {
             try transfer.configure(handle)
@@ -284,42 +223,13 @@ final class CurlEventLoop: @unchecked Sendable {
         }
     }
 
-    /// Called by a streaming transfer (on this thread) when its head is complete or body bytes
-    /// wait for a consumer: the loop hands them over once, at the end of the pass.
-    func scheduleDelivery(_ transfer: CurlTransfer) {
-        guard !transfer.isScheduledForDelivery else { return }
-        transfer.isScheduledForDelivery = true
-        toDeliver.append(transfer)
-    }
-
-    private func deliverPending() {
-        // Delivering can schedule again: unpausing a transfer lets libcurl call the write
-        // callback at once, and a consumer may already be waiting for those bytes. So take
-        // the list before walking it, and walk until nothing new was scheduled.
-        while !toDeliver.isEmpty {
-            let batch = toDeliver
-            toDeliver.removeAll(keepingCapacity: true)
-            for transfer in batch {
-                transfer.isScheduledForDelivery = false
-                transfer.deliver()
-            }
-        }
-    }
-
     private func tearDown() {
         let shutDown = TransportError(
             .shutDown,
             message: "The transport was shut down while the transfer ran; create a new transport to send more requests."
         )
         for transfer in active.values { finish(transfer, with: .failure(shutDown)) }
-        let (leftover, waiters) = pendingCommands.withLock { queue in
-            queue.hasExited = true
-            defer {
-                queue.commands = []
-                queue.shutdownWaiters = []
-            }
-            return (queue.commands, queue.shutdownWaiters)
-        }
+        let (leftover, waiters) = commands.close()
         for command in leftover {
             if case .start(let transfer) = command { transfer.complete(.failure(shutDown)) }
         }
@@ -328,7 +238,4 @@ final class CurlEventLoop: @unchecked Sendable {
         curl_multi_cleanup(multi)
         for waiter in waiters { waiter.resume() }
     }
-
-    /// Whether the loop has been asked to stop.
-    var isShutDown: Bool { pendingCommands.withLock { $0.isShutDown } }
 }

@@ -43,7 +43,7 @@ extension CurlTransfer {
             abortReason = tooLargeError()
             return false
         }
-        if case .stream = mode { loop.scheduleDelivery(self) }
+        if case .stream = mode { scheduleDelivery() }
         return true
     }
 
@@ -64,7 +64,7 @@ extension CurlTransfer {
             switch buffer.offer(bytes) {
             case .accepted(let wakeConsumer):
                 bodyBytes += Int64(bytes.count)
-                if wakeConsumer { loop.scheduleDelivery(self) }
+                if wakeConsumer { scheduleDelivery() }
                 return bytes.count
             case .pause:
                 isReceivePaused = true

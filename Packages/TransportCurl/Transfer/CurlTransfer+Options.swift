@@ -169,7 +169,7 @@ extension CurlTransfer {
             highWaterMark: configuration.streamBufferSize,
             resumeSending: { [weak self] in
                 guard let self else { return }
-                self.loop.enqueue(.resumeSending(self))
+                self.commands.post(.resumeSending(self))
             }
         )
         upload = source

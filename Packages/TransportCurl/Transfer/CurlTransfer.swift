@@ -20,8 +20,8 @@ final class CurlTransfer: @unchecked Sendable {
     // Safety of @unchecked Sendable: a transfer is created on the caller's task, which sets
     // `dataContinuation`/`headContinuation` and then hands the transfer to the loop through
     // the loop's locked command queue (a happens-before edge). From then on every stored
-    // `var` is read and written only on the loop thread. Other threads only enqueue commands
-    // through the immutable `loop` reference (whose queue is locked) and touch
+    // `var` is read and written only on the loop thread. Other threads only post commands
+    // through the immutable `commands` reference (a locked queue) and touch
     // `cancelRequested`, an `Atomic`.
 
     /// How the body is handed over.
@@ -40,11 +40,16 @@ final class CurlTransfer: @unchecked Sendable {
         case finished(Result<Void, TransportError>)
     }
 
-    // Set before start, read on the loop.
+    // Set before start, read on the loop. Unsafe continuations, which cost no allocation per
+    // request, are sound here: each is resumed at most once, because every resumption (in
+    // `complete(_:)` and `deliverHead()`, on the loop thread only) sets the property to `nil`
+    // first or marks the head delivered; and at least once, because every transfer posted
+    // to the loop is completed (finished, cancelled, failed to attach, or failed at shutdown,
+    // leftover `.start` commands included), and `start(_:)` completes one the loop refused.
     /// Resumed with the collected response (``Mode/collect``).
-    var dataContinuation: CheckedContinuation<CollectedTransfer, any Error>?
+    var dataContinuation: UnsafeContinuation<CollectedTransfer, any Error>?
     /// Resumed with the response head (``Mode/stream(_:)``).
-    var headContinuation: CheckedContinuation<StreamedTransfer, any Error>?
+    var headContinuation: UnsafeContinuation<StreamedTransfer, any Error>?
     /// Set by ``cancel()`` on any thread, so that a cancel before the start is honoured.
     let cancelRequested = Atomic(false)
 
@@ -56,8 +61,9 @@ final class CurlTransfer: @unchecked Sendable {
     let configuration: CurlTransport.Configuration
     /// How the body is handed over.
     var mode: Mode = .collect
-    /// The loop that runs this transfer; any thread may enqueue commands on it.
-    let loop: CurlEventLoop
+    /// The queue of the loop that runs this transfer: the transfer's one way to ask the loop
+    /// for anything (it never calls the loop), from any thread.
+    let commands: CurlCommandQueue
     /// The easy handle while the transfer is attached.
     private var handle: CurlEasyHandle?
     /// This transfer, retained for libcurl while attached.
@@ -111,11 +117,11 @@ final class CurlTransfer: @unchecked Sendable {
     /// - Parameter validatedURL: What `RequestValidation.validate(request.head)` returned, when
     ///   the caller has checked the request already; the first hop then skips the check.
     init(
-        request: TransportRequest, configuration: CurlTransport.Configuration, loop: CurlEventLoop,
+        request: TransportRequest, configuration: CurlTransport.Configuration, commands: CurlCommandQueue,
         validatedURL: String? = nil
     ) {
         self.request = request
-        self.loop = loop
+        self.commands = commands
         self.configuration = configuration
         let url = request.url
         self.currentURL = url
@@ -130,7 +136,7 @@ final class CurlTransfer: @unchecked Sendable {
         cancelRequested.store(true, ordering: .releasing)
         let error = TransportError(
             .cancelled, message: "The request was cancelled before it completed.", url: initialURL)
-        loop.enqueue(.cancel(self, error))
+        commands.post(.cancel(self, error))
     }
 
     // MARK: - Loop thread: set-up
@@ -279,11 +285,20 @@ final class CurlTransfer: @unchecked Sendable {
         }
     }
 
-    /// Whether the loop will call ``deliver()`` at the end of this pass.
+    /// Whether a ``CurlCommandQueue/Command/deliver(_:)`` for this transfer is queued.
     var isScheduledForDelivery = false
 
-    /// Hands a streaming consumer what arrived in this pass: the head, then pending bytes.
+    /// Asks the loop to call ``deliver()`` once the callbacks of this pass have run: at most
+    /// one request per pass, however many chunks arrived.
+    func scheduleDelivery() {
+        guard !isScheduledForDelivery else { return }
+        isScheduledForDelivery = true
+        commands.post(.deliver(self))
+    }
+
+    /// Hands a streaming consumer what arrived: the head, then pending bytes.
     func deliver() {
+        isScheduledForDelivery = false
         deliverHead()
         if case .stream(let buffer) = mode, buffer.flush() { resume(receiving: true) }
     }

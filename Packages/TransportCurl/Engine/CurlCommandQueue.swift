@@ -1,0 +1,139 @@
+import CCurl
+import Transport
+
+/// The one channel into a ``CurlEventLoop``: what transports and transfers ask of the loop.
+///
+/// Calls go one way. The loop calls its transfers (attach, configure, deliver, complete); a
+/// transfer never calls the loop. What a transfer, its caller or its stream buffers need
+/// from the loop (a cancel, more bytes to send, a consumer that drained the buffer, a head
+/// or bytes to hand over at the end of the pass) they post here as a ``Command``, from any
+/// thread, the loop's own included; the loop takes the whole queue at the start of each pass
+/// and applies it in order.
+///
+/// Posting from another thread wakes the loop only when it polls, and only once per poll
+/// (`curl_multi_wakeup`, the one multi function libcurl allows from any thread); a command
+/// posted during a pass (a delivery, scheduled by a callback inside `curl_multi_perform`)
+/// keeps the loop from polling until it has been applied.
+final class CurlCommandQueue: @unchecked Sendable {
+    // Safety of @unchecked Sendable: `multi` is written once in `init` and used only for
+    // `curl_multi_wakeup`, which libcurl documents as callable from any thread, and only under
+    // `state`'s lock before the loop has closed the queue (`hasExited`); the loop frees the
+    // handle only after closing it under the same lock. Every other stored property is in the
+    // `PThreadMutex`.
+
+    /// A request to the loop.
+    enum Command {
+        /// Add a transfer to the multi handle.
+        case start(CurlTransfer)
+        /// Stop a transfer and fail it with the error.
+        case cancel(CurlTransfer, TransportError)
+        /// The consumer drained the response buffer: read from the network again.
+        case resumeReceiving(CurlTransfer)
+        /// The request-body producer has bytes again: send again.
+        case resumeSending(CurlTransfer)
+        /// A streamed transfer has its head or body bytes ready: hand them to the consumer.
+        case deliver(CurlTransfer)
+    }
+
+    private struct State {
+        var commands: [Command] = []
+        /// The loop is in (or about to enter) `curl_multi_poll` and needs a wakeup.
+        var isPolling = false
+        /// A wakeup was sent since the loop last entered `curl_multi_poll`.
+        var isWakeupPending = false
+        var isShutDown = false
+        var shutdownWaiters: [CheckedContinuation<Void, Never>] = []
+        var hasExited = false
+    }
+
+    private let multi: OpaquePointer
+    /// A `PThreadMutex`, not a `Mutex`, so that ThreadSanitizer sees the locking (see `PThreadMutex`).
+    private let state = PThreadMutex(State())
+
+    /// A queue that wakes `multi`'s poll.
+    init(waking multi: OpaquePointer) {
+        self.multi = multi
+    }
+
+    // MARK: - Any thread
+
+    /// Queues a command for the loop, waking it if it polls.
+    ///
+    /// - Returns: `false` when the loop has shut down; the command was not queued.
+    @discardableResult
+    func post(_ command: Command) -> Bool {
+        state.withLock { state in
+            guard !state.isShutDown else { return false }
+            state.commands.append(command)
+            // Wake only a loop that is polling, and only once per poll: a busy loop takes the
+            // command on its next pass without a syscall.
+            if state.isPolling && !state.isWakeupPending {
+                state.isWakeupPending = true
+                curl_multi_wakeup(multi)
+            }
+            return true
+        }
+    }
+
+    /// Asks the loop to stop and calls `waiter` once it has exited (at once if it has).
+    func shutDown(then waiter: CheckedContinuation<Void, Never>) {
+        let alreadyExited = state.withLock { state in
+            if state.hasExited { return true }
+            state.isShutDown = true
+            state.shutdownWaiters.append(waiter)
+            curl_multi_wakeup(multi)
+            return false
+        }
+        if alreadyExited { waiter.resume() }
+    }
+
+    /// Asks the loop to stop without waiting (for `deinit`).
+    func requestShutdown() {
+        state.withLock { state in
+            guard !state.hasExited else { return }
+            state.isShutDown = true
+            curl_multi_wakeup(multi)
+        }
+    }
+
+    // MARK: - Loop thread
+
+    /// Swaps the queued commands into `commands` (an empty array whose storage is reused) and
+    /// ends the poll, if there was one.
+    ///
+    /// - Returns: Whether the loop has been asked to stop.
+    func take(into commands: inout [Command]) -> Bool {
+        state.withLock { state in
+            // The poll, if there was one, is over: one lock per pass serves both.
+            state.isPolling = false
+            swap(&commands, &state.commands)
+            return state.isShutDown
+        }
+    }
+
+    /// Announces that the loop is about to poll, unless commands arrived during the pass (or
+    /// the loop must stop): then it should run another pass at once.
+    ///
+    /// - Returns: Whether the loop may poll.
+    func announcePoll() -> Bool {
+        state.withLock { state in
+            guard state.commands.isEmpty && !state.isShutDown else { return false }
+            state.isPolling = true
+            state.isWakeupPending = false
+            return true
+        }
+    }
+
+    /// Marks the loop as exited and hands back what was left: the commands nobody will
+    /// apply and the tasks waiting for the shutdown.
+    func close() -> (leftover: [Command], waiters: [CheckedContinuation<Void, Never>]) {
+        state.withLock { state in
+            state.hasExited = true
+            defer {
+                state.commands = []
+                state.shutdownWaiters = []
+            }
+            return (state.commands, state.shutdownWaiters)
+        }
+    }
+}
