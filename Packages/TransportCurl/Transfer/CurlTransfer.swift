@@ -123,7 +123,8 @@ final class CurlTransfer: @unchecked Sendable {
         self.request = request
         self.commands = commands
         self.configuration = configuration
-        let url = request.url
+        // The validated URL is the same text with the scheme in lowercase: no need to build it again.
+        let url = validatedURL ?? request.url
         self.currentURL = url
         self.initialURL = url
         self.validatedFirstURL = validatedURL

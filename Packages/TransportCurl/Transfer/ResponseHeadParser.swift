@@ -114,13 +114,19 @@ struct ResponseHeadParser: Sendable {
                 continue
             }
             guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { continue }
-            let nameText = String(decoding: line[..<colon], as: UTF8.self)
-            guard let name = HTTPField.Name(nameText) else {
-                throw TransportError(
-                    .invalidResponse,
-                    message: "The response from \(url) has a malformed head: the header name "
-                        + "\"\(nameText.prefix(64))\" is not a valid token.",
-                    url: url)
+            let name: HTTPField.Name
+            if let known = Self.knownName(line[..<colon]) {
+                name = known
+            } else {
+                let nameText = String(decoding: line[..<colon], as: UTF8.self)
+                guard let parsed = HTTPField.Name(nameText) else {
+                    throw TransportError(
+                        .invalidResponse,
+                        message: "The response from \(url) has a malformed head: the header name "
+                            + "\"\(nameText.prefix(64))\" is not a valid token.",
+                        url: url)
+                }
+                name = parsed
             }
             let value = String(decoding: Self.trimmed(line[(colon + 1)...]), as: UTF8.self)
             fields.append(HTTPField(name: name, value: value))
@@ -140,6 +146,25 @@ struct ResponseHeadParser: Sendable {
         status = code
         reason = parts.count > 2 ? String(decoding: parts[2], as: UTF8.self) : ""
         return .continue
+    }
+
+    /// The field names most responses carry, spelled as registered and in lowercase (as
+    /// HTTP/2 sends them), with the name each stands for.
+    private static let knownNames: [(spelled: [UInt8], lowercase: [UInt8], name: HTTPField.Name)] = [
+        HTTPField.Name.date, .server, .contentType, .contentLength, .connection, .lastModified, .eTag,
+        .acceptRanges, .cacheControl, .expires, .vary, .contentEncoding, .transferEncoding, .location, .setCookie,
+        .age, .accessControlAllowOrigin, .strictTransportSecurity, .xContentTypeOptions, .via, .retryAfter,
+        .wwwAuthenticate, .contentLanguage, .contentDisposition,
+    ].map { (Array($0.rawName.utf8), Array($0.canonicalName.utf8), $0) }
+
+    /// The registered name `bytes` spell, when they spell one of ``knownNames`` exactly as
+    /// registered or in lowercase: such a name needs no validation and no string of its own.
+    /// Any other spelling (`CONTENT-TYPE`) takes the general path, which keeps it as sent.
+    private static func knownName(_ bytes: ArraySlice<UInt8>) -> HTTPField.Name? {
+        for known in knownNames where known.spelled.count == bytes.count {
+            if bytes.elementsEqual(known.spelled) || bytes.elementsEqual(known.lowercase) { return known.name }
+        }
+        return nil
     }
 
     private static let httpPrefix = Array("HTTP/".utf8)
