@@ -104,4 +104,17 @@ static const long parley_http_version_2tls = CURL_HTTP_VERSION_2TLS;
 static const long parley_http_version_1_1 = CURL_HTTP_VERSION_1_1;
 static const long parley_global_all = CURL_GLOBAL_ALL;
 
+// MARK: - Threads
+
+#include <pthread.h>
+
+// glibc declares it only under _GNU_SOURCE; it has had it since 2.12.
+extern int pthread_setname_np(pthread_t thread, const char *name);
+
+/// Names the calling thread as `top -H`, `ps -L`, debuggers and /proc show it (at most 15
+/// bytes are kept).
+static inline void parley_name_current_thread(const char *name) {
+    (void)pthread_setname_np(pthread_self(), name);
+}
+
 #endif

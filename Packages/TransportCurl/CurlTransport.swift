@@ -96,6 +96,30 @@ public final class CurlTransport: HTTPTransport {
         return try collected.makeResponse()
     }
 
+    /// The engine's own thread as a task executor, for tasks that mostly send requests and
+    /// wait for them.
+    ///
+    /// A task that prefers this executor runs on the engine's loop thread, between two of its
+    /// passes, and a response resumes it there: no other thread is woken to take the result
+    /// and none to hand the next request to the engine, the two thread hops every request
+    /// otherwise costs. Child tasks inherit the preference.
+    ///
+    /// ```swift
+    /// let responses = try await withTaskExecutorPreference(transport.taskExecutor) {
+    ///     try await withThrowingTaskGroup(of: DataResponse.self) { group in
+    ///         for request in requests { group.addTask { try await transport.data(for: request) } }
+    ///         return try await group.reduce(into: []) { $0.append($1) }
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// While such code runs, no transfer of this engine moves: keep it to building requests
+    /// and reading responses, and decode large bodies or do other heavy work on another
+    /// executor. Never block in it (a lock held across an `await`, a semaphore), or the engine
+    /// stops. After ``shutdown()`` the jobs of such tasks run on the global concurrent
+    /// executor.
+    public var taskExecutor: any TaskExecutor { loop.executor }
+
     /// Stops the engine: running transfers fail with `.shutDown`, connections close, and the
     /// loop thread exits before this returns. Later requests fail with `.shutDown`.
     public func shutdown() async {

@@ -275,6 +275,8 @@ private func childProcess(of parent: pid_t) -> pid_t? {
 
 /// The size of the file at `path`, or -1 when there is none.
 private func fileSize(_ path: String) -> Int {
-    var info = stat()
-    return stat(path, &info) == 0 ? Int(info.st_size) : -1
+    // Through FileManager rather than `stat`: which Clang module owns `struct stat` depends on
+    // the order modules load in, and with MemberImportVisibility that order can fail the build.
+    guard let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber else { return -1 }
+    return size.intValue
 }

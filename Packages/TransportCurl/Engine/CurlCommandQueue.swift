@@ -33,6 +33,8 @@ final class CurlCommandQueue: @unchecked Sendable {
         case resumeSending(CurlTransfer)
         /// A streamed transfer has its head or body bytes ready: hand them to the consumer.
         case deliver(CurlTransfer)
+        /// A job of a task that prefers the loop as its executor (``CurlLoopExecutor``).
+        case run(UnownedJob)
     }
 
     private struct State {

@@ -32,6 +32,8 @@ final class CurlEventLoop: @unchecked Sendable {
     let configuration: CurlTransport.Configuration
     /// The one way into the loop, for the transport and for the transfers.
     let commands: CurlCommandQueue
+    /// The loop as a task executor: jobs of tasks that prefer it run on the loop thread.
+    let executor: CurlLoopExecutor
 
     // Loop-thread state.
     private var active: [ObjectIdentifier: CurlTransfer] = [:]
@@ -53,7 +55,9 @@ final class CurlEventLoop: @unchecked Sendable {
         }
         self.multi = multi
         self.configuration = configuration
-        self.commands = CurlCommandQueue(waking: multi)
+        let commands = CurlCommandQueue(waking: multi)
+        self.commands = commands
+        self.executor = CurlLoopExecutor(commands: commands)
         _ = parley_multi_setopt_long(multi, CURLMOPT_PIPELINING, parley_pipe_multiplex)
         _ = parley_multi_setopt_long(
             multi, CURLMOPT_MAX_HOST_CONNECTIONS, max(1, configuration.maximumConnectionsPerHost))
@@ -87,6 +91,8 @@ final class CurlEventLoop: @unchecked Sendable {
     // MARK: - Loop thread
 
     private func run() {
+        // The name the system shows: tools and the tests see which thread runs what.
+        parley_name_current_thread("parley-curl")
         var stillRunning: Int32 = 0
         while true {
             var taken = spareCommands
@@ -123,6 +129,8 @@ final class CurlEventLoop: @unchecked Sendable {
             transfer.resume(receiving: false)
         case .deliver(let transfer):
             transfer.deliver()
+        case .run(let job):
+            job.runSynchronously(on: executor.asUnownedTaskExecutor())
         }
     }
 
@@ -231,7 +239,11 @@ final class CurlEventLoop: @unchecked Sendable {
         for transfer in active.values { finish(transfer, with: .failure(shutDown)) }
         let (leftover, waiters) = commands.close()
         for command in leftover {
-            if case .start(let transfer) = command { transfer.complete(.failure(shutDown)) }
+            switch command {
+            case .start(let transfer): transfer.complete(.failure(shutDown))
+            case .run(let job): CurlLoopExecutor.runElsewhere(job)
+            case .cancel, .resumeReceiving, .resumeSending, .deliver: break
+            }
         }
         for handle in idleHandles { handle.cleanup() }
         idleHandles = []

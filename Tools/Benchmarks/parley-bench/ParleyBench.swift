@@ -34,6 +34,17 @@ struct ParleyBench: AsyncParsableCommand {
     @Option(help: "transport (the engine alone) or full (form, Requestable, envelope, decoding).")
     var stack: Stack = .transport
 
+    /// Where the requesting tasks run.
+    enum Executor: String, ExpressibleByArgument, CaseIterable {
+        /// Swift's global concurrent executor, the default for any task.
+        case pool
+        /// The engine's loop thread (`CurlTransport.taskExecutor`): no thread hop per request.
+        case loop
+    }
+
+    @Option(help: "pool (Swift's global executor) or loop (the engine's thread, CurlTransport.taskExecutor).")
+    var executor: Executor = .pool
+
     func validate() throws {
         if stack == .full && options.mode != .get {
             throw ValidationError("--stack full works with --mode get only.")
@@ -57,14 +68,19 @@ struct ParleyBench: AsyncParsableCommand {
             try await Task.sleep(for: idleDuration)
             report = .idle(options: options)
         } else {
+            let preferred: (any TaskExecutor)? = executor == .loop ? transport.taskExecutor : nil
             switch stack {
             case .transport:
-                report = await runClosedLoop(options: options) { _ in
-                    try await perform(on: transport, options: options, uploadSize: uploadSize)
+                report = await withTaskExecutorPreference(preferred) {
+                    await runClosedLoop(options: options) { _ in
+                        try await perform(on: transport, options: options, uploadSize: uploadSize)
+                    }
                 }
             case .full:
                 let client = try FullStackClient(transport: transport, url: options.url)
-                report = await runClosedLoop(options: options) { _ in try await client.forecast() }
+                report = await withTaskExecutorPreference(preferred) {
+                    await runClosedLoop(options: options) { _ in try await client.forecast() }
+                }
             }
         }
         await transport.shutdown()
