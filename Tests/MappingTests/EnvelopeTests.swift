@@ -21,6 +21,32 @@ import Transport
         #expect(forecast == Forecast.toronto)
     }
 
+    @Test(
+        arguments: [
+            (#""ok""#, "ok"), ("7", "7"), (#""""#, nil), ("null", nil), ("[1]", nil),
+        ] as [(String, String?)])
+    func readsTheMessageAsTextWhateverTheServerSent(message: String, expected: String?) throws {
+        // Given a success envelope whose message is a string, a number, empty, null or a list
+        let body = enveloped("null", message: message)
+
+        // When only its head is read
+        let head = try decoder.success(from: Data(body.utf8))
+
+        // Then the message is text when it can be, and nothing otherwise
+        #expect(head.message == expected)
+        #expect(head.code == 200)
+    }
+
+    @Test func readsACodeThatIsMissingOrNotAWholeNumberAsAShapeError() throws {
+        // Given envelopes whose code is missing, fractional or an object
+        let bodies = [#"{"message":"ok","data":null}"#, #"{"code":200.5,"data":null}"#, #"{"code":{},"data":null}"#]
+
+        // Then each fails with a mapping error, not a success or a crash
+        for body in bodies {
+            #expect(throws: MappingError.self) { try decoder.success(from: Data(body.utf8)) }
+        }
+    }
+
     @Test func decodesAtAKeyPathInsideTheData() throws {
         let body = enveloped(try Fixture.topLevel.text())
         let days = try decoder.decodeEnvelope([Day].self, from: response(body), at: "three_day_forecast")

@@ -24,17 +24,33 @@ struct EnvelopeReader<Inner: PayloadReader>: PayloadReader {
         at base: JSONKeyPath
     ) throws -> EnvelopeOutcome<Inner.Payload> {
         let codePath = base + format.codePath
+        let messagePath = base + format.messagePath
+        // Most envelopes keep a whole-number code and a string message at the top: read them
+        // through the container's own methods first, and through the general (lenient) path
+        // only when that finds nothing or another type.
         let code: BusinessCode?
-        do {
-            code = try walker.decodeIfPresent(BusinessCode.self, from: decoder, at: codePath)
-        } catch is KeyPathError {
-            throw EnvelopeShapeError(codePath: codePath, isMissing: true)
-        } catch {
-            throw EnvelopeShapeError(codePath: codePath, isMissing: false)
+        if let (members, key) = walker.rootMember(codePath, of: decoder),
+            let number = try? members.decodeIfPresent(Int.self, forKey: key)
+        {
+            code = BusinessCode(number)
+        } else {
+            do {
+                code = try walker.decodeIfPresent(BusinessCode.self, from: decoder, at: codePath)
+            } catch is KeyPathError {
+                throw EnvelopeShapeError(codePath: codePath, isMissing: true)
+            } catch {
+                throw EnvelopeShapeError(codePath: codePath, isMissing: false)
+            }
         }
         guard let code else { throw EnvelopeShapeError(codePath: codePath, isMissing: true) }
-        let message = (try? walker.decodeIfPresent(LenientText.self, from: decoder, at: base + format.messagePath))?
-            .text
+        let message: String?
+        if let (members, key) = walker.rootMember(messagePath, of: decoder),
+            let text = try? members.decodeIfPresent(String.self, forKey: key)
+        {
+            message = text.isEmpty ? nil : text
+        } else {
+            message = (try? walker.decodeIfPresent(LenientText.self, from: decoder, at: messagePath))?.text
+        }
         let head = EnvelopeHead(code: code, message: message)
         let dataPath = base + format.dataPath
         guard format.isSuccess(code) else {

@@ -86,6 +86,22 @@ struct KeyPathWalker {
     }
 
     /// A decoder positioned at the value reached by the first `depth` components.
+    /// The root object's container and the key of a one-component `path` in it, when the
+    /// root is an object: where a document's top-level scalars (an envelope's code and message)
+    /// can be read through the container's own `Int` and `String` methods, which cost a
+    /// fraction of a generic `decode` through the key-path machinery. Says nothing about
+    /// whether the key is there: a caller that finds nothing takes the general path, which
+    /// tells a missing key from a null.
+    func rootMember(_ path: JSONKeyPath, of root: any Decoder) -> Member? {
+        guard path.components.count == 1, Self.index(path.components[0]) == nil,
+            let members = try? root.container(keyedBy: AnyCodingKey.self)
+        else { return nil }
+        return (members, AnyCodingKey(options.convertedKey(path.components[0], codingPath: root.codingPath)))
+    }
+
+    /// An object's container and the key of one of its members.
+    typealias Member = (container: KeyedDecodingContainer<AnyCodingKey>, key: AnyCodingKey)
+
     private func descend(from root: any Decoder, along path: JSONKeyPath, depth: Int) throws -> any Decoder {
         var decoder = root
         for step in 0..<depth {

@@ -37,11 +37,14 @@ extension CurlTransfer {
             isRedirectHop = true
             return true
         }
-        if case .collect = mode, !response.hasContentEncoding, let length = response.contentLength,
-            length > request.options.maximumBodySize
-        {
-            abortReason = tooLargeError()
-            return false
+        if case .collect = mode, !response.hasContentEncoding, let length = response.contentLength {
+            if length > request.options.maximumBodySize {
+                abortReason = tooLargeError()
+                return false
+            }
+            // The body arrives in one buffer of its announced size, not in doublings. Capped,
+            // so that a server announcing more than it sends cannot make the engine reserve it.
+            if length > 0 { body.reserveCapacity(Int(min(length, Self.largestReservation))) }
         }
         if case .stream = mode { scheduleDelivery() }
         return true
@@ -111,6 +114,9 @@ extension CurlTransfer {
             emit: handler)
         return 0
     }
+
+    /// The most a collected body reserves ahead of its bytes, whatever its `Content-Length`.
+    static var largestReservation: Int64 { 8 << 20 }
 
     /// The error for a collected body past ``TransferOptions/maximumBodySize``.
     private func tooLargeError() -> TransportError {
