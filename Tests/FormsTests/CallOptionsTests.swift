@@ -120,6 +120,49 @@ import TransportTesting
         #expect(places.all.allSatisfy { $0 == "handlers" })
     }
 
+    /// A task executor that runs every job on one serial queue, and counts them.
+    final class QueueExecutor: TaskExecutor {
+        static let key = DispatchSpecificKey<String>()
+        let queue = DispatchQueue(label: "operations")
+        let jobs = Atomic(0)
+
+        init() { queue.setSpecific(key: Self.key, value: "operations") }
+
+        func enqueue(_ job: consuming ExecutorJob) {
+            jobs.add(1, ordering: .relaxed)
+            let job = UnownedJob(job)
+            queue.async { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
+        }
+    }
+
+    /// Records where `prepare` ran.
+    struct PlacePlugin: Plugin {
+        let places: LockedRecorder<String?>
+        func prepare(_ request: inout TransportRequest, form: any Formable) async throws {
+            places.append(DispatchQueue.getSpecific(key: QueueExecutor.key))
+        }
+    }
+
+    @Test func theClientsTaskExecutorRunsItsHandlesOperations() async throws {
+        // Given a client whose operations prefer an executor of their own, and one without
+        let executor = QueueExecutor()
+        let places = LockedRecorder<String?>()
+        var (_, configuration) = stubbed()
+        configuration.plugins = [PlacePlugin(places: places)]
+        var preferring = configuration
+        preferring.taskExecutor = executor
+
+        // When each sends a request
+        _ = try await Screen(clientConfiguration: preferring).request(WeatherForm.forecast(city: "Oslo")).value
+        let jobsOfTheFirst = executor.jobs.load(ordering: .relaxed)
+        _ = try await Screen(clientConfiguration: configuration).request(WeatherForm.forecast(city: "Oslo")).value
+
+        // Then the first one's operation (its plugins included) ran there, the second's did not
+        #expect(jobsOfTheFirst > 0)
+        #expect(executor.jobs.load(ordering: .relaxed) == jobsOfTheFirst)
+        #expect(places.all == ["operations", nil])
+    }
+
     /// The main actor runs on the main dispatch queue (on Linux the main thread may have
     /// handed that queue to a worker, so the queue is what is checked, not the thread).
     @Test func aCallCanAskForTheMainActor() async throws {

@@ -53,6 +53,13 @@ public struct ClientConfiguration: Sendable {
     /// `nil` (the default) for the thread that finished the request, `.mainActor` for the
     /// main thread.
     public var handlerExecutor: HandlerExecutor?
+    /// Where the operations of the client's handles run (building the request, the plugins,
+    /// the retries, decoding): `nil` (the default) for Swift's global executor. Callers that
+    /// mostly send requests and wait for them, one after another, can name the engine's own
+    /// thread (`CurlTransport.taskExecutor`) and their tasks' preference for it: a request
+    /// then costs no thread hop at all. Keep decoding of large bodies off such a client,
+    /// since nothing else the engine does moves while it runs.
+    public var taskExecutor: (any TaskExecutor)?
     /// Hooks around every request, in order; none by default.
     public var plugins: [any Plugin] = []
     /// Transport middleware around every send, outermost first; none by default.

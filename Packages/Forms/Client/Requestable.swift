@@ -167,7 +167,7 @@ extension Requestable {
         resolved.executor = options.executor ?? configuration.handlerExecutor
         return RequestHandle(
             startImmediately: startImmediately, userInfo: resolved.userInfo, executor: resolved.executor,
-            operation: operation(configuration, resolved))
+            taskExecutor: configuration.taskExecutor, operation: operation(configuration, resolved))
     }
 
     private var notConfiguredError: FormError {

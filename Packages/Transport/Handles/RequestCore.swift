@@ -102,15 +102,19 @@ final class RequestCore: Sendable {
     private let state: PThreadMutex<Machine>
     /// The work of every run; `nil` for a derived or an already finished core.
     private let operation: Operation?
+    /// The executor the task of each run prefers; `nil` for the global executor.
+    private let taskExecutor: (any TaskExecutor)?
     /// For a derived core, the core it follows: starting or reloading it does that to the source.
     private let source: RequestCore?
     /// For a derived core, how its source refers to it: strongly while it runs, so that the
     /// handlers of a derived handle nobody keeps still run.
     private let link: DerivedLink?
 
-    /// A core that runs `operation` once started, and again on each reload.
-    init(operation: @escaping Operation) {
+    /// A core that runs `operation` once started, and again on each reload, each run in a
+    /// task that prefers `taskExecutor` (the global executor when `nil`).
+    init(taskExecutor: (any TaskExecutor)? = nil, operation: @escaping Operation) {
         self.operation = operation
+        self.taskExecutor = taskExecutor
         source = nil
         link = nil
         state = PThreadMutex(Machine())
@@ -119,6 +123,7 @@ final class RequestCore: Sendable {
     /// A core that has already finished with `result`, and cannot run.
     init(finished result: Erased) {
         operation = nil
+        taskExecutor = nil
         source = nil
         link = nil
         state = PThreadMutex(Machine(finished: result))
@@ -128,6 +133,7 @@ final class RequestCore: Sendable {
     /// has no task of its own, and starting or reloading it does that to the source.
     private init(derivedFrom source: RequestCore, startingImmediately startImmediately: Bool) {
         operation = nil
+        taskExecutor = nil
         self.source = source
         link = DerivedLink()
         state = PThreadMutex(Machine(derivedStartingImmediately: startImmediately))
@@ -179,7 +185,7 @@ final class RequestCore: Sendable {
     private func launch(run: Int) {
         guard let operation else { return }
         let sink = RequestEventSink { [weak self] event in self?.publish(event) }
-        let task = Task { [self] in
+        let task = Task(executorPreference: taskExecutor) { [self] in
             let result: Result<(value: any Sendable, response: ResponseInfo?), any Error>
             do {
                 result = .success(try await operation(sink))

@@ -67,14 +67,17 @@ public final class RequestHandle<Value: Sendable>: Sendable {
     ///   - startImmediately: Whether the operation starts now (the default) or waits for ``start()``.
     ///   - userInfo: Values for the code around the request; none by default.
     ///   - executor: Where handlers run; the finishing thread by default.
+    ///   - taskExecutor: The executor the operation's task prefers (an engine's own thread,
+    ///     say); Swift's global executor by default.
     ///   - operation: The work; cancelled through Swift task cancellation.
     public init(
         startImmediately: Bool = true,
         userInfo: RequestUserInfo = RequestUserInfo(),
         executor: HandlerExecutor? = nil,
+        taskExecutor: (any TaskExecutor)? = nil,
         operation: @escaping Operation
     ) {
-        core = RequestCore { events in
+        core = RequestCore(taskExecutor: taskExecutor) { events in
             let outcome = try await operation(events)
             return (outcome.value, outcome.response)
         }

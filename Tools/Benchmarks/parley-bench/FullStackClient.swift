@@ -33,10 +33,13 @@ struct FullStackClient: Requestable {
     let form: ForecastForm
 
     /// Splits `url` into the client's base URL and the form's path.
-    init(transport: CurlTransport, url: String) throws {
+    ///
+    /// - Parameter onEngineThread: Whether the handles' operations prefer the engine's thread.
+    init(transport: CurlTransport, url: String, onEngineThread: Bool = false) throws {
         let parts = try RequestValidation.parseURL(url)
         var configuration = ClientConfiguration(transport: transport, baseURL: "\(parts.scheme)://\(parts.authority)")
         configuration.transferOptions.maximumBodySize = .max
+        if onEngineThread { configuration.taskExecutor = transport.taskExecutor }
         clientConfiguration = configuration
         form = ForecastForm(path: parts.path)
     }

@@ -77,7 +77,8 @@ struct ParleyBench: AsyncParsableCommand {
                     }
                 }
             case .full:
-                let client = try FullStackClient(transport: transport, url: options.url)
+                let client = try FullStackClient(
+                    transport: transport, url: options.url, onEngineThread: executor == .loop)
                 report = await withTaskExecutorPreference(preferred) {
                     await runClosedLoop(options: options) { _ in try await client.forecast() }
                 }
