@@ -11,7 +11,7 @@ import Transport
     static let transportCategories: [TransportError.Category] = [
         .dnsFailure, .connectionRefused, .connectTimeout, .tlsFailure, .stalledTransfer, .deadlineExceeded,
         .connectionReset, .incompleteBody, .emptyReply, .invalidResponse, .tooManyRedirects, .responseTooLarge,
-        .invalidURL, .invalidHeader, .invalidBody, .shutDown,
+        .invalidURL, .invalidHeader, .invalidBody, .shutDown, .outOfDescriptors,
     ]
 
     // MARK: - Business errors

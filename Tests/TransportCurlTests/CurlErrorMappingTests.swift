@@ -56,10 +56,10 @@ import Transport
         Row("a refused connection", CURLE_COULDNT_CONNECT, connected: false, .connectionRefused, reached: false),
         Row(
             "a socket the process had no descriptor for", CURLE_COULDNT_CONNECT, connected: false,
-            outOfDescriptors: true, .other, reached: false),
+            outOfDescriptors: true, .outOfDescriptors, reached: false),
         Row(
             "a resolver that had no descriptor for its socket pair", CURLE_COULDNT_RESOLVE_HOST, connected: false,
-            outOfDescriptors: true, .other, reached: false),
+            outOfDescriptors: true, .outOfDescriptors, reached: false),
         Row("a timeout before connecting", CURLE_OPERATION_TIMEDOUT, connected: false, .connectTimeout, reached: false),
         Row("a timeout once connected", CURLE_OPERATION_TIMEDOUT, .stalledTransfer, reached: true),
         Row(

@@ -22,6 +22,8 @@ extension MessageCatalog {
             .transport(.invalidHeader): "The request could not be sent: one of its headers is not valid.",
             .transport(.invalidBody): "The request could not be sent: its content could not be read.",
             .transport(.shutDown): "The request was stopped because the program is shutting down.",
+            .transport(.outOfDescriptors):
+                "The program has too many connections and files open to open another. Try again in a moment.",
             .transport(.retryBudgetExhausted):
                 "The server is failing for many requests right now, so retries are paused. Try again later.",
             .transport(.retryAfterTooLong):
@@ -72,6 +74,7 @@ extension MessageCatalog {
             .transport(.invalidHeader): "无法发送请求：某个请求头无效。",
             .transport(.invalidBody): "无法发送请求：无法读取请求内容。",
             .transport(.shutDown): "程序正在退出，请求已停止。",
+            .transport(.outOfDescriptors): "程序打开的连接和文件过多，无法再打开新的连接。请稍后再试。",
             .transport(.retryBudgetExhausted): "服务器当前对大量请求失败，已暂停重试。请稍后再试。",
             .transport(.retryAfterTooLong): "服务器繁忙，要求的等待时间超过了本请求的上限。请稍后再试。",
             .transport(.authenticationFailed): "无法续期登录状态。请重新登录。",

@@ -142,6 +142,9 @@ extension TransportError {
         public static let cancelled = Category("cancelled")
         /// The transport was shut down before or while the transfer ran.
         public static let shutDown = Category("shutDown")
+        /// The process had no file descriptor left for a socket (its `RLIMIT_NOFILE`): raise the
+        /// limit, or open fewer connections at once.
+        public static let outOfDescriptors = Category("outOfDescriptors")
         /// A failure that fits no other category; ``TransportError/message`` says more.
         public static let other = Category("other")
     }

@@ -101,7 +101,7 @@ enum CurlErrorMapping {
         if facts.ranOutOfDescriptors {
             let limit = facts.descriptorLimit.map { "its limit, RLIMIT_NOFILE, is \($0)" } ?? "RLIMIT_NOFILE"
             return make(
-                .other,
+                .outOfDescriptors,
                 "The process ran out of file descriptors (\(limit)), so no socket could be opened for \(host) "
                     + "(\(detail)). Every open connection, file and pipe of the process takes one. Raise the limit "
                     + "(ulimit -n, or LimitNOFILE= for a systemd service), or lower CurlTransport.Configuration's "
