@@ -183,23 +183,6 @@ private struct EnvelopeCode: Decodable, Sendable, CustomStringConvertible {
     var description: String { rawValue }
 }
 
-/// The weather fixture's model, as `parley-bench`'s `FullStackClient` declares it.
-private struct Forecast: Decodable, Sendable {
-    /// One day of the forecast.
-    struct Day: Decodable, Sendable {
-        let conditions: String
-        let day: String
-        let temperature: Int
-    }
-    let location: String
-    let threeDayForecast: [Day]
-
-    enum CodingKeys: String, CodingKey {
-        case location
-        case threeDayForecast = "three_day_forecast"
-    }
-}
-
 /// An envelope that decoded but is not the successful forecast the benchmark expects.
 private struct EnvelopeFailure: Error, CustomStringConvertible {
     let description: String

@@ -1,3 +1,4 @@
+import BenchmarkSupport
 import Forms
 import Foundation
 import HTTPTypes
@@ -11,22 +12,6 @@ struct FullStackClient: Requestable {
     /// The endpoint: the path of the benchmark URL.
     struct ForecastForm: RequestFormable {
         let path: String
-    }
-
-    /// The weather fixture's model.
-    struct Forecast: Decodable, Sendable {
-        struct Day: Decodable, Sendable {
-            let conditions: String
-            let day: String
-            let temperature: Int
-        }
-        let location: String
-        let threeDayForecast: [Day]
-
-        enum CodingKeys: String, CodingKey {
-            case location
-            case threeDayForecast = "three_day_forecast"
-        }
     }
 
     let clientConfiguration: ClientConfiguration?
