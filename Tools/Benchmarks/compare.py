@@ -44,6 +44,9 @@ PEERS = {
     # The same binary, its requesting tasks (and, in the full stack, its handles' operations) on the engine's own
     # thread through CurlTransport.taskExecutor: what a caller that opts in gets.
     "parley-loop": "parley-bench",
+    # The full stack without a handle: Requestable.data(for:) awaited in the calling task, then the envelope decoded
+    # by Mapping's ResponseDecoder. In (f) only.
+    "parley-direct": "parley-bench",
     "curl": "parley-bench-curl",
     "ahc": "parley-bench-ahc",
     "urlsession": "parley-bench-urlsession",
@@ -51,8 +54,10 @@ PEERS = {
 BASELINE = "curl"
 # The arguments a peer adds to every run of its binary.
 PEER_ARGUMENTS = {"parley-loop": ("--executor", "loop")}
+# The arguments that replace a scenario's envelope arguments (`--stack full`) for a peer in the full stack.
+ENVELOPE_ARGUMENTS = {"parley-direct": ("--stack", "direct")}
 # Parley's peers, each held to the targets.
-PARLEY_PEERS = ("parley", "parley-loop")
+PARLEY_PEERS = ("parley", "parley-loop", "parley-direct")
 
 # Scenarios a peer cannot run, with the reason printed in the table.
 UNSUPPORTED = {
@@ -60,6 +65,8 @@ UNSUPPORTED = {
     ("urlsession", "full-stack"): "the business layer is Parley's own",
     ("urlsession", "inflight"): "it keeps about six connections busy whatever its limit (see (b))",
     ("parley-loop", "inflight"): "one thread serves every request there; see parley",
+    **{("parley-direct", key): "the handle-less call is the business layer's; see parley"
+       for key in ("sequential", "h1-64", "tls-h2", "download", "upload", "inflight")},
 }
 
 SMALL_BODY = 200
@@ -114,7 +121,8 @@ SCENARIOS = [
     Scenario("full-stack", "(f) 64 concurrent: the envelope decoded (Parley's business layer, AsyncHTTPClient + "
              "JSONDecoder) vs plain libcurl GETs, HTTP/1.1", "http", "/small.bin", "get", concurrency=64,
              requests=40_000, warmup=1_280, quick_requests=4_000, quick_warmup=640, metric="rps", target=0.50,
-             ahc_target=1.60, envelope_peers=("parley", "parley-loop", "ahc"), envelope_path="/envelope.json",
+             ahc_target=1.60, envelope_peers=("parley", "parley-loop", "parley-direct", "ahc"),
+             envelope_path="/envelope.json",
              envelope_arguments=("--stack", "full")),
 ]
 
@@ -399,7 +407,7 @@ def run_peer(binary: Path, peer: str, scenario: Scenario, server: Server, quick:
     extra: tuple[str, ...] = ()
     if peer in scenario.envelope_peers and scenario.envelope_path is not None:
         url = url.removesuffix(scenario.path) + scenario.envelope_path
-        extra = scenario.envelope_arguments
+        extra = ENVELOPE_ARGUMENTS.get(peer, scenario.envelope_arguments)
     arguments = [
         str(binary), "--url", url, *extra, *PEER_ARGUMENTS.get(peer, ()), "--requests", str(requests), "--concurrency",
         str(scenario.concurrency), "--mode", scenario.mode, "--warmup", str(warmup), "--label", peer,

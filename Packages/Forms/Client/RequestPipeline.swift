@@ -19,14 +19,18 @@ struct RequestPipeline<Form: Formable>: Sendable {
     var cachedFirst: CachedFirst?
 
     /// Sends the request, with the client's retries, and runs the plugins around it.
-    func run(events: RequestEventSink) async throws -> DataRequest<DataResponse>.Outcome {
+    ///
+    /// - Parameter events: Where the transfer's events and the retries are reported; `nil`
+    ///   when nobody can observe them (a direct `data(for:)`), which also spares the transfer
+    ///   its progress reports.
+    func run(events: RequestEventSink?) async throws -> DataRequest<DataResponse>.Outcome {
         let plugins = configuration.activePlugins
         do {
             var request = try await makeRequest()
             if let key = memory.idempotencyKey {
                 request.head.headerFields[IdempotencyKey.fieldName] = key
             }
-            request.options.eventHandler = events.transferHandler
+            if let events { request.options.eventHandler = events.transferHandler }
             if let cachedFirst {
                 if cachedFirst.takesCacheTurn() {
                     if let cached = try await CachedFirst.cachedResponse(for: request, in: configuration) {
@@ -42,7 +46,7 @@ struct RequestPipeline<Form: Formable>: Sendable {
             try await plugins.admit(&request, form: form, action: "request to")
             let loop = RetryLoop(
                 policy: configuration.retry, memory: memory, logger: configuration.logger,
-                reloadPrompt: reloadPrompt, onRetry: { events.send(.retry($0)) })
+                reloadPrompt: reloadPrompt, onRetry: { events?.send(.retry($0)) })
             let transport = configuration.sendingTransport
             let sent = request
             var response = try await loop.run(RetryRequest(sent)) { remaining in

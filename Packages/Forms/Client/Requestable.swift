@@ -41,6 +41,45 @@ extension Requestable {
         send(form, body: nil, options: options, startImmediately: startImmediately)
     }
 
+    /// Sends a form and returns its response, in the calling task: no handle, and no task of
+    /// its own.
+    ///
+    /// The same request as ``request(_:options:startImmediately:)`` sends (the client's retries,
+    /// plugins and middleware), for code that only awaits the answer: there are no handlers, no
+    /// events to observe and nothing to reload, and the response reaches the caller without the
+    /// thread hand-overs of a handle's task. Decode it with Mapping's `ResponseDecoder`:
+    ///
+    /// ```swift
+    /// let response = try await screen.data(for: WeatherForm.forecast(city: "Oslo"))
+    /// let forecast = try ResponseDecoder().decodeEnvelope(Forecast.self, from: response)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - form: The endpoint.
+    ///   - options: What this call decides over the form and the client (a timeout, user
+    ///     information); the executor is not used, as nothing runs handlers.
+    /// - Returns: The response, its body collected.
+    /// - Throws: A ``FormError`` of category `notConfigured` without a configuration, the
+    ///   transport's `TransportError` (category `cancelled` when the calling task is cancelled),
+    ///   or what a plugin throws.
+    public func data(
+        for form: some RequestFormable, options: CallOptions = CallOptions()
+    ) async throws -> DataResponse {
+        guard var configuration = clientConfiguration else { throw notConfiguredError }
+        form.configure(&configuration)
+        var resolved = options
+        resolved.userInfo = configuration.userInfo.merging(options.userInfo)
+        let pipeline = RequestPipeline(
+            configuration: configuration, form: form, uploadBody: nil, options: resolved,
+            memory: RetryMemory(idempotencyKey: form.idempotencyKey?.resolve()),
+            reloadPrompt: (self as? any Reloadable)?.reloadPrompt)
+        do {
+            return try await pipeline.run(events: nil).value
+        } catch is CancellationError {
+            throw TransportError(.cancelled, message: "The request was cancelled before it completed.")
+        }
+    }
+
     /// Uploads a form's bytes.
     public func upload(
         _ form: some UploadDataFormable, options: CallOptions = CallOptions(), startImmediately: Bool = true

@@ -29,6 +29,17 @@ struct FullStackClient: Requestable {
         form = ForecastForm(path: parts.path)
     }
 
+    /// One request through the same layers without a handle (`data(for:)`, then the envelope
+    /// decoded by Mapping's `ResponseDecoder`); returns the body's byte count.
+    func forecastAwaited() async throws -> Int {
+        let response = try await data(for: form)
+        let forecast = try ResponseDecoder().decodeEnvelope(Forecast.self, from: response)
+        guard forecast.threeDayForecast.count == 3 else {
+            throw MappingError(.other, message: "The forecast has \(forecast.threeDayForecast.count) days, not 3.")
+        }
+        return Int(response.metrics?.bytesReceived ?? 0)
+    }
+
     /// One request through every layer; returns the body's byte count. A body that does not
     /// decode, or an envelope whose code is not a success, throws and counts as an error.
     func forecast() async throws -> Int {

@@ -29,9 +29,13 @@ struct ParleyBench: AsyncParsableCommand {
         /// The business layer: a form sent by a `Requestable`, the envelope checked, and the
         /// weather model decoded at key path `data`. Only with `--mode get`.
         case full
+        /// The same layers without a handle: `Requestable.data(for:)`, then the envelope
+        /// decoded by `ResponseDecoder`. Only with `--mode get`.
+        case direct
     }
 
-    @Option(help: "transport (the engine alone) or full (form, Requestable, envelope, decoding).")
+    @Option(
+        help: "transport (the engine alone), full (form, Requestable, envelope, decoding) or direct (no handle).")
     var stack: Stack = .transport
 
     /// Where the requesting tasks run.
@@ -46,8 +50,8 @@ struct ParleyBench: AsyncParsableCommand {
     var executor: Executor = .pool
 
     func validate() throws {
-        if stack == .full && options.mode != .get {
-            throw ValidationError("--stack full works with --mode get only.")
+        if stack != .transport && options.mode != .get {
+            throw ValidationError("--stack \(stack.rawValue) works with --mode get only.")
         }
     }
 
@@ -81,6 +85,12 @@ struct ParleyBench: AsyncParsableCommand {
                     transport: transport, url: options.url, onEngineThread: executor == .loop)
                 report = await withTaskExecutorPreference(preferred) {
                     await runClosedLoop(options: options) { _ in try await client.forecast() }
+                }
+            case .direct:
+                let client = try FullStackClient(
+                    transport: transport, url: options.url, onEngineThread: executor == .loop)
+                report = await withTaskExecutorPreference(preferred) {
+                    await runClosedLoop(options: options) { _ in try await client.forecastAwaited() }
                 }
             }
         }
