@@ -20,11 +20,11 @@ import TransportCurl
 
         // When it announces its address and is asked for /echo
         let line = try await onOwnThread { () -> String in
-            var bytes: [UInt8] = []
-            while let byte = try output.fileHandleForReading.read(upToCount: 1)?.first, byte != UInt8(ascii: "\n") {
-                bytes.append(byte)
+            var text = ""
+            while !text.contains("\n"), let chunk = output.fileHandleForReading.readChunkRetryingInterrupts() {
+                text += String(decoding: chunk, as: UTF8.self)
             }
-            return String(decoding: bytes, as: UTF8.self)
+            return text.split(separator: "\n", omittingEmptySubsequences: false).first.map(String.init) ?? ""
         }
         let prefix = "listening on "
         try #require(line.hasPrefix(prefix), "the first line was \(line.debugDescription)")

@@ -232,7 +232,7 @@ struct NginxTests {
         process.standardOutput = pipe
         try process.run()
         process.waitUntilExit()
-        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let output = String(decoding: pipe.fileHandleForReading.readToEndRetryingInterrupts(), as: UTF8.self)
             .trimmingCharacters(in: .whitespacesAndNewlines)
         try #require(output.count == 44, "openssl did not print a SHA-256 pin: \(output)")
         return "sha256//" + output

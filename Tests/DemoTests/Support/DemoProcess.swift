@@ -63,10 +63,10 @@ func runDemo(
         nonisolated(unsafe) var errorData = Data()
         group.enter()
         DispatchQueue.global().async {
-            errorData = errorPipe.fileHandleForReading.readDataToEndOfFile()
+            errorData = errorPipe.fileHandleForReading.readToEndRetryingInterrupts()
             group.leave()
         }
-        let outputData = outputPipe.fileHandleForReading.readDataToEndOfFile()
+        let outputData = outputPipe.fileHandleForReading.readToEndRetryingInterrupts()
         group.wait()
         process.waitUntilExit()
         let status =
@@ -107,8 +107,7 @@ final class DemoServer: Sendable {
             try process.run()
             var text = ""
             while !text.contains("\n") {
-                let data = output.fileHandleForReading.availableData
-                if data.isEmpty { break }
+                guard let data = output.fileHandleForReading.readChunkRetryingInterrupts() else { break }
                 text += String(decoding: data, as: UTF8.self)
             }
             let line = text.split(separator: "\n").first.map(String.init) ?? ""
