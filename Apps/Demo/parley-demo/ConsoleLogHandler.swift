@@ -1,3 +1,4 @@
+import Feedback
 import FeedbackConsole
 import Foundation
 import Logging
@@ -24,7 +25,7 @@ struct ConsoleLogHandler: LogHandler {
         // A message of several lines (the headers of a request) keeps them, indented; other
         // control characters, which may come from a server, cannot move the cursor.
         let safe = line.split(separator: "\n", omittingEmptySubsequences: false).map { part in
-            String(String.UnicodeScalarView(part.unicodeScalars.map { $0.value < 32 || $0.value == 127 ? "�" : $0 }))
+            String(String.UnicodeScalarView(part.unicodeScalars.map { TextWidth.isControl($0) ? "�" : $0 }))
         }
         .joined(separator: "\n  ")
         console.withLiveAreaCleared {

@@ -108,7 +108,7 @@ enum DemoRunner {
         client.logger = logger(console: console, level: options.verbose ? .debug : .notice)
         client.isLoggingEnabled = options.verbose
         client.retry.maximumRetries = options.retries
-        client.retry.deadline = options.timeout.map { .milliseconds(Int64($0 * 1000)) }
+        client.retry.deadline = options.timeout.map { .seconds($0) }
         let session = DemoSession(
             baseURL: baseURL, client: client, console: console, output: ResultOutput(json: options.json),
             backend: backend?.server)
@@ -139,7 +139,7 @@ enum DemoRunner {
         Interruption.install { work.cancel() }
         let watchdog = timeout.map { seconds in
             Task {
-                try await Task.sleep(for: .milliseconds(Int64(seconds * 1000)))
+                try await Task.sleep(for: .seconds(seconds))
                 timedOut.raise()
                 work.cancel()
             }

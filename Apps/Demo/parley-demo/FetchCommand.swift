@@ -71,7 +71,7 @@ struct FetchCommand: DemoCommand {
         }
         if let idempotencyKey {
             guard !idempotencyKey.isEmpty,
-                !idempotencyKey.unicodeScalars.contains(where: { $0.value < 32 || $0.value == 127 })
+                !idempotencyKey.unicodeScalars.contains(where: TextWidth.isControl)
             else {
                 throw ValidationError("--idempotency-key must be a non-empty key without control characters.")
             }
@@ -87,11 +87,8 @@ struct FetchCommand: DemoCommand {
             let destination = URL(fileURLWithPath: output)
             session.noteOnInterruption(
                 "The bytes received are kept in \(output).partial; run the same command again to resume.")
-            var options = FileDownload.Options()
-            options.retry = session.client.retry
-            let summary = try await screen.download(
-                FetchDownloadForm(request: request, destination: destination, downloadOptions: options)
-            )
+            // The download retries under the client's policy, as every download form does.
+            let summary = try await screen.download(FetchDownloadForm(request: request, destination: destination))
             .progress(ProgressType.bar(label: destination.lastPathComponent)).value
             var line = "parley-demo: saved \(summary.destination) (\(summary.byteCount) bytes"
             if summary.resumedFrom > 0 { line += ", resumed from \(summary.resumedFrom)" }
@@ -113,22 +110,18 @@ struct FetchCommand: DemoCommand {
     // MARK: - Reading the arguments
 
     /// The URL split into what a form needs.
+    /// The engine's own URL rules decide (`RequestValidation.parseURL`), so what passes here is
+    /// what the engine sends.
     func target() throws -> FetchTarget {
-        guard let components = URLComponents(string: url), let scheme = components.scheme?.lowercased(),
-            scheme == "http" || scheme == "https", let host = components.percentEncodedHost, !host.isEmpty
-        else {
-            throw ValidationError("'\(url)' is not an http or https URL with a host, such as https://example.com/.")
+        let parts: RequestValidation.URLParts
+        do {
+            parts = try RequestValidation.parseURL(url)
+        } catch let error as TransportError {
+            throw ValidationError("'\(url)' is not an http or https URL with a host: \(error.message)")
         }
-        var base = "\(scheme)://"
-        if let user = components.percentEncodedUser {
-            base += user + (components.percentEncodedPassword.map { ":" + $0 } ?? "") + "@"
-        }
-        base += host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
-        if let port = components.port { base += ":\(port)" }
-        var path = components.percentEncodedPath
-        if let query = components.percentEncodedQuery { path += "?" + query }
-        let label = components.path.split(separator: "/").last.map(String.init) ?? host
-        return FetchTarget(baseURL: base, path: path, label: label)
+        let file = parts.path.split(separator: "?", maxSplits: 1).first?.split(separator: "/").last
+        let label = file.map { String($0).removingPercentEncoding ?? String($0) } ?? parts.authority
+        return FetchTarget(baseURL: "\(parts.scheme)://\(parts.authority)", path: parts.path, label: label)
     }
 
     /// The headers, each checked.
@@ -140,17 +133,16 @@ struct FetchCommand: DemoCommand {
             }
             let name = line[..<colon].trimmingCharacters(in: .whitespaces)
             let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
-            guard HTTPField.Name(name) != nil else {
-                throw ValidationError("--header '\(line)': '\(name)' is not a valid header name.")
-            }
-            guard !value.unicodeScalars.contains(where: { $0.value < 32 && $0 != "\t" || $0.value == 127 }) else {
-                throw ValidationError("--header '\(line)': the value holds a control character.")
+            // The engine's own header rules decide, as for the URL.
+            do {
+                _ = try RequestValidation.field(name: name, value: value)
+            } catch let error as TransportError {
+                let problem = HTTPField.Name(name) == nil ? "'\(name)' is not a valid header name" : "bad value"
+                throw ValidationError("--header '\(line)': \(problem): \(error.message)")
             }
             headers[name] = headers[name].map { $0 + ", " + value } ?? value
         }
-        if data != nil, !headers.keys.contains(where: { $0.lowercased() == "content-type" }) {
-            headers["Content-Type"] = "application/x-www-form-urlencoded"
-        }
+        // A --data body's type is FetchDataForm's; a Content-Type header given here wins over it.
         return headers
     }
 
@@ -218,5 +210,4 @@ struct FetchFileForm: FetchFormable, UploadFileFormable {
 struct FetchDownloadForm: FetchFormable, DownloadResumeFormable {
     var request: FetchRequest
     var destination: URL
-    var downloadOptions: FileDownload.Options
 }

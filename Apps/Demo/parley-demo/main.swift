@@ -13,7 +13,7 @@ struct ParleyDemo: AsyncParsableCommand {
 
             Exit status: 0 success; 1 the server answered with a business error; 2 the command line \
             is wrong; 3 a network or HTTP failure, after the retries; 4 an answer that does not \
-            decode; 130 interrupted (Ctrl-C; a partial download is kept).
+            decode; 130 interrupted (Ctrl-C; a partial download is kept); 143 terminated (SIGTERM).
             """,
         subcommands: [
             SystemCommand.self, WeatherCommand.self, LoginCommand.self, FetchCommand.self, ServeCommand.self,

@@ -42,8 +42,8 @@ public struct ClientConfiguration: Sendable {
     /// retrying off.
     ///
     /// Each attempt runs through ``middleware`` and the transport again; the ``plugins``
-    /// see the request once and the response that stands. Downloads retry under their form's
-    /// `downloadOptions.retry` instead, resuming between attempts.
+    /// see the request once and the response that stands. Downloads retry under this policy too,
+    /// resuming between attempts, unless their form's `downloadOptions.retry` names another.
     public var retry = RetryPolicy()
     /// Values every request and handle of the client carries (see `RequestUserInfo`); a
     /// call's ``CallOptions/userInfo`` win. Mapping reads its default decoder from here

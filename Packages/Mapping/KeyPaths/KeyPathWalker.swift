@@ -85,7 +85,6 @@ struct KeyPathWalker {
         }
     }
 
-    /// A decoder positioned at the value reached by the first `depth` components.
     /// The root object's container and the key of a one-component `path` in it, when the
     /// root is an object: where a document's top-level scalars (an envelope's code and message)
     /// can be read through the container's own `Int` and `String` methods, which cost a
@@ -102,6 +101,7 @@ struct KeyPathWalker {
     /// An object's container and the key of one of its members.
     typealias Member = (container: KeyedDecodingContainer<AnyCodingKey>, key: AnyCodingKey)
 
+    /// A decoder positioned at the value reached by the first `depth` components.
     private func descend(from root: any Decoder, along path: JSONKeyPath, depth: Int) throws -> any Decoder {
         var decoder = root
         for step in 0..<depth {
