@@ -89,7 +89,7 @@ struct FetchCommand: DemoCommand {
                 "The bytes received are kept in \(output).partial; run the same command again to resume.")
             // The download retries under the client's policy, as every download form does.
             let summary = try await screen.download(FetchDownloadForm(request: request, destination: destination))
-            .progress(ProgressType.bar(label: destination.lastPathComponent)).value
+                .progress(ProgressType.bar(label: destination.lastPathComponent)).value
             var line = "parley-demo: saved \(summary.destination) (\(summary.byteCount) bytes"
             if summary.resumedFrom > 0 { line += ", resumed from \(summary.resumedFrom)" }
             standardError(line + ")")
