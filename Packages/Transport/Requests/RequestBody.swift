@@ -1,5 +1,4 @@
 public import Foundation
-import Synchronization
 
 /// The bytes a request sends: in memory, from a file, or from an asynchronous stream.
 ///
@@ -154,7 +153,8 @@ extension RequestBody {
 
     /// Remembers whether a one-shot stream was used.
     private final class Claims: Sendable {
-        private let used = Mutex(false)
+        /// A `PThreadMutex`, not a `Mutex`, so that ThreadSanitizer sees the locking.
+        private let used = PThreadMutex(false)
 
         /// Returns `true` exactly once.
         func claimFirst() -> Bool {

@@ -1,5 +1,3 @@
-import Synchronization
-
 /// Hands each element to every current subscriber's `AsyncStream`, in order.
 ///
 /// Yielding never blocks: a subscriber that falls behind loses its oldest unread elements
@@ -12,7 +10,8 @@ package final class Broadcast<Element: Sendable>: Sendable {
         var isFinished = false
     }
 
-    private let state = Mutex(State())
+    /// A `PThreadMutex`, not a `Mutex`, so that ThreadSanitizer sees the locking (see `PThreadMutex`).
+    private let state = PThreadMutex(State())
     private let bufferSize: Int
 
     /// Creates a broadcast whose subscribers each buffer up to `bufferSize` unread elements.

@@ -28,8 +28,7 @@ final class CurlEventLoop: @unchecked Sendable {
     // touched only on the loop thread (inside `run()` and the functions it calls), which is the
     // single thread that ever runs them.
 
-    let multi: OpaquePointer
-    let configuration: CurlTransport.Configuration
+    private let multi: OpaquePointer
     /// The one way into the loop, for the transport and for the transfers.
     let commands: CurlCommandQueue
     /// The loop as a task executor: jobs of tasks that prefer it run on the loop thread.
@@ -54,7 +53,6 @@ final class CurlEventLoop: @unchecked Sendable {
             )
         }
         self.multi = multi
-        self.configuration = configuration
         let commands = CurlCommandQueue(waking: multi)
         self.commands = commands
         self.executor = CurlLoopExecutor(commands: commands)
@@ -68,7 +66,8 @@ final class CurlEventLoop: @unchecked Sendable {
         _ = parley_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, cacheSize)
 
         let thread = Thread { [self] in self.run() }
-        thread.name = "parley-curl-loop"
+        // Not `thread.name`: Foundation on Linux does not give the started thread that name (it
+        // keeps the name of the thread that created it), so the loop names itself in `run()`.
         thread.stackSize = 1 << 20
         thread.start()
     }
@@ -91,7 +90,7 @@ final class CurlEventLoop: @unchecked Sendable {
     // MARK: - Loop thread
 
     private func run() {
-        // The name the system shows: tools and the tests see which thread runs what.
+        // The name the system shows (`top -H`, debuggers, /proc), at most 15 bytes.
         parley_name_current_thread("parley-curl")
         var stillRunning: Int32 = 0
         while true {

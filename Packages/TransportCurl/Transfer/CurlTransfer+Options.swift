@@ -59,7 +59,7 @@ extension CurlTransfer {
         // libcurl 7.88.1 counts a transfer paused for backpressure as slow and kills it.
         var timeout = 0
         if let deadline = options.deadline {
-            let remaining = deadline - (firstStart.map { ContinuousClock.now - $0 } ?? .zero)
+            let remaining = deadline - elapsed
             guard remaining > .zero else { throw deadlineError(deadline) }
             timeout = max(1, Self.milliseconds(remaining))
         }

@@ -174,6 +174,9 @@ final class CurlTransfer: @unchecked Sendable {
         return handle
     }
 
+    /// The stall error when no byte has moved for the stall timeout while the transfer was
+    /// connected and not paused by its own consumer or producer; the loop asks a few times a
+    /// second.
     func checkStall(now: ContinuousClock.Instant) -> TransportError? {
         guard let handle else { return nil }
         let waitingOnCaller = isReceivePaused || isSendPaused
@@ -328,7 +331,7 @@ final class CurlTransfer: @unchecked Sendable {
     }
 
     /// Time since the first hop started.
-    private var elapsed: Duration { firstStart.map { ContinuousClock.now - $0 } ?? .zero }
+    var elapsed: Duration { firstStart.map { ContinuousClock.now - $0 } ?? .zero }
 }
 
 /// What a collected transfer hands back to the awaiting task, which builds the response
