@@ -188,9 +188,6 @@ let package = Package(
         ),
 
         // MARK: - Tests
-        // A child process for the disk cache's crash and restart tests, which kill it with SIGKILL
-        // and read what it wrote from other processes. A target, not a product: packages that
-        // use Parley never see it.
         // The entries the cache writer stores, for the writer and the tests that read them back.
         .target(
             name: "CacheTestEntries",
@@ -200,6 +197,9 @@ let package = Package(
             ],
             path: "Tests/CacheTestEntries"
         ),
+        // A child process for the disk cache's crash and restart tests, which kill it with SIGKILL
+        // and read what it wrote from other processes. A target, not a product: packages that
+        // use Parley never see it.
         .executableTarget(
             name: "parley-cache-writer",
             dependencies: [
@@ -316,6 +316,7 @@ let package = Package(
                 "Forms",
                 "Mapping",
                 "Retry",
+                "ServerTestSupport",
                 "TestSupport",
                 "Transport",
                 "TransportCurl",

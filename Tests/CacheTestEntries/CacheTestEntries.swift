@@ -29,7 +29,7 @@ package enum CacheTestEntries {
             mixed = (mixed ^ (mixed >> 27)) &* 0x94D0_49BB_1331_11EB
             return mixed ^ (mixed >> 31)
         }
-        if bigEvery > 0, index % bigEvery == 1 {
+        if isBig(index, bigEvery: bigEvery) {
             let length = (1 << 20) + Int(next() % UInt64(2 << 20))
             var bytes = [UInt8](repeating: 0, count: length)
             bytes.withUnsafeMutableBytes { raw in

@@ -124,7 +124,6 @@ import Testing
             try await storage.store(fresh)
             #expect(await storage.entry(forKey: fresh.key) == fresh)
             await storage.close()
-            print("kill -9 rounds: \(rounds)")
         }
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import MockBackend
+import TestSupport
 import Testing
 
 /// parley-demo's command line, against the backend it embeds: every command, its exit
@@ -172,7 +173,7 @@ import Testing
     }
 
     @Test func downloadsTheRadarImageToTheFile() async throws {
-        try await withDemoFolder { folder in
+        try await withTemporaryFolder { folder in
             let file = folder + "/radar.png"
             let run = try await runDemo(["weather", "radar", "Toronto", "--output", file, "--size", "300000", "--json"])
 
@@ -186,7 +187,7 @@ import Testing
     }
 
     @Test func sendsAReportAfterLoggingInByItself() async throws {
-        try await withDemoFolder { folder in
+        try await withTemporaryFolder { folder in
             let photo = folder + "/sky.jpg"
             let bytes = Data((0..<200_000).map { UInt8(truncatingIfNeeded: $0 &* 7) })
             try bytes.write(to: URL(fileURLWithPath: photo))
@@ -242,12 +243,4 @@ import Testing
         #expect(run.standardOutput.isEmpty)
         #expect(!run.standardError.isEmpty)
     }
-}
-
-/// Runs `body` with a fresh folder that is removed afterwards.
-func withDemoFolder<T>(_ body: (String) async throws -> T) async throws -> T {
-    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("parley-demo-test-\(UUID())").path
-    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(atPath: folder) }
-    return try await body(folder)
 }

@@ -52,7 +52,7 @@ import Testing
 
     @Test func streamsADataFileAsTheBody() async throws {
         try await MockServer.withRunning { server in
-            try await withDemoFolder { folder in
+            try await withTemporaryFolder { folder in
                 let file = folder + "/body.bin"
                 try Self.pattern(300_000).write(to: URL(fileURLWithPath: file))
 
@@ -68,7 +68,7 @@ import Testing
 
     @Test func savesToAFileAndResumesAfterADrop() async throws {
         try await MockServer.withRunning { server in
-            try await withDemoFolder { folder in
+            try await withTemporaryFolder { folder in
                 let file = folder + "/big.bin"
                 let url = server.url("/bytes/1048576?drop-after=300000&key=fetch-\(UUID())&drops=1")
 
@@ -94,7 +94,7 @@ import Testing
 
     @Test func leavesNoFileBehindADownloadTheServerRefuses() async throws {
         try await MockServer.withRunning { server in
-            try await withDemoFolder { folder in
+            try await withTemporaryFolder { folder in
                 let file = folder + "/missing.bin"
 
                 let run = try await runDemo(["fetch", server.url("/status/404"), "--output", file])

@@ -3,6 +3,7 @@ import Foundation
 import HTTPTypes
 import MockBackend
 import Retry
+import ServerTestSupport
 import Synchronization
 import TestSupport
 import Testing
@@ -38,7 +39,7 @@ import TransportTesting
     }
 
     @Test func runsThePluginsAndTheClientsRetries() async throws {
-        try await withEngine { server, transport in
+        try await withServerAndTransport { server, transport in
             // Given a client with a plugin, and a route that fails twice with 503 before it answers
             var configuration = ClientConfiguration(transport: transport, baseURL: server.baseURL)
             configuration.retry.baseDelay = .milliseconds(10)
@@ -56,7 +57,7 @@ import TransportTesting
     }
 
     @Test(.timeLimit(.minutes(1))) func cancellingTheCallingTaskCancelsTheRequest() async throws {
-        try await withEngine { server, transport in
+        try await withServerAndTransport { server, transport in
             // Given a request the server holds for ten minutes, awaited in a task
             let screen = Screen(clientConfiguration: ClientConfiguration(transport: transport, baseURL: server.baseURL))
             let task = Task { try await screen.data(for: Held()) }
@@ -68,20 +69,6 @@ import TransportTesting
             // Then the call fails as cancelled, at once
             let error = try #require(await task.result.failure as? TransportError)
             #expect(error.category == .cancelled)
-        }
-    }
-
-    /// Runs `body` with the mock server and an engine, and shuts the engine down afterwards.
-    func withEngine(_ body: (MockServer, CurlTransport) async throws -> Void) async throws {
-        try await MockServer.withRunning { server in
-            let transport = try CurlTransport()
-            do {
-                try await body(server, transport)
-                await transport.shutdown()
-            } catch {
-                await transport.shutdown()
-                throw error
-            }
         }
     }
 

@@ -159,6 +159,8 @@ import Transport
 
     @Test func readsTheDescriptorLimit() throws {
         let limit = try #require(CurlErrorMapping.descriptorLimit())
-        #expect(limit > 0)
+        var expected = rlimit()
+        #expect(getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &expected) == 0)
+        #expect(limit == Int(clamping: expected.rlim_cur))
     }
 }

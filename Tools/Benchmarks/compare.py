@@ -89,7 +89,6 @@ class Scenario:
     metric: str  # the throughput the ratio compares: "rps" or "bytes_per_s"
     target: float  # the parley / curl ratio docs/BENCHMARKS.md asks for
     cpu_target: float | None = None  # the largest parley / curl CPU-per-request ratio, where one is set
-    rss_target_mib: float | None = None  # the largest parley peak RSS, where one is set
     idle_rss_margin_mib: float | None = None  # the most parley's peak RSS may exceed its idle process's, where set
     ahc_target: float | None = None  # the smallest parley / ahc throughput ratio, where one is set
     # The full-stack scenario: these peers GET `envelope_path` instead of `path`, with `envelope_arguments`
@@ -236,9 +235,10 @@ def log(message: str) -> None:
 
 
 def build(peers: list[str]) -> Path:
-    for peer in peers:
-        log(f"building {PEERS[peer]} (release)")
-        subprocess.run(["swift", "build", "-c", "release", "--product", PEERS[peer]], cwd=PACKAGE, check=True)
+    # Several peers run the same binary (parley, parley-loop, parley-direct): build each once.
+    for product in dict.fromkeys(PEERS[peer] for peer in peers):
+        log(f"building {product} (release)")
+        subprocess.run(["swift", "build", "-c", "release", "--product", product], cwd=PACKAGE, check=True)
     path = subprocess.run(["swift", "build", "-c", "release", "--show-bin-path"], cwd=PACKAGE, check=True,
                           capture_output=True, text=True).stdout.strip()
     return Path(path)
@@ -608,11 +608,6 @@ def peer_verdicts(scenario: Scenario, runs: list[Run], parley: str, idle_rss_mib
             found.append(f"CPU per request {ratio_text(cpu, scenario.cpu_target)}× curl "
                          f"(target ≤ {scenario.cpu_target:.2f}): "
                          + ("met" if cpu <= scenario.cpu_target else "MISSED"))
-    if scenario.rss_target_mib is not None:
-        rss = median([run.peak_rss_mib for run in runs if run.peer == parley and run.ok])
-        if rss is not None:
-            found.append(f"peak RSS {rss:.1f} MiB (target ≤ {scenario.rss_target_mib:.0f} MiB): "
-                         + ("met" if rss <= scenario.rss_target_mib else "MISSED"))
     if scenario.idle_rss_margin_mib is not None and idle_rss_mib is not None:
         rss = median([run.peak_rss_mib for run in runs if run.peer == parley and run.ok])
         if rss is not None:

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import inspect
 import json
 import math
 import os
@@ -83,8 +82,7 @@ class RunFailed(Exception):
     """A benchmark run did not complete every request: exit 1."""
 
 
-def log(message: str) -> None:
-    print(message, file=sys.stderr, flush=True)
+log = compare.log
 
 
 # MARK: - Preloaded libraries
@@ -108,9 +106,7 @@ def build_preloads(work: Path) -> tuple[Path, Path]:
 
 def make_server() -> compare.Server:
     """compare.py's nginx, without the 1 GiB and 256 MiB files of its transfer scenarios where it can leave them out."""
-    if "large_files" in inspect.signature(compare.Server).parameters:
-        return compare.Server(compare.NGINX_WORKERS, large_files=False)
-    return compare.Server(compare.NGINX_WORKERS)
+    return compare.Server(compare.NGINX_WORKERS, large_files=False)
 
 
 def arguments(binary: Path, peer: str, scenario: Scenario, url: str, requests: int) -> list[str]:
@@ -237,8 +233,7 @@ def write_ceilings(path: Path, results: dict, scenarios: list[Scenario]) -> None
 # MARK: - Reporting
 
 
-def number(value: float | None, digits: int = 0) -> str:
-    return "–" if value is None else f"{value:,.{digits}f}"
+number = compare.number
 
 
 def table(results: dict, scenarios: list[Scenario], ceilings: dict) -> str:

@@ -65,10 +65,7 @@ extension Requestable {
     public func data(
         for form: some RequestFormable, options: CallOptions = CallOptions()
     ) async throws -> DataResponse {
-        guard var configuration = clientConfiguration else { throw notConfiguredError }
-        form.configure(&configuration)
-        var resolved = options
-        resolved.userInfo = configuration.userInfo.merging(options.userInfo)
+        guard let (configuration, resolved) = resolved(form, options) else { throw notConfiguredError }
         let pipeline = RequestPipeline(
             configuration: configuration, form: form, uploadBody: nil, options: resolved,
             memory: RetryMemory(idempotencyKey: form.idempotencyKey?.resolve()),
@@ -197,16 +194,23 @@ extension Requestable {
         startImmediately: Bool,
         _ operation: (ClientConfiguration, CallOptions) -> RequestHandle<Value>.Operation
     ) -> RequestHandle<Value> {
-        guard var configuration = clientConfiguration else {
+        guard case (let configuration, var resolved)? = resolved(form, options) else {
             return RequestHandle(finished: .failure(notConfiguredError))
         }
-        form.configure(&configuration)
-        var resolved = options
-        resolved.userInfo = configuration.userInfo.merging(options.userInfo)
         resolved.executor = options.executor ?? configuration.handlerExecutor
         return RequestHandle(
             startImmediately: startImmediately, userInfo: resolved.userInfo, executor: resolved.executor,
             taskExecutor: configuration.taskExecutor, operation: operation(configuration, resolved))
+    }
+
+    /// This type's configuration adjusted by `form`, and the call's options with the client's
+    /// user information merged under them; `nil` without a configuration.
+    private func resolved(_ form: some Formable, _ options: CallOptions) -> (ClientConfiguration, CallOptions)? {
+        guard var configuration = clientConfiguration else { return nil }
+        form.configure(&configuration)
+        var resolved = options
+        resolved.userInfo = configuration.userInfo.merging(options.userInfo)
+        return (configuration, resolved)
     }
 
     private var notConfiguredError: FormError {

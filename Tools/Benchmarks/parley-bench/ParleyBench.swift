@@ -80,17 +80,14 @@ struct ParleyBench: AsyncParsableCommand {
                         try await perform(on: transport, options: options, uploadSize: uploadSize)
                     }
                 }
-            case .full:
+            case .full, .direct:
                 let client = try FullStackClient(
                     transport: transport, url: options.url, onEngineThread: executor == .loop)
+                let throughHandle = stack == .full
                 report = await withTaskExecutorPreference(preferred) {
-                    await runClosedLoop(options: options) { _ in try await client.forecast() }
-                }
-            case .direct:
-                let client = try FullStackClient(
-                    transport: transport, url: options.url, onEngineThread: executor == .loop)
-                report = await withTaskExecutorPreference(preferred) {
-                    await runClosedLoop(options: options) { _ in try await client.forecastAwaited() }
+                    await runClosedLoop(options: options) { _ in
+                        try await throughHandle ? client.forecast() : client.forecastAwaited()
+                    }
                 }
             }
         }
