@@ -6,7 +6,7 @@ import Transport
 /// Calls go one way. The loop calls its transfers (attach, configure, deliver, complete); a
 /// transfer never calls the loop. What a transfer, its caller or its stream buffers need
 /// from the loop (a cancel, more bytes to send, a consumer that drained the buffer, a head
-/// or bytes to hand over at the end of the pass) they post here as a ``Command``, from any
+/// or bytes to hand over before the loop sleeps) they post here as a ``Command``, from any
 /// thread, the loop's own included; the loop takes the whole queue at the start of each pass
 /// and applies it in order.
 ///

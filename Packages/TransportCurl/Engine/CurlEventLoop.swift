@@ -7,8 +7,8 @@ import Transport
 /// Other threads never touch curl: they post a ``CurlCommandQueue/Command`` to the loop's
 /// ``commands`` queue, which wakes the loop if it polls. Calls go one way: the loop calls its
 /// transfers, and a transfer asks anything of the loop only by posting to that same queue
-/// (from the loop's own thread too, to have a streamed head or body handed over at the end of
-/// the pass). The loop then, over and over:
+/// (from the loop's own thread too, to have a streamed head or body handed over before the
+/// loop next sleeps). The loop then, over and over:
 ///
 /// 1. takes the queued commands and applies each (start, cancel, resume reading or sending,
 ///    deliver a streamed head or body bytes, shut down);
