@@ -24,6 +24,17 @@ public import Transport
 ///
 /// Cancelling the task that awaits a request stops the transfer within milliseconds and frees
 /// its connection.
+///
+/// ## Signals
+///
+/// The transport changes no signal disposition and blocks no signal. `SIGPIPE` in particular
+/// stays as the program set it, by default ending the process when the reader of one of its
+/// pipes goes away (what a command piped into `head` relies on). The engine's own writes never
+/// raise it: each transfer sets `CURLOPT_NOSIGNAL`, libcurl sends on its sockets with
+/// `MSG_NOSIGNAL`, and with OpenSSL it writes TLS records through the same send. A server that
+/// closes the connection while a request body is still going out fails that request with
+/// ``/Transport/TransportError/Category/connectionReset``, over plain HTTP and over TLS alike.
+/// A program that wants `EPIPE` from its own writes instead ignores `SIGPIPE` itself.
 public final class CurlTransport: HTTPTransport {
     private let loop: CurlEventLoop
     /// The settings the transport was created with.

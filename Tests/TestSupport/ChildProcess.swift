@@ -5,6 +5,10 @@ import Testing
 /// Runs an executable built beside the tests and reports its exit status, its output and
 /// its peak resident memory.
 ///
+/// The child starts with the signal state a shell gives a program (nothing blocked; `SIGINT`,
+/// `SIGTERM`, `SIGHUP` and `SIGPIPE` at their defaults), whatever this test process's threads
+/// block or ignore.
+///
 /// The peak is measured by GNU time (`/usr/bin/time -f %M`), which starts the program with
 /// `fork`: a program started from this process with `posix_spawn` (a `vfork`) would have
 /// this whole test process's peak folded into its own by the kernel at `exec`.
@@ -48,8 +52,10 @@ package struct ChildProcess {
         let timed = ["/usr/bin/time", "-o", timeFile.path, "-f", "%M", path] + arguments
         let argv = timed.map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
+        var attributes = SignalReset()
+        defer { attributes.destroy() }
         var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, "/usr/bin/time", &actions, nil, argv, environ)
+        let spawned = posix_spawn(&pid, "/usr/bin/time", &actions, &attributes.value, argv, environ)
         try #require(spawned == 0, "could not start /usr/bin/time \(path): \(String(cString: strerror(spawned)))")
 
         var status: Int32 = 0
@@ -62,6 +68,54 @@ package struct ChildProcess {
             "/usr/bin/time printed no peak RSS: \(report)")
         return ChildProcess(status: exitStatus, output: output, peakResidentBytes: kilobytes * 1024)
     }
+}
+
+extension ChildProcess {
+    /// Starts `path` with `arguments` in the background, as a shell would: with no signal blocked
+    /// and `SIGINT`, `SIGTERM`, `SIGHUP` and `SIGPIPE` at their default dispositions. Standard
+    /// input is `/dev/null`; standard output and error go to `/dev/null` too.
+    ///
+    /// - Returns: The child's process id; stop it with `kill` and reap it with `waitpid`.
+    package static func start(_ path: String, arguments: [String]) throws -> Int32 {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        var attributes = SignalReset()
+        defer { attributes.destroy() }
+        let argv = ([path] + arguments).map { strdup($0) } + [nil]
+        defer { for pointer in argv { free(pointer) } }
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, path, &actions, &attributes.value, argv, environ)
+        try #require(spawned == 0, "could not start \(path): \(String(cString: strerror(spawned)))")
+        return pid
+    }
+}
+
+/// Spawn attributes that give a child the signal state a shell gives it.
+///
+/// The threads of this test process (Foundation's among them) run with signals blocked, and a
+/// child inherits the blocked set of the thread that starts it: a child that cannot receive
+/// `SIGTERM` never stops, and one with `SIGPIPE` blocked would hide the very signal a test looks
+/// for.
+private struct SignalReset {
+    var value = posix_spawnattr_t()
+
+    init() {
+        posix_spawnattr_init(&value)
+        var empty = sigset_t()
+        sigemptyset(&empty)
+        posix_spawnattr_setsigmask(&value, &empty)
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        for signal in [SIGINT, SIGTERM, SIGHUP, SIGPIPE] { sigaddset(&defaults, signal) }
+        posix_spawnattr_setsigdefault(&value, &defaults)
+        posix_spawnattr_setflags(&value, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+    }
+
+    mutating func destroy() { posix_spawnattr_destroy(&value) }
 }
 
 /// Runs `work` on a thread of its own and waits for it.
