@@ -90,7 +90,11 @@ struct DemoTerminalTests {
         }
     }
 
-    @Test func aReaderThatGoesAwayEndsTheFetchWith141AndTheTerminalRestored() async throws {
+    /// With `--server`, no embedded backend runs, and the console's handler catches `SIGPIPE`;
+    /// without it, the backend's SwiftNIO ignores `SIGPIPE`, and the write's `EPIPE` alone ends
+    /// the process. Either way the bar is cleared and the cursor shown before the end.
+    @Test(arguments: [false, true])
+    func aReaderThatGoesAwayEndsTheFetchWith141AndTheTerminalRestored(namingTheServer: Bool) async throws {
         let demo = try ChildProcess.siblingExecutable("parley-demo")
         try await MockServer.withRunning { server in
             // 16 MiB at 64 KiB every 40 ms: the bar is drawn long before the body ends.
@@ -104,7 +108,9 @@ struct DemoTerminalTests {
                 let script = #""$0" "$@" | { head -c 10 >/dev/null; read -r _ < "$GATE"; }; exit "${PIPESTATUS[0]}""#
                 try await Tmux.withServer(folder: folder) { tmux in
                     try await tmux.start(
-                        reportingTerminalMode(["env", "GATE=\(gate)", "bash", "-c", script, demo, "fetch", url]))
+                        reportingTerminalMode(
+                            ["env", "GATE=\(gate)", "bash", "-c", script, demo]
+                                + (namingTheServer ? ["--server", server.baseURL] : []) + ["fetch", url]))
                     try await tmux.go()
 
                     try await waitUntil { try await tmux.capture().contains(where: isBarLine) }

@@ -123,4 +123,7 @@ func runMain() async -> Int32 {
     }
 }
 
+// Before the embedded backend's SwiftNIO ignores SIGPIPE for the whole process: how the process
+// started decides how a reader that went away ends it.
+StandardStreams.recordStartingDisposition()
 exit(await runMain())

@@ -14,9 +14,14 @@ public import Foundation
 /// program with a trap and a backtrace. `writeOutput(_:)` instead ends the process
 /// the way `cat` ends: the terminal put back first (a console's live area on standard error
 /// cleared and its cursor shown), then killed by `SIGPIPE`, which a shell reports as status
-/// 141. When the process ignores `SIGPIPE` (a disposition inherited across `exec`, from some
-/// supervisors), it exits with status 141 instead. Nothing is printed either way: the reader
-/// asked for no more.
+/// 141. When the process started with `SIGPIPE` ignored (a disposition inherited across
+/// `exec`, from some supervisors), it exits with status 141 instead. Nothing is printed either
+/// way: the reader asked for no more.
+///
+/// A program that also runs SwiftNIO (a server, an HTTP client on it) calls
+/// ``recordStartingDisposition()`` first thing in `main`: on Linux, SwiftNIO ignores `SIGPIPE`
+/// for the whole process when it opens its first socket, and only the disposition the process
+/// started with tells whether a shell expects the signal.
 ///
 /// ```swift
 /// for chunk in lines {
@@ -27,6 +32,14 @@ public import Foundation
 /// Writes go through `write(2)` whole: an interrupted or partial write is continued, so
 /// a result is never cut in the middle by a signal.
 public enum StandardStreams {
+    /// Records whether the process started with `SIGPIPE` ignored, which decides how a reader
+    /// that went away ends it (see ``StandardStreams``). Call it first thing in `main`, before
+    /// anything can change the disposition; without it, the disposition at the moment of the
+    /// broken pipe decides.
+    public static func recordStartingDisposition() {
+        TerminalRestoration.recordStartingDisposition()
+    }
+
     /// Writes `data` to standard output, every byte, unbuffered.
     ///
     /// - Parameter data: The bytes.

@@ -89,18 +89,35 @@ enum TerminalRestoration {
         }
     }
 
+    /// Whether the process started with `SIGPIPE` ignored: 0 not recorded, 1 no, 2 yes.
+    private static let startedIgnoringSIGPIPE = Atomic<Int8>(0)
+
+    /// Records whether the process started with `SIGPIPE` ignored, before anything changes it
+    /// (SwiftNIO ignores it for the whole process on Linux when it opens its first socket).
+    static func recordStartingDisposition() {
+        var current = sigaction()
+        guard sigaction(SIGPIPE, nil, &current) == 0 else { return }
+        startedIgnoringSIGPIPE.store(isIgnored(current) ? 2 : 1, ordering: .sequentiallyConsistent)
+    }
+
     /// Ends the process because the reader of standard output went away, as `cat` ends: the
     /// terminal put back first, then killed by `SIGPIPE` (a shell reports 141), or, when the
-    /// process ignores `SIGPIPE` (a disposition inherited across `exec`), exit status 141.
+    /// process started with `SIGPIPE` ignored (a disposition inherited across `exec`), exit
+    /// status 141.
     ///
     /// Called by the writer that met `EPIPE`. The signal's own thread may be restoring at the
     /// same moment; ``restoreAll()`` waits for it, so the process never ends half-restored.
     static func endAfterBrokenPipe() -> Never {
         restoreAll()
-        var current = sigaction()
-        if sigaction(SIGPIPE, nil, &current) == 0, isIgnored(current) {
-            _exit(128 + SIGPIPE)
+        let ignoredAtStart: Bool
+        switch startedIgnoringSIGPIPE.load(ordering: .sequentiallyConsistent) {
+        case 1: ignoredAtStart = false
+        case 2: ignoredAtStart = true
+        default:
+            var current = sigaction()
+            ignoredAtStart = sigaction(SIGPIPE, nil, &current) == 0 && isIgnored(current)
         }
+        if ignoredAtStart { _exit(128 + SIGPIPE) }
         // The default action ends the process; whatever handler was there (this type's) has
         // nothing left to do, the terminal being back.
         var action = sigaction()

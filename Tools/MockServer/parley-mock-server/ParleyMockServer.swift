@@ -100,6 +100,7 @@ struct ParleyMockServer: AsyncParsableCommand {
     }
 
     func run() async throws {
+        StandardOutput.recordStartingDisposition()
         let termination = TerminationSignals()
         if let scripted {
             try await runScripted(try Self.behaviour(named: scripted), until: termination)

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -39,8 +40,20 @@ enum StandardOutput {
         return true
     }
 
-    /// Ends the process as `SIGPIPE` ends it, or with status 141 when the signal is ignored.
-    private static func endAfterBrokenPipe() -> Never {
+    /// Whether the process started with `SIGPIPE` ignored, as ``recordStartingDisposition()``
+    /// found it: 0 not recorded, 1 no, 2 yes.
+    private static let startedIgnoring = Atomic<Int8>(0)
+
+    /// Records whether the process started with `SIGPIPE` ignored. Call it before the server
+    /// starts: SwiftNIO ignores `SIGPIPE` for the whole process on Linux when it opens its first
+    /// socket, and only the disposition the process started with tells whether a shell expects
+    /// the signal.
+    static func recordStartingDisposition() {
+        startedIgnoring.store(isIgnored() ? 2 : 1, ordering: .sequentiallyConsistent)
+    }
+
+    /// Whether `SIGPIPE` is ignored now.
+    private static func isIgnored() -> Bool {
         var current = sigaction()
         sigaction(SIGPIPE, nil, &current)
         #if canImport(Glibc)
@@ -48,7 +61,15 @@ enum StandardOutput {
         #else
             let handler = current.__sigaction_u.__sa_handler
         #endif
-        if address(of: handler) != address(of: SIG_IGN) {
+        return address(of: handler) == address(of: SIG_IGN)
+    }
+
+    /// Ends the process as `SIGPIPE` ends it, or with status 141 when the process started with
+    /// the signal ignored.
+    private static func endAfterBrokenPipe() -> Never {
+        let recorded = startedIgnoring.load(ordering: .sequentiallyConsistent)
+        if !(recorded == 0 ? isIgnored() : recorded == 2) {
+            signal(SIGPIPE, SIG_DFL)
             // Blocked in this thread (a parent may start the process so): unblocking delivers
             // the pending signal, and `raise` covers a signal that was not pending.
             var set = sigset_t()
