@@ -72,7 +72,7 @@ struct GlobalOptions: ParsableArguments {
     /// The global options' lines of help, for the root command's help, where the argument
     /// parser lists none (they are declared by each command).
     static var helpLines: String {
-        let help = helpMessage(columns: 100)
+        let help = helpMessage(columns: 80)
         guard let start = help.range(of: "OPTIONS:\n") else { return help }
         return help[start.upperBound...].split(separator: "\n", omittingEmptySubsequences: false)
             .filter { !$0.contains("--help") }

@@ -217,8 +217,8 @@ enum Faults {
             let reason = FeedbackSystem.catalog.warning(for: error)?.text ?? "it failed"
             session.warn(
                 TourNote(
-                    "The backend did not take POST \(form.path) (\(reason)); is it parley-demo's backend "
-                        + "(parley-demo serve)? The tour goes on without it."))
+                    "The backend did not take POST \(form.path), so the tour goes on without it; is it "
+                        + "parley-demo's backend (parley-demo serve)? \(reason)"))
         } catch {
             // Cancelled: the command is ending, and says so itself.
         }

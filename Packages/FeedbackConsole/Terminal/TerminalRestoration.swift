@@ -22,7 +22,7 @@ import Transport
 ///
 /// `SIGPIPE` is raised in the thread whose write failed, and once the handler returns that
 /// write fails with `EPIPE`: the writer must not treat that as fatal on its own (Foundation's
-/// `FileHandle.write` traps), which is what ``StandardOutput`` is for.
+/// `FileHandle.write` traps), which is what ``StandardStreams`` is for.
 enum TerminalRestoration {
     private struct State: Sendable {
         var cleanups: [Int: @Sendable () -> Void] = [:]
