@@ -73,7 +73,7 @@ struct TourCommand: DemoCommand {
         await Faults.$unplanned.withValue(unplanned) { await Faults.reset(session) }
         try session.output.write(
             "Tour done. Try: parley-demo --help, or parley-demo weather forecast 北京 --mask hud")
-        if let failure = unplanned.summary(stops: stops.count) { throw failure }
+        if let failure = unplanned.summary() { throw failure }
     }
 
     /// The stops, in order.
@@ -242,7 +242,7 @@ final class UnplannedFailures: Sendable {
     }
 
     /// The tour's failure when anything did not go as planned; `nil` otherwise.
-    func summary(stops: Int) -> TourIncomplete? {
+    func summary() -> TourIncomplete? {
         let failures = failures.withLock { $0 }
         guard let first = failures.first else { return nil }
         return TourIncomplete(count: failures.count, first: first)
