@@ -16,7 +16,13 @@ struct TourCommand: DemoCommand {
             + "business error and a retry after a fault.",
         discussion: """
             `make demo` runs it. It sets the backend's faults (delays, a 503) through its /faults \
-            routes, so it also works with --server against `parley-demo serve`.
+            routes, so it also works with --server against `parley-demo serve`. Every stop runs \
+            whatever the ones before met: a refused fault route, a stop that does not go as planned \
+            and the final reset are each a warning naming it. Exit status: 0 when every stop went \
+            as planned (the unknown city and the batch with it fail on purpose), otherwise, once the \
+            tour is done, the status of the first step that did not (3 against a server that is not \
+            the demo's backend); 141 when the reader of standard output goes away. --json does not \
+            apply: the tour is written for a person.
             """
     )
 
