@@ -19,6 +19,20 @@ import Testing
         #expect(run.standardOutput.contains("Exit status"))
     }
 
+    @Test func listsTheGlobalOptionsInTheRootHelp() async throws {
+        let run = try await runDemo(["--help"])
+
+        #expect(run.status == 0)
+        // Before, the root's help named no global option: each command declares them.
+        for option in [
+            "--server <url>", "--json", "--retries <n>", "--verbose", "--no-input", "--timeout <seconds>",
+            "--cacert <file>",
+        ] {
+            #expect(run.standardOutput.contains(option), "\(option):\n\(run.standardOutput)")
+        }
+        #expect(run.standardOutput.contains("141"), "the status of a closed standard output")
+    }
+
     @Test(arguments: [
         (["system", "time", "--bogus"], "--bogus"),
         (["--retries", "-1", "system", "time"], "--retries"),
@@ -35,6 +49,10 @@ import Testing
         (["fetch", "http://127.0.0.1:9/", "--header", "Bad Name: x"], "not a valid header name"),
         (["fetch", "http://127.0.0.1:9/", "--data", "a", "--data-file", "/etc/hostname"], "not both"),
         (["serve", "--chaos", "2"], "--chaos"),
+        (["fetch", "http://127.0.0.1:9/", "--json"], "--json does not apply to fetch"),
+        (["--json", "fetch", "http://127.0.0.1:9/"], "--json does not apply to fetch"),
+        (["tour", "--json"], "--json does not apply to tour"),
+        (["--json", "tour"], "--json does not apply to tour"),
     ])
     func refusesBadInputWithStatusTwoAndNamesTheProblem(arguments: [String], named: String) async throws {
         let run = try await runDemo(arguments)

@@ -82,6 +82,49 @@ import Testing
         }
     }
 
+    @Test func streamsABodyFarLargerThanMemoryWouldHoldInConstantMemory() async throws {
+        // Before, the body was held whole, and one over 64 MiB failed with responseTooLarge.
+        let demo = try ChildProcess.siblingExecutable("parley-demo")
+        try await MockServer.withRunning { server in
+            let small = try await ChildProcess.launch(
+                demo, arguments: ["fetch", server.url("/bytes/1000")], standardOutput: "/dev/null")
+            let large = try await ChildProcess.launch(
+                demo, arguments: ["fetch", server.url("/bytes/\(256 << 20)")], standardOutput: "/dev/null")
+
+            #expect(small.status == 0, "\(small.output)")
+            #expect(large.status == 0, "\(large.output)")
+            let growth = large.peakResidentBytes - small.peakResidentBytes
+            #expect(growth < 24 << 20, "256 MiB streamed with \(growth >> 20) MiB more than 1000 bytes")
+        }
+    }
+
+    @Test func resumesADroppedBodyFromTheBytesAlreadyWrittenWithoutWritingOneTwice() async throws {
+        try await MockServer.withRunning { server in
+            let url = server.url("/bytes/1048576?drop-after=300000&key=stream-\(UUID())&drops=1")
+
+            let run = try await runDemo(["fetch", url])
+
+            #expect(run.status == 0, "\(run.standardError)")
+            #expect(run.outputData == Self.pattern(1_048_576))
+        }
+    }
+
+    @Test(arguments: ["no-validator=1", "etag-after-drop=other"])
+    func failsADroppedBodyThatCannotResumeSayingHowManyBytesWereWritten(switch: String) async throws {
+        try await MockServer.withRunning { server in
+            let url = server.url("/bytes/1048576?drop-after=300000&key=stream-\(UUID())&drops=1&\(`switch`)")
+
+            let run = try await runDemo(["fetch", url])
+
+            #expect(run.status == 3, "\(run.standardError)")
+            #expect(!run.outputData.isEmpty)
+            #expect(run.outputData == Self.pattern(run.outputData.count), "the first bytes, once each")
+            #expect(
+                run.standardError.contains("after \(run.outputData.count) bytes were written to standard output"),
+                "\(run.standardError)")
+        }
+    }
+
     @Test func failsAnHTTPErrorWithStatusThreeAndWritesNothing() async throws {
         try await MockServer.withRunning { server in
             let run = try await runDemo(["fetch", server.url("/status/404")])

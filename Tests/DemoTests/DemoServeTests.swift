@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import MockBackend
 import Testing
 
@@ -17,7 +18,30 @@ import Testing
         #expect(run.status == 0, "\(run.standardError)")
         let forecast = try #require(try run.json() as? [String: Any])
         #expect(forecast["location"] as? String == "Paris, France")
-        #expect(status == 0)
+        #expect(status == 143, "SIGTERM ends serve as it ends every command")
+    }
+
+    @Test func takesGlobalOptionsBeforeServeAndEndsWith130OnCtrlC() async throws {
+        // Before, `parley-demo --verbose serve` was refused (exit 2), and Ctrl-C ended serve with 0.
+        let server = try await DemoServer.start(["--port", "0"], globalOptions: ["--verbose", "--json"])
+
+        let run = try await runDemo(["--server", server.baseURL, "system", "time"])
+        let status = try await server.stop(with: SIGINT)
+
+        #expect(run.status == 0, "\(run.standardError)")
+        #expect(status == 130)
+    }
+
+    @Test(arguments: ["--retries", "--timeout", "--server"])
+    func refusesTheOptionsThatShapeRequestsBeforeOrAfterServe(option: String) async throws {
+        let value = option == "--server" ? "http://127.0.0.1:9" : "2"
+        for arguments in [[option, value, "serve"], ["serve", option, value]] {
+            let run = try await runDemo(arguments)
+
+            #expect(run.status == 2, "\(arguments): \(run.standardError)")
+            #expect(run.standardError.contains("\(option) does not apply to serve"), "\(run.standardError)")
+            #expect(run.standardOutput.isEmpty)
+        }
     }
 
     @Test func aChaosRateOfOneFailsEveryRequestAfterItsRetries() async throws {

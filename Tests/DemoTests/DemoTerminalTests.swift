@@ -90,6 +90,46 @@ struct DemoTerminalTests {
         }
     }
 
+    /// With `--server`, no embedded backend runs, and the console's handler catches `SIGPIPE`;
+    /// without it, the backend's SwiftNIO ignores `SIGPIPE`, and the write's `EPIPE` alone ends
+    /// the process. Either way the bar is cleared and the cursor shown before the end.
+    @Test(arguments: [false, true])
+    func aReaderThatGoesAwayEndsTheFetchWith141AndTheTerminalRestored(namingTheServer: Bool) async throws {
+        let demo = try ChildProcess.siblingExecutable("parley-demo")
+        try await MockServer.withRunning { server in
+            // 16 MiB at 64 KiB every 40 ms: the bar is drawn long before the body ends.
+            server.faults.setPace(.milliseconds(40), for: "/weather/radar")
+            try await withTemporaryFolder { folder in
+                let gate = folder + "/gate"
+                try #require(mkfifo(gate, 0o600) == 0)
+                let url = server.url("/weather/radar?city=Toronto&size=16777216")
+                // `parley-demo fetch URL | head -c 10`, with a reader that then waits at the gate
+                // (the pipe fills, and the bar stays on the screen) before going away.
+                let script = #""$0" "$@" | { head -c 10 >/dev/null; read -r _ < "$GATE"; }; exit "${PIPESTATUS[0]}""#
+                try await Tmux.withServer(folder: folder) { tmux in
+                    try await tmux.start(
+                        reportingTerminalMode(
+                            ["env", "GATE=\(gate)", "bash", "-c", script, demo]
+                                + (namingTheServer ? ["--server", server.baseURL] : []) + ["fetch", url]))
+                    try await tmux.go()
+
+                    try await waitUntil { try await tmux.capture().contains(where: isBarLine) }
+                    #expect(try await tmux.display("#{cursor_flag}") == "0", "the cursor is hidden under the bar")
+                    try await onOwnThread { try Data("go\n".utf8).write(to: URL(fileURLWithPath: gate)) }
+
+                    try await waitUntil { try await tmux.capture().contains { $0.contains("exit=") } }
+                    let screen = try await tmux.capture(history: true)
+                    let shown = screen.joined(separator: "\n")
+                    #expect(screen.contains("exit=141"), "\(shown)")
+                    #expect(!screen.contains(where: isBarLine), "the bar was cleared:\n\(shown)")
+                    #expect(!shown.contains("Fatal error") && !shown.contains("💣"), "\(shown)")
+                    #expect(screen.contains(restoredMode), "\(shown)")
+                    #expect(try await tmux.display("#{cursor_flag}") == "1", "the cursor is visible again")
+                }
+            }
+        }
+    }
+
     @Test func asksAfterTheRetriesAreSpentAndRSendsTheRequestAgain() async throws {
         let demo = try ChildProcess.siblingExecutable("parley-demo")
         try await MockServer.withRunning { server in

@@ -33,19 +33,31 @@ package struct ChildProcess {
 
     /// Runs `path` with `arguments` and waits for it to exit on a thread of its own, so that
     /// the wait never holds one of the few threads of Swift's cooperative pool.
-    package static func launch(_ path: String, arguments: [String]) async throws -> ChildProcess {
-        try await onOwnThread { try run(path, arguments: arguments) }
+    ///
+    /// - Parameters:
+    ///   - path: The executable.
+    ///   - arguments: Its arguments.
+    ///   - standardOutput: Where standard output goes; `nil` (the default) puts it in ``output``
+    ///     with standard error.
+    package static func launch(
+        _ path: String, arguments: [String], standardOutput: String? = nil
+    ) async throws -> ChildProcess {
+        try await onOwnThread { try run(path, arguments: arguments, standardOutput: standardOutput) }
     }
 
     /// Runs `path` with `arguments`, blocking the calling thread until it exits.
-    package static func run(_ path: String, arguments: [String]) throws -> ChildProcess {
+    package static func run(_ path: String, arguments: [String], standardOutput: String? = nil) throws -> ChildProcess {
         let outputFile = FileManager.default.temporaryDirectory.appendingPathComponent("parley-child-\(UUID()).out")
         defer { try? FileManager.default.removeItem(at: outputFile) }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 1, outputFile.path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        posix_spawn_file_actions_addopen(&actions, 2, outputFile.path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        if let standardOutput {
+            posix_spawn_file_actions_addopen(&actions, 1, standardOutput, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        } else {
+            posix_spawn_file_actions_adddup2(&actions, 2, 1)
+        }
 
         let timeFile = FileManager.default.temporaryDirectory.appendingPathComponent("parley-child-\(UUID()).rss")
         defer { try? FileManager.default.removeItem(at: timeFile) }

@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import HTTPTypes
 import TestSupport
 import Testing
@@ -40,5 +41,29 @@ import TransportCurl
         try await onOwnThread { process.waitUntilExit() }
         #expect(process.terminationReason == .exit)
         #expect(process.terminationStatus == 0)
+    }
+
+    @Test(arguments: [false, true])
+    func endsLikeCatWhenNobodyReadsTheLineItAnnounces(ignoringSIGPIPE: Bool) async throws {
+        // The pipe is closed before the server can bind and write its line.
+        let run = try await ClosedOutputRun.run(
+            ChildProcess.siblingExecutable("parley-mock-server"), arguments: ["--port", "0"], readingBytes: 0,
+            ignoringSIGPIPE: ignoringSIGPIPE)
+
+        #expect(run.shellStatus == 141, "\(run.standardError)")
+        #expect(run.signal == (ignoringSIGPIPE ? nil : SIGPIPE))
+        #expect(!run.trapped, "\(run.standardError)")
+    }
+
+    @Test func runsOnAfterItsReaderTookTheLineAndWentAway() async throws {
+        // `parley-mock-server | head -c 9`: the line is written whole before the reader goes, and
+        // nothing is written after it, so the server serves until SIGTERM, which ends it with 0.
+        let run = try await ClosedOutputRun.run(
+            ChildProcess.siblingExecutable("parley-mock-server"), arguments: ["--port", "0"], readingBytes: 9,
+            stop: SIGTERM)
+
+        #expect(String(decoding: run.read, as: UTF8.self) == "listening")
+        #expect(run.exitStatus == 0, "\(run.shellStatus)\n\(run.standardError)")
+        #expect(!run.trapped, "\(run.standardError)")
     }
 }

@@ -26,6 +26,23 @@ import TransportCurl
         }
     }
 
+    @Test(arguments: [false, true])
+    func parleyFetchWritesNothingToStandardOutputSoAClosedOneChangesNothing(ignoringSIGPIPE: Bool) async throws {
+        try await MockServer.withRunning { server in
+            try await withTemporaryFolder { folder in
+                let count = 300_000
+                let run = try await ClosedOutputRun.run(
+                    ChildProcess.siblingExecutable("parley-fetch"),
+                    arguments: [server.url("/bytes/\(count)"), "--output", folder + "/out.bin"], readingBytes: 0,
+                    ignoringSIGPIPE: ignoringSIGPIPE)
+
+                #expect(run.exitStatus == 0, "\(run.shellStatus)\n\(run.standardError)")
+                #expect(run.standardError.contains("saved \(folder)/out.bin (\(count) bytes"))
+                #expect(try contents(folder + "/out.bin") == pattern(0..<count))
+            }
+        }
+    }
+
     @Test func parleyFetchExitsNonZeroWithTheErrorMessage() async throws {
         try await MockServer.withRunning { server in
             try await withTemporaryFolder { folder in

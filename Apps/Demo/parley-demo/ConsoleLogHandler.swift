@@ -29,7 +29,7 @@ struct ConsoleLogHandler: LogHandler {
         }
         .joined(separator: "\n  ")
         console.withLiveAreaCleared {
-            FileHandle.standardError.write(Data((safe + "\n").utf8))
+            StandardStreams.writeError(safe + "\n")
         }
     }
 }

@@ -107,7 +107,7 @@ enum DemoRunner {
         // Retries and logins are worth a line; every request only with --verbose.
         client.logger = logger(console: console, level: options.verbose ? .debug : .notice)
         client.isLoggingEnabled = options.verbose
-        client.retry.maximumRetries = options.retries
+        client.retry.maximumRetries = options.retryCount
         client.retry.deadline = options.timeout.map { .seconds($0) }
         let session = DemoSession(
             baseURL: baseURL, client: client, console: console, output: ResultOutput(json: options.json),
@@ -176,5 +176,5 @@ enum DemoRunner {
 
 /// Writes a line to standard error, outside the console's live area.
 func standardError(_ line: String) {
-    FileHandle.standardError.write(Data((line + "\n").utf8))
+    StandardStreams.writeError(line + "\n")
 }

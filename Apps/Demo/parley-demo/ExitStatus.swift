@@ -24,6 +24,7 @@ enum ExitStatus: Int32 {
     /// The status of a command that failed with `error`.
     init(for error: any Error) {
         var error = (error as? RequestFailure)?.underlying ?? error
+        if let tour = error as? TourIncomplete { error = tour.first }
         if let batch = error as? BatchFailure { error = batch.first }
         switch error {
         case let error as BusinessError:

@@ -14,8 +14,14 @@ struct FetchCommand: DemoCommand {
         commandName: "fetch",
         abstract: "Send any HTTP request through the whole stack: retries, redirects, progress, resumable downloads.",
         discussion: """
-            The body goes to standard output, or to --output FILE, byte for byte. A GET to a file \
-            resumes where an earlier run stopped. A status of 400 or more writes nothing and exits 3. \
+            The body goes to standard output as it arrives (in constant memory, whatever its size), or \
+            to --output FILE, byte for byte. A GET to a file resumes where an earlier run stopped. A \
+            status of 400 or more writes nothing and exits 3. When a transfer to standard output fails \
+            part-way, a GET is resumed from the bytes already written (Range with If-Range) if the \
+            server named an ETag or a strong Last-Modified and answers with the rest; otherwise it fails \
+            with status 3, saying how many bytes were written (never writing a byte twice). When the \
+            reader of standard output goes away (| head -c 10), fetch ends as cat does (SIGPIPE, 141); \
+            a download to --output is unaffected. --json does not apply: the body is written as it came. \
             --data sends TEXT as application/x-www-form-urlencoded (like curl -d) unless a \
             Content-Type header says otherwise; --data-file streams the file as application/octet-stream. \
             A POST or PATCH is retried only with --idempotency-key (a key is generated when none is \
@@ -56,6 +62,11 @@ struct FetchCommand: DemoCommand {
     var generatedIdempotencyKey = false
 
     func validate() throws {
+        if global.json {
+            throw ValidationError(
+                "--json does not apply to fetch: the body goes to standard output byte for byte, as the server "
+                    + "sent it.")
+        }
         _ = try target()
         _ = try headers()
         _ = try httpMethod()
@@ -95,16 +106,28 @@ struct FetchCommand: DemoCommand {
             standardError(line + ")")
             return
         }
-        let handle: DataRequest<DataResponse>
+        var body: RequestBody?
+        var contentType: String?
         if let data {
-            handle = screen.upload(FetchDataForm(request: request, data: Data(data.utf8)))
+            body = .bytes(Data(data.utf8))
+            contentType = "application/x-www-form-urlencoded"
         } else if let dataFile {
-            handle = screen.upload(FetchFileForm(request: request, fileURL: URL(fileURLWithPath: dataFile)))
-        } else {
-            handle = screen.request(FetchRequestForm(request: request))
+            body = .file(path: dataFile)
+            contentType = "application/octet-stream"
         }
-        let body = try await handle.progress(ProgressType.bar(label: request.target.label)).bytes().value
-        FileHandle.standardOutput.write(body)
+        var transportRequest = try TransportRequest(
+            method: request.method, url: request.target.baseURL + request.target.path, body: body,
+            options: session.client.transferOptions)
+        if let timeout = session.client.timeout { transportRequest.options.deadline = timeout }
+        if let contentType { try transportRequest.setHeader("Content-Type", contentType) }
+        // In name order, so that the request does not depend on dictionary order; a Content-Type
+        // given with --header wins over the one of --data.
+        for (name, value) in request.headers.sorted(by: { $0.key < $1.key }) {
+            try transportRequest.setHeader(name, value)
+        }
+        try await FetchStream(
+            request: transportRequest, label: request.target.label, idempotencyKey: request.idempotencyKey?.resolve()
+        ).run(in: session)
     }
 
     // MARK: - Reading the arguments
@@ -184,26 +207,6 @@ extension FetchFormable {
     var method: HTTPRequest.Method { request.method }
     var headers: [String: String] { request.headers }
     var idempotencyKey: IdempotencyKey? { request.idempotencyKey }
-}
-
-/// A fetch without a body.
-struct FetchRequestForm: FetchFormable, RequestFormable {
-    var request: FetchRequest
-}
-
-/// A fetch with `--data`.
-struct FetchDataForm: FetchFormable, UploadDataFormable {
-    var request: FetchRequest
-    var data: Data
-    var method: HTTPRequest.Method { request.method }
-    var contentType: String { "application/x-www-form-urlencoded" }
-}
-
-/// A fetch with `--data-file`.
-struct FetchFileForm: FetchFormable, UploadFileFormable {
-    var request: FetchRequest
-    var fileURL: URL
-    var method: HTTPRequest.Method { request.method }
 }
 
 /// A GET to a file, resumed where an earlier run stopped.

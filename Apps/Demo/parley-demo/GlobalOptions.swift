@@ -14,13 +14,16 @@ struct GlobalOptions: ParsableArguments {
     @Flag(help: "Print the result as one JSON document on standard output.")
     var json = false
 
-    /// Automatic retries after the first attempt.
+    /// Automatic retries after the first attempt, as given; ``retryCount`` is the one in force.
     @Option(
         help: ArgumentHelp(
             "Automatic retries after the first attempt, under the retry rules (a POST without an idempotency key "
-                + "is never retried).",
+                + "is never retried); 3 by default.",
             valueName: "n"))
-    var retries = 3
+    var retries: Int?
+
+    /// Automatic retries after the first attempt: `--retries`, 3 by default.
+    var retryCount: Int { retries ?? 3 }
 
     /// Every request and response on standard error.
     @Flag(help: "Log every request, response and retry on standard error (retries and logins are logged anyway).")
@@ -40,7 +43,7 @@ struct GlobalOptions: ParsableArguments {
     var cacert: String?
 
     func validate() throws {
-        guard retries >= 0, retries <= 100 else {
+        if let retries, !(0...100).contains(retries) {
             throw ValidationError("--retries must be between 0 and 100, got \(retries).")
         }
         if let timeout, !(timeout > 0 && timeout <= 86_400) {
@@ -52,6 +55,29 @@ struct GlobalOptions: ParsableArguments {
         if let cacert, !FileManager.default.isReadableFile(atPath: cacert) {
             throw ValidationError("--cacert \(cacert): no readable file there.")
         }
+    }
+
+    /// The options given that send requests, which a command that sends none (`serve`)
+    /// refuses: their names.
+    var requestOptionsGiven: [String] {
+        var names: [String] = []
+        if server != nil { names.append("--server") }
+        if retries != nil { names.append("--retries") }
+        if noInput { names.append("--no-input") }
+        if timeout != nil { names.append("--timeout") }
+        if cacert != nil { names.append("--cacert") }
+        return names
+    }
+
+    /// The global options' lines of help, for the root command's help, where the argument
+    /// parser lists none (they are declared by each command).
+    static var helpLines: String {
+        let help = helpMessage(columns: 80)
+        guard let start = help.range(of: "OPTIONS:\n") else { return help }
+        return help[start.upperBound...].split(separator: "\n", omittingEmptySubsequences: false)
+            .filter { !$0.contains("--help") }
+            .joined(separator: "\n")
+            .trimmingCharacters(in: .newlines)
     }
 
     /// `server` without a trailing slash, when it is an http or https URL with a host.

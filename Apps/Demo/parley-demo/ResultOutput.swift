@@ -1,10 +1,12 @@
 import Feedback
+import FeedbackConsole
 import Foundation
 
 /// Where a command's result goes: standard output, as text or as one JSON document.
 ///
 /// Feedback (masks, progress, warnings, prompts) goes to standard error through the console,
-/// so standard output holds the result alone and can be piped.
+/// so standard output holds the result alone and can be piped. Writes go through
+/// `StandardStreams`: a reader that goes away (`| head -1`) ends parley-demo as it ends `cat`.
 struct ResultOutput: Sendable {
     /// Whether the result is printed as JSON.
     let json: Bool
@@ -20,15 +22,15 @@ struct ResultOutput: Sendable {
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
             var data = try encoder.encode(value)
             data.append(0x0A)
-            FileHandle.standardOutput.write(data)
+            try StandardStreams.writeOutput(data)
         } else {
-            write(text())
+            try write(text())
         }
     }
 
     /// Prints a line of text, whatever the format: for the guided tour.
-    func write(_ text: String) {
-        FileHandle.standardOutput.write(Data((text + "\n").utf8))
+    func write(_ text: String) throws {
+        try StandardStreams.writeOutput(text + "\n")
     }
 
     /// `text` padded with spaces to `columns` terminal columns (wide characters count two).

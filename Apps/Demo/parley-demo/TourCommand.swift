@@ -1,9 +1,11 @@
 import ArgumentParser
 import Feedback
+import FeedbackConsole
 import Forms
 import Foundation
 import HTTPTypes
 import Mapping
+import Synchronization
 import Transport
 
 /// `parley-demo tour`: a short guided tour of the commands, against the embedded backend.
@@ -14,16 +16,32 @@ struct TourCommand: DemoCommand {
             + "business error and a retry after a fault.",
         discussion: """
             `make demo` runs it. It sets the backend's faults (delays, a 503) through its /faults \
-            routes, so it also works with --server against `parley-demo serve`.
+            routes, so it also works with --server against `parley-demo serve`. Every stop runs \
+            whatever the ones before met: a refused fault route, a stop that does not go as planned \
+            and the final reset are each a warning naming it. Exit status: 0 when every stop went \
+            as planned (the unknown city and the batch with it fail on purpose), otherwise, once the \
+            tour is done, the status of the first step that did not (3 against a server that is not \
+            the demo's backend); 141 when the reader of standard output goes away. --json does not \
+            apply: the tour is written for a person.
             """
     )
 
     @OptionGroup var global: GlobalOptions
 
+    func validate() throws {
+        if global.json {
+            throw ValidationError(
+                "--json does not apply to tour: it is a walk-through written for a person. Use --json with "
+                    + "the commands it visits, such as parley-demo weather forecast Toronto --json.")
+        }
+    }
+
     /// One stop of the tour.
     struct Stop {
         var title: String
         var explanation: String
+        /// The failure the stop shows on purpose: a business error (exit status 1).
+        var failsOnPurpose = false
         var run: @Sendable (DemoSession) async throws -> Void
     }
 
@@ -36,21 +54,32 @@ struct TourCommand: DemoCommand {
         let radar = folder.appendingPathComponent("radar-toronto.png").path
 
         let stops = Self.stops(photo: photo.path, radar: radar)
-        session.output.write("Parley tour: \(stops.count) stops against \(session.baseURL)\n")
+        let unplanned = UnplannedFailures()
+        try session.output.write("Parley tour: \(stops.count) stops against \(session.baseURL)\n")
         for (number, stop) in stops.enumerated() {
-            session.output.write("── \(number + 1). \(stop.title)")
-            session.output.write("   \(stop.explanation)")
+            try session.output.write("── \(number + 1). \(stop.title)")
+            try session.output.write("   \(stop.explanation)")
             do {
-                try await stop.run(session)
-            } catch  where !Task.isCancelled {
+                try await Faults.$unplanned.withValue(unplanned) { try await stop.run(session) }
+            } catch  where !Task.isCancelled && !(error is StandardOutputError) {
                 // The failure is part of the tour: it is shown, and the tour goes on.
                 session.warn(error)
-                session.output.write("   (exit status \(ExitStatus(for: error).rawValue) for this command)")
+                let status = ExitStatus(for: error)
+                try session.output.write("   (exit status \(status.rawValue) for this command)")
+                if !(stop.failsOnPurpose && status == .business) {
+                    unplanned.add(error)
+                    session.warn(
+                        TourNote(
+                            "Stop \(number + 1), \(stop.title), did not go as planned (exit status "
+                                + "\(status.rawValue)); the tour goes on."))
+                }
             }
-            session.output.write("")
+            try session.output.write("")
         }
-        try await Faults.reset(session)
-        session.output.write("Tour done. Try: parley-demo --help, or parley-demo weather forecast 北京 --mask hud")
+        await Faults.$unplanned.withValue(unplanned) { await Faults.reset(session) }
+        try session.output.write(
+            "Tour done. Try: parley-demo --help, or parley-demo weather forecast 北京 --mask hud")
+        if let failure = unplanned.summary() { throw failure }
     }
 
     /// The stops, in order.
@@ -67,9 +96,11 @@ struct TourCommand: DemoCommand {
                 title: "A forecast with a loading mask",
                 explanation: "The backend waits 1.5 s; a HUD mask covers the panel meanwhile."
             ) { session in
-                try await Faults.delay("/weather", milliseconds: 1500, session)
-                try await command(WeatherCommand.Forecast.self, ["Toronto", "--mask", "hud"]).perform(in: session)
-                try await Faults.delay("/weather", milliseconds: 0, session)
+                try await Faults.during({ await Faults.delay("/weather", milliseconds: 1500, session) }) {
+                    try await command(WeatherCommand.Forecast.self, ["Toronto", "--mask", "hud"]).perform(in: session)
+                } undo: {
+                    await Faults.delay("/weather", milliseconds: 0, session)
+                }
             },
             Stop(
                 title: "The cities, page by page",
@@ -81,10 +112,12 @@ struct TourCommand: DemoCommand {
                 title: "A radar download with a progress bar",
                 explanation: "The image streams to a partial file and is renamed when whole; Ctrl-C keeps it."
             ) { session in
-                try await Faults.pace("/weather/radar", millisecondsPer64KiB: 12, session)
-                try await command(WeatherCommand.Radar.self, ["Toronto", "--output", radar, "--size", "12582912"])
-                    .perform(in: session)
-                try await Faults.pace("/weather/radar", millisecondsPer64KiB: 0, session)
+                try await Faults.during({ await Faults.pace("/weather/radar", millisecondsPer64KiB: 12, session) }) {
+                    try await command(WeatherCommand.Radar.self, ["Toronto", "--output", radar, "--size", "12582912"])
+                        .perform(in: session)
+                } undo: {
+                    await Faults.pace("/weather/radar", millisecondsPer64KiB: 0, session)
+                }
             },
             Stop(
                 title: "A report upload",
@@ -96,27 +129,31 @@ struct TourCommand: DemoCommand {
             },
             Stop(
                 title: "A batch with a count",
-                explanation: "Eight forecasts, three at a time, each taking 400 ms; one city is unknown."
+                explanation: "Eight forecasts, three at a time, each taking 400 ms; one city is unknown.",
+                failsOnPurpose: true
             ) { session in
-                try await Faults.delay("/weather", milliseconds: 400, session)
-                defer { Task { try? await Faults.delay("/weather", milliseconds: 0, session) } }
-                try await command(
-                    WeatherCommand.Batch.self,
-                    ["Toronto", "Paris", "北京", "São Paulo", "Atlantis", "Zürich", "上海", "Sydney"]
-                ).perform(in: session)
+                try await Faults.during({ await Faults.delay("/weather", milliseconds: 400, session) }) {
+                    try await command(
+                        WeatherCommand.Batch.self,
+                        ["Toronto", "Paris", "北京", "São Paulo", "Atlantis", "Zürich", "上海", "Sydney"]
+                    ).perform(in: session)
+                } undo: {
+                    await Faults.delay("/weather", milliseconds: 0, session)
+                }
             },
             Stop(
                 title: "A failure with the server's message",
-                explanation: "An unknown city is a business error: exit status 1, and the server's words."
+                explanation: "An unknown city is a business error: exit status 1, and the server's words.",
+                failsOnPurpose: true
             ) { session in
-                try await Faults.delay("/weather", milliseconds: 0, session)
+                await Faults.delay("/weather", milliseconds: 0, session)
                 try await command(WeatherCommand.Forecast.self, ["Atlantis"]).perform(in: session)
             },
             Stop(
                 title: "A retry after a fault",
                 explanation: "The backend answers 503 with Retry-After: 1 once; the client waits and asks again."
             ) { session in
-                try await Faults.script("/sysTime", ["503:1", "ok"], session)
+                await Faults.script("/sysTime", ["503:1", "ok"], session)
                 try await command(SystemCommand.Time.self, []).perform(in: session)
             },
         ]
@@ -129,7 +166,14 @@ struct TourCommand: DemoCommand {
 }
 
 /// The backend's fault routes, through the session's client.
+///
+/// A backend that is not parley-demo's (`--server` naming another server) has no such routes:
+/// each refusal is a warning naming the route, counted as a stop that did not go as planned,
+/// and the stop goes on without its fault.
 enum Faults {
+    /// Where the tour counts what did not go as planned.
+    @TaskLocal static var unplanned: UnplannedFailures?
+
     /// A request to one of the `/faults` routes.
     struct Form: RequestFormable {
         var path: String
@@ -138,25 +182,87 @@ enum Faults {
         var encoding: ParameterEncoding { .urlQuery }
     }
 
-    static func delay(_ path: String, milliseconds: Int, _ session: DemoSession) async throws {
-        try await send(Form(path: "/faults/delay", parameters: ["path": path, "ms": milliseconds]), session)
+    /// Runs `body` with a fault set, and takes the fault away again whatever `body` does.
+    static func during(
+        _ set: () async -> Void, _ body: () async throws -> Void, undo: () async -> Void
+    ) async throws {
+        await set()
+        do {
+            try await body()
+        } catch {
+            await undo()
+            throw error
+        }
+        await undo()
     }
 
-    static func pace(_ path: String, millisecondsPer64KiB: Int, _ session: DemoSession) async throws {
-        try await send(Form(path: "/faults/pace", parameters: ["path": path, "ms": millisecondsPer64KiB]), session)
+    static func delay(_ path: String, milliseconds: Int, _ session: DemoSession) async {
+        await send(Form(path: "/faults/delay", parameters: ["path": path, "ms": milliseconds]), session)
     }
 
-    static func script(_ path: String, _ outcomes: [String], _ session: DemoSession) async throws {
-        try await send(
+    static func pace(_ path: String, millisecondsPer64KiB: Int, _ session: DemoSession) async {
+        await send(Form(path: "/faults/pace", parameters: ["path": path, "ms": millisecondsPer64KiB]), session)
+    }
+
+    static func script(_ path: String, _ outcomes: [String], _ session: DemoSession) async {
+        await send(
             Form(path: "/faults/script", parameters: ["path": path, "outcomes": outcomes.joined(separator: ",")]),
             session)
     }
 
-    static func reset(_ session: DemoSession) async throws {
-        try await send(Form(path: "/faults/reset", parameters: [:]), session)
+    static func reset(_ session: DemoSession) async {
+        await send(Form(path: "/faults/reset", parameters: [:]), session)
     }
 
-    private static func send(_ form: Form, _ session: DemoSession) async throws {
-        _ = try await session.screen.request(form).bytes().value
+    /// Sends `form`; a failure is warned about, named, and counted, and the tour goes on.
+    private static func send(_ form: Form, _ session: DemoSession) async {
+        do {
+            _ = try await session.screen.request(form).bytes().value
+        } catch  where !Task.isCancelled {
+            unplanned?.add(error)
+            let reason = FeedbackSystem.catalog.warning(for: error)?.text ?? "it failed"
+            session.warn(
+                TourNote(
+                    "The backend did not take POST \(form.path), so the tour goes on without it; is it "
+                        + "parley-demo's backend (parley-demo serve)? \(reason)"))
+        } catch {
+            // Cancelled: the command is ending, and says so itself.
+        }
     }
+}
+
+/// A line of the tour's own on the console, as a warning.
+struct TourNote: Error, Errorable {
+    var message: String?
+    var isFailure: Bool { true }
+
+    init(_ message: String) { self.message = message }
+}
+
+/// The failures of the tour that were not part of its plan, in order.
+final class UnplannedFailures: Sendable {
+    private let failures = Mutex<[any Error]>([])
+
+    func add(_ error: any Error) {
+        failures.withLock { $0.append(error) }
+    }
+
+    /// The tour's failure when anything did not go as planned; `nil` otherwise.
+    func summary() -> TourIncomplete? {
+        let failures = failures.withLock { $0 }
+        guard let first = failures.first else { return nil }
+        return TourIncomplete(count: failures.count, first: first)
+    }
+}
+
+/// The tour reached its end, but some stops (or the fault routes, or the final reset) did not
+/// go as planned: the exit status is that of the first of them.
+struct TourIncomplete: Error, Errorable, CustomStringConvertible {
+    var count: Int
+    var first: any Error
+    var description: String { "\(count) step(s) of the tour did not go as planned; the first: \(first)" }
+    var message: String? {
+        "The tour reached its end, but \(count) of its steps did not go as planned (each is warned about above)."
+    }
+    var isFailure: Bool { true }
 }

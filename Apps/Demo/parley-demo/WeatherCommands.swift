@@ -125,14 +125,14 @@ struct WeatherCommand: AsyncParsableCommand {
                 collected += page.items
                 next = page.nextCursor
                 if !session.output.json {
-                    if all { session.output.write("Page \(number):") }
-                    session.output.write(Self.text(page.items))
+                    if all { try session.output.write("Page \(number):") }
+                    try session.output.write(Self.text(page.items))
                 }
             } while all && next != nil
             if session.output.json {
                 try session.output.emit(text: "", json: Result(items: collected, cursor: next))
             } else if let next {
-                session.output.write("More: parley-demo weather cities --cursor \(next)   (or --all)")
+                try session.output.write("More: parley-demo weather cities --cursor \(next)   (or --all)")
             }
         }
 

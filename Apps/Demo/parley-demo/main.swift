@@ -1,4 +1,5 @@
 import ArgumentParser
+import FeedbackConsole
 import Foundation
 
 /// `parley-demo`: every part of Parley at work against a backend that starts by itself.
@@ -12,8 +13,14 @@ struct ParleyDemo: AsyncParsableCommand {
             bars, warnings, retry notices and questions go to standard error.
 
             Exit status: 0 success; 1 the server answered with a business error; 2 the command line \
-            is wrong; 3 a network or HTTP failure, after the retries; 4 an answer that does not \
-            decode; 130 interrupted (Ctrl-C; a partial download is kept); 143 terminated (SIGTERM).
+            is wrong; 3 a network or HTTP failure, after the retries (or standard output failed, such \
+            as a full disk); 4 an answer that does not decode; 130 interrupted (Ctrl-C; a partial \
+            download is kept); 143 terminated (SIGTERM); 141, killed by SIGPIPE as cat is, when the \
+            reader of standard output went away (| head): the terminal is restored first, and a \
+            program started with SIGPIPE ignored exits 141 too. A download to --output is unaffected.
+
+            GLOBAL OPTIONS (before or after the command's name, for every command):
+            \(GlobalOptions.helpLines)
             """,
         subcommands: [
             SystemCommand.self, WeatherCommand.self, LoginCommand.self, FetchCommand.self, ServeCommand.self,
@@ -83,7 +90,7 @@ func runMain() async -> Int32 {
         let code = ParleyDemo.exitCode(for: error)
         let message = ParleyDemo.fullMessage(for: error)
         if code == .success {
-            FileHandle.standardOutput.write(Data((message + "\n").utf8))
+            try? StandardStreams.writeOutput(message + "\n")
             return 0
         }
         standardError(message)
@@ -107,7 +114,7 @@ func runMain() async -> Int32 {
         } catch {
             let message = ParleyDemo.fullMessage(for: error)
             if ParleyDemo.exitCode(for: error) == .success {
-                FileHandle.standardOutput.write(Data((message + "\n").utf8))
+                try? StandardStreams.writeOutput(message + "\n")
                 return ExitStatus.success.rawValue
             }
             standardError(message)
@@ -116,4 +123,7 @@ func runMain() async -> Int32 {
     }
 }
 
+// Before the embedded backend's SwiftNIO ignores SIGPIPE for the whole process: how the process
+// started decides how a reader that went away ends it.
+StandardStreams.recordStartingDisposition()
 exit(await runMain())

@@ -9,7 +9,8 @@ import Transport
 #endif
 
 /// Puts the terminal back (live area cleared, cursor shown) however the process ends: a
-/// normal exit, `exit(_:)` after an error, `SIGINT` (Ctrl-C) or `SIGTERM`.
+/// normal exit, `exit(_:)` after an error, `SIGINT` (Ctrl-C), `SIGTERM`, or `SIGPIPE` (the
+/// reader of standard output went away, as with `| head`).
 ///
 /// Presenters that redraw register a cleanup while they have something drawn. A signal is
 /// caught by a handler that only writes the signal's number to a pipe (the one thing a signal
@@ -17,7 +18,11 @@ import Transport
 /// take locks and write), puts back the disposition the signal had before, and raises it
 /// again, so the process still ends as the signal says (a shell sees 130 after Ctrl-C) and a
 /// handler the program installed earlier still runs. A signal the process ignores (a
-/// background job's `SIGINT`) is left alone.
+/// background job's `SIGINT`, a `SIGPIPE` a supervisor set to be ignored) is left alone.
+///
+/// `SIGPIPE` is raised in the thread whose write failed, and once the handler returns that
+/// write fails with `EPIPE`: the writer must not treat that as fatal on its own (Foundation's
+/// `FileHandle.write` traps), which is what ``StandardStreams`` is for.
 enum TerminalRestoration {
     private struct State: Sendable {
         var cleanups: [Int: @Sendable () -> Void] = [:]
@@ -28,10 +33,13 @@ enum TerminalRestoration {
     }
 
     private static let state = PThreadMutex(State())
+    /// Held while cleanups run, so that a second caller of ``restoreAll()`` (the writer that
+    /// met `EPIPE` while the signal's thread restores) returns only once the terminal is back.
+    private static let restoring = PThreadMutex(())
     /// The pipe's write end, for the signal handler; -1 until installed.
     private static let signalPipe = Atomic<Int32>(-1)
     /// The signals watched.
-    private static let watchedSignals: [Int32] = [SIGINT, SIGTERM]
+    private static let watchedSignals: [Int32] = [SIGINT, SIGTERM, SIGPIPE]
 
     /// Registers `cleanup`; returns the key to unregister it with.
     ///
@@ -64,17 +72,79 @@ enum TerminalRestoration {
     }
 
     /// Runs and removes every cleanup; returns the work to do should a signal be survived.
+    ///
+    /// A call made while another runs the cleanups waits for them to finish.
     @discardableResult
     static func restoreAll() -> [@Sendable () -> Void] {
-        let (cleanups, survivors) = state.withLock { state in
-            defer {
-                state.cleanups = [:]
-                state.afterSurvivedSignal = [:]
+        restoring.withLock { _ in
+            let (cleanups, survivors) = state.withLock { state in
+                defer {
+                    state.cleanups = [:]
+                    state.afterSurvivedSignal = [:]
+                }
+                return (Array(state.cleanups.values), Array(state.afterSurvivedSignal.values))
             }
-            return (Array(state.cleanups.values), Array(state.afterSurvivedSignal.values))
+            for cleanup in cleanups { cleanup() }
+            return survivors
         }
-        for cleanup in cleanups { cleanup() }
-        return survivors
+    }
+
+    /// Whether the process started with `SIGPIPE` ignored: 0 not recorded, 1 no, 2 yes.
+    private static let startedIgnoringSIGPIPE = Atomic<Int8>(0)
+
+    /// Records whether the process started with `SIGPIPE` ignored, before anything changes it
+    /// (SwiftNIO ignores it for the whole process on Linux when it opens its first socket).
+    static func recordStartingDisposition() {
+        var current = sigaction()
+        guard sigaction(SIGPIPE, nil, &current) == 0 else { return }
+        startedIgnoringSIGPIPE.store(isIgnored(current) ? 2 : 1, ordering: .sequentiallyConsistent)
+    }
+
+    /// Ends the process because the reader of standard output went away, as `cat` ends: the
+    /// terminal put back first, then killed by `SIGPIPE` (a shell reports 141), or, when the
+    /// process started with `SIGPIPE` ignored (a disposition inherited across `exec`), exit
+    /// status 141.
+    ///
+    /// Called by the writer that met `EPIPE`. The signal's own thread may be restoring at the
+    /// same moment; ``restoreAll()`` waits for it, so the process never ends half-restored.
+    static func endAfterBrokenPipe() -> Never {
+        restoreAll()
+        let ignoredAtStart: Bool
+        switch startedIgnoringSIGPIPE.load(ordering: .sequentiallyConsistent) {
+        case 1: ignoredAtStart = false
+        case 2: ignoredAtStart = true
+        default:
+            var current = sigaction()
+            ignoredAtStart = sigaction(SIGPIPE, nil, &current) == 0 && isIgnored(current)
+        }
+        if ignoredAtStart { _exit(128 + SIGPIPE) }
+        // The default action ends the process; whatever handler was there (this type's) has
+        // nothing left to do, the terminal being back.
+        var action = sigaction()
+        sigemptyset(&action.sa_mask)
+        #if canImport(Glibc)
+            action.__sigaction_handler.sa_handler = SIG_DFL
+        #else
+            action.__sigaction_u.__sa_handler = SIG_DFL
+        #endif
+        sigaction(SIGPIPE, &action, nil)
+        // Pending already when the writing thread blocks it (threads Foundation starts block
+        // every signal): unblocking delivers it.
+        var set = sigset_t()
+        sigemptyset(&set)
+        sigaddset(&set, SIGPIPE)
+        pthread_sigmask(SIG_UNBLOCK, &set, nil)
+        raise(SIGPIPE)
+        _exit(128 + SIGPIPE)
+    }
+
+    /// Whether `action` ignores its signal.
+    private static func isIgnored(_ action: sigaction) -> Bool {
+        #if canImport(Glibc)
+            address(of: action.__sigaction_handler.sa_handler) == address(of: SIG_IGN)
+        #else
+            address(of: action.__sigaction_u.__sa_handler) == address(of: SIG_IGN)
+        #endif
     }
 
     private static func installHandlers() {
@@ -89,12 +159,7 @@ enum TerminalRestoration {
         for signalNumber in watchedSignals {
             var old = sigaction()
             guard sigaction(signalNumber, nil, &old) == 0 else { continue }
-            #if canImport(Glibc)
-                let ignored = address(of: old.__sigaction_handler.sa_handler) == address(of: SIG_IGN)
-            #else
-                let ignored = address(of: old.__sigaction_u.__sa_handler) == address(of: SIG_IGN)
-            #endif
-            if ignored { continue }
+            if isIgnored(old) { continue }
             previous[signalNumber] = old
             var action = sigaction()
             #if canImport(Glibc)

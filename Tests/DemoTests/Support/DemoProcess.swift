@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import TestSupport
 import Testing
 
@@ -93,13 +94,14 @@ final class DemoServer: Sendable {
         if process.isRunning { process.terminate() }
     }
 
-    /// Starts `parley-demo serve` with `arguments` and returns once it prints its address.
-    static func start(_ arguments: [String]) async throws -> DemoServer {
+    /// Starts `parley-demo serve` with `arguments` (and `globalOptions` before `serve`) and
+    /// returns once it prints its address, as a line or (with `--json`) a JSON document.
+    static func start(_ arguments: [String], globalOptions: [String] = []) async throws -> DemoServer {
         let path = try ChildProcess.siblingExecutable("parley-demo")
         return try await onOwnThread {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: path)
-            process.arguments = ["serve"] + arguments
+            process.arguments = globalOptions + ["serve"] + arguments
             let output = Pipe()
             process.standardOutput = output
             process.standardError = FileHandle.nullDevice
@@ -111,18 +113,24 @@ final class DemoServer: Sendable {
                 text += String(decoding: data, as: UTF8.self)
             }
             let line = text.split(separator: "\n").first.map(String.init) ?? ""
-            guard line.hasPrefix("listening on ") else {
-                process.terminate()
-                throw DemoServerError(output: text)
+            if line.hasPrefix("listening on ") {
+                return DemoServer(process: process, baseURL: String(line.dropFirst("listening on ".count)))
             }
-            return DemoServer(process: process, baseURL: String(line.dropFirst("listening on ".count)))
+            if let document = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: String],
+                let url = document["url"]
+            {
+                return DemoServer(process: process, baseURL: url)
+            }
+            process.terminate()
+            throw DemoServerError(output: text)
         }
     }
 
-    /// Sends SIGTERM and waits for the exit; returns the exit status.
-    func stop() async throws -> Int32 {
+    /// Sends `signal` (SIGTERM by default) and waits for the exit; returns the exit status, or
+    /// 128 plus the signal that ended it.
+    func stop(with signal: Int32 = SIGTERM) async throws -> Int32 {
         try await onOwnThread { [process] in
-            process.terminate()
+            kill(process.processIdentifier, signal)
             process.waitUntilExit()
             return process.terminationReason == .uncaughtSignal
                 ? 128 + process.terminationStatus : process.terminationStatus

@@ -36,6 +36,11 @@ struct ParleyFetch: AsyncParsableCommand {
             those are spent and standard input and standard error are terminals, parley-fetch \
             asks whether to retry: r (or y, Enter) retries, a (or n, q, Esc, Ctrl-C) aborts. \
             --no-input never asks.
+
+            Exit status: 0 once the file is at its destination; 1 with the error's message otherwise; \
+            Ctrl-C and SIGTERM end it as the signal does (130, 143), the cursor shown and the partial \
+            file kept. Nothing goes to standard output, so a closed standard output changes nothing; a \
+            closed standard error ends it as cat ends (SIGPIPE, 141), the terminal restored first.
             """
     )
 
@@ -146,7 +151,7 @@ struct TransferBar: Progressable {
     }
 }
 
-/// Writes a line to standard error.
+/// Writes a line to standard error, without trapping when it is a closed pipe.
 func standardError(_ line: String) {
-    FileHandle.standardError.write(Data((line + "\n").utf8))
+    StandardStreams.writeError(line + "\n")
 }

@@ -30,7 +30,9 @@ struct ParleyMockServer: AsyncParsableCommand {
         abstract: "Run the Parley mock HTTP server until SIGINT or SIGTERM.",
         discussion: """
             Prints one line, "listening on http://HOST:PORT", once the port is bound, and nothing \
-            else to standard output. Routes: /echo, /status/{code}, /redirect-to?url=&status=, \
+            else to standard output; if its reader has already gone, the server ends as cat does \
+            (SIGPIPE, status 141, also when SIGPIPE is ignored). SIGINT and SIGTERM stop it with \
+            status 0. Routes: /echo, /status/{code}, /redirect-to?url=&status=, \
             /redirect/{n}, /relative-redirect/{n}, /bytes/{n}, /stream-bytes/{n}?chunk=, \
             /stall?after=, /delay/{ms}, /gzip, /deflate, /bad-encoding, /large-headers?size=, \
             /headers?name=value, /cookies, /cookies/set?name=value, /upload, /multipart, /drop?bytes=, \
@@ -98,6 +100,7 @@ struct ParleyMockServer: AsyncParsableCommand {
     }
 
     func run() async throws {
+        StandardOutput.recordStartingDisposition()
         let termination = TerminationSignals()
         if let scripted {
             try await runScripted(try Self.behaviour(named: scripted), until: termination)
@@ -133,9 +136,12 @@ struct ParleyMockServer: AsyncParsableCommand {
         await termination.received.waitForFirst()
     }
 
-    /// Writes the one line scripts wait for, unbuffered.
+    /// Writes the one line scripts wait for, unbuffered. A reader that has gone before it is
+    /// written ends the server as it ends `cat` (SIGPIPE, status 141 in a shell); once it is
+    /// written, the server never writes to standard output again, so a reader that goes away
+    /// later (`| head -1`) changes nothing.
     private static func announce(_ baseURL: String) {
-        FileHandle.standardOutput.write(Data("listening on \(baseURL)\n".utf8))
+        StandardOutput.write("listening on \(baseURL)\n")
     }
 
     /// Parses the hidden `--scripted` value.
