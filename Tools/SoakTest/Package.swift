@@ -20,6 +20,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.0.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.8.0"),
         // The root package, named so that the reference holds whatever its folder is called.
         .package(name: "Parley", path: "../.."),
     ],
@@ -31,6 +32,7 @@ let package = Package(
                 .product(name: "Downloads", package: "Parley"),
                 .product(name: "Forms", package: "Parley"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "Mapping", package: "Parley"),
                 .product(name: "Retry", package: "Parley"),
                 .product(name: "Transport", package: "Parley"),

@@ -133,8 +133,8 @@ struct ParleySoak: AsyncParsableCommand {
             downloads: downloads, downloadsInFlight: downloadsInFlight, hangAfter: .seconds(hangAfter),
             bounds: ProcessSample.Bounds(
                 residentKiB: rssBound, descriptors: descriptorBound, sockets: socketBound, threads: threadBound))
-        print("parley-soak: seed \(seed) (repeat with --seed \(seed))")
-        print(
+        say("parley-soak: seed \(seed) (repeat with --seed \(seed))")
+        say(
             "parley-soak: \(duration.map { "\($0) s of" } ?? "\(requests)") requests, \(inFlight) in flight, "
                 + "\(Int((faultRate * 100).rounded())) % faulted, 1 in \(cancelEvery) cancelled; "
                 + "\(downloads) downloads, \(downloadsInFlight) in flight")
@@ -144,7 +144,7 @@ struct ParleySoak: AsyncParsableCommand {
         let mock = try MockServerProcess.start(
             serverPath, chaos: faultRate, seed: seed, faults: ["drop", "reset", "stall", "503", "503:none"])
         defer { mock.stop() }
-        print("parley-soak: \(serverPath) listening on \(mock.baseURL), pid \(mock.pid)")
+        say("parley-soak: \(serverPath) listening on \(mock.baseURL), pid \(mock.pid)")
 
         let transport = try CurlTransport()
         let report = SoakReport()
@@ -159,10 +159,10 @@ struct ParleySoak: AsyncParsableCommand {
         report.printSummary(plan: plan)
         let failures = report.failures()
         if failures.isEmpty {
-            print("parley-soak: PASS")
+            say("parley-soak: PASS")
         } else {
-            for failure in failures { print("parley-soak: FAIL: \(failure)") }
-            print(
+            for failure in failures { say("parley-soak: FAIL: \(failure)") }
+            say(
                 "parley-soak: FAIL (\(failures.count) \(failures.count == 1 ? "check" : "checks") failed; seed \(seed))"
             )
             throw ExitCode(1)
@@ -201,4 +201,10 @@ enum Sibling {
         }
         return candidate
     }
+}
+
+/// Writes `line` and a newline to standard output at once, unbuffered, so that a long run can be
+/// followed also when its output goes to a file or a pipe (where `print` would hold it back).
+func say(_ line: String) {
+    FileHandle.standardOutput.write(Data((line + "\n").utf8))
 }

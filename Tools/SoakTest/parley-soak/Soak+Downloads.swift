@@ -99,18 +99,19 @@ extension Soak {
                     id + 1, mode: "resumed after cancel", destination, client.download(resume), cancelAfter: nil)
             }
         } else {
-            // parley-fetch killed with SIGKILL at a random moment, then resumed in process.
+            // parley-fetch killed with SIGKILL once its partial holds a random share of the
+            // file, then resumed in process.
             mode = "killed"
             let query: Parameters = ["chunk-delay": 3]
             let url = "\(baseURL)/bytes/\(size)?chunk-delay=3"
-            let moment = Duration.microseconds(Int64(random.next() % UInt64(chunks * 3_000)))
+            let target = 1 + Int(random.next() % UInt64(size - 1))
             do {
                 let pid = try spawn([
                     fetchPath, url, "--output", destination.path, "--sha256", reference.sha256, "--quiet",
                 ])
-                try? await Task.sleep(for: moment)
-                kill(pid, SIGKILL)
-                let status = await onOwnThread { reap(pid) }
+                let status = await onOwnThread {
+                    killWhenPartial(pid, reaches: target, at: destination.path + ".partial")
+                }
                 if status == 128 + SIGKILL {
                     report.killed()
                     let resume = BytesResume(
@@ -137,6 +138,13 @@ extension Soak {
             handle.observe { event in
                 if case .retry = event { report.retried() }
             }
+            if let cancelAfter {
+                report.cancelRequested()
+                Task {
+                    try? await Task.sleep(for: cancelAfter)
+                    handle.cancel()
+                }
+            }
             handle.completion { result in
                 switch result {
                 case .success:
@@ -145,14 +153,11 @@ extension Soak {
                 case .failure(let error):
                     let name = Self.name(of: error)
                     if name.hasPrefix("untyped") { report.untypedError("download \(id): \(error)") }
+                    if !name.hasSuffix(".cancelled") {
+                        say("parley-soak: \(destination.lastPathComponent) (\(mode)) failed: \(error)")
+                    }
                     report.end(id, outcome: "download \(mode): \(name)")
                 }
-            }
-        }
-        if let cancelAfter {
-            Task {
-                try? await Task.sleep(for: cancelAfter)
-                handle.cancel()
             }
         }
         return succeeded.value
@@ -242,4 +247,20 @@ final class SuccessFlag: Sendable {
     func set() { flag.withLock { $0 = true } }
 
     var value: Bool { flag.withLock { $0 } }
+}
+
+/// Kills `pid` with SIGKILL once the file at `partial` holds `target` bytes or more, and reaps it;
+/// returns its status (128 + 9 when killed, its own when it ended first). Blocks: run it on a
+/// thread of its own.
+func killWhenPartial(_ pid: pid_t, reaches target: Int, at partial: String) -> Int32 {
+    var status: Int32 = 0
+    var details = stat()
+    while waitpid(pid, &status, WNOHANG) == 0 {
+        if stat(partial, &details) == 0, Int(details.st_size) >= target {
+            kill(pid, SIGKILL)
+            return reap(pid)
+        }
+        usleep(500)
+    }
+    return (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
 }

@@ -1,6 +1,7 @@
 import Forms
 import Foundation
 import HTTPTypes
+import Logging
 import Mapping
 import Retry
 import Transport
@@ -46,6 +47,9 @@ final class Soak: Sendable {
         configuration.retry.baseDelay = .milliseconds(20)
         configuration.retry.maximumDelay = .milliseconds(500)
         configuration.retry.budget = RetryBudget()
+        // A line per retry and per request given up would be thousands of lines; the summary
+        // counts them instead.
+        configuration.logger = Logger(label: "parley-soak", factory: { _ in SwiftLogNoOpLogHandler() })
         client = SoakClient(clientConfiguration: configuration)
     }
 
@@ -173,6 +177,13 @@ final class Soak: Sendable {
             handle.observe { event in
                 if case .retry = event { report.retried() }
             }
+            if let cancelAfter {
+                report.cancelRequested()
+                Task {
+                    try? await Task.sleep(for: cancelAfter)
+                    handle.cancel()
+                }
+            }
             handle.completion { result in
                 switch result {
                 case .success(let value):
@@ -183,13 +194,6 @@ final class Soak: Sendable {
                     if name.hasPrefix("untyped") { report.untypedError("\(kind) \(id) (key \(key)): \(error)") }
                     report.end(id, outcome: "\(kind): \(name)")
                 }
-            }
-        }
-        if let cancelAfter {
-            report.cancelRequested()
-            Task {
-                try? await Task.sleep(for: cancelAfter)
-                handle.cancel()
             }
         }
     }

@@ -98,7 +98,7 @@ final class SoakReport: Sendable {
             return found
         }
         for (sentence, continuation) in found {
-            print("parley-soak: watchdog: \(sentence)")
+            say("parley-soak: watchdog: \(sentence)")
             continuation?.resume()
         }
         return found.map(\.0)
@@ -123,7 +123,7 @@ final class SoakReport: Sendable {
 
     /// Records a sample of the process's figures.
     func sample(_ sample: ProcessSample, serverResidentKiB: Int) {
-        print("parley-soak: \(sample); server RSS \(serverResidentKiB / 1024) MiB")
+        say("parley-soak: \(sample); server RSS \(serverResidentKiB / 1024) MiB")
         state.withLock {
             $0.samples.append(sample)
             $0.serverResidentKiB.append(serverResidentKiB)
@@ -194,38 +194,38 @@ final class SoakReport: Sendable {
     /// ledger, downloads and the samples.
     func printSummary(plan: SoakPlan) {
         state.withLock { state in
-            print("parley-soak: summary (seed \(plan.seed))")
+            say("parley-soak: summary (seed \(plan.seed))")
             for (phase, duration) in state.elapsed.sorted(by: { $0.key < $1.key }) {
-                print("  time \(phase): \(duration)")
+                say("  time \(phase): \(duration)")
             }
-            print(
+            say(
                 "  requests: \(state.started) started, \(state.ended) ended, \(state.running.count) running, "
                     + "\(state.hung.count) hung, \(state.endedTwice.count) ended twice")
-            print("  cancellations asked: \(state.cancelsRequested)")
-            print("  retries seen on handles: \(state.retries)")
+            say("  cancellations asked: \(state.cancelsRequested)")
+            say("  retries seen on handles: \(state.retries)")
             let faultTotal =
                 state.serverFaults.values.reduce(0, +) - (state.serverFaults["503 without Retry-After"] ?? 0)
-            print("  server: \(state.serverRequests) business requests, \(faultTotal) faulted")
+            say("  server: \(state.serverRequests) business requests, \(faultTotal) faulted")
             for (kind, count) in state.serverFaults.sorted(by: { $0.key < $1.key }) {
-                print("    fault \(kind): \(count)")
+                say("    fault \(kind): \(count)")
             }
             for (outcome, count) in state.outcomes.sorted(by: { $0.key < $1.key }) {
-                print("    outcome \(outcome): \(count)")
+                say("    outcome \(outcome): \(count)")
             }
             let ledger = state.ledger
-            print(
+            say(
                 "  idempotency ledger: \(ledger.scopes) keys, \(ledger.attempts) attempts, \(ledger.applied) applied, "
                     + "\(ledger.appliedMoreThanOnce.count) applied more than once")
-            print("  downloads: \(state.kills) parley-fetch killed with SIGKILL")
+            say("  downloads: \(state.kills) parley-fetch killed with SIGKILL")
             for (outcome, count) in state.downloadOutcomes.sorted(by: { $0.key < $1.key }) {
-                print("    download \(outcome): \(count)")
+                say("    download \(outcome): \(count)")
             }
-            print(
+            say(
                 "  samples (bounds after the baseline: +\(plan.bounds.residentKiB) KiB, "
                     + "+\(plan.bounds.descriptors) descriptors besides +\(plan.bounds.sockets) sockets, "
                     + "+\(plan.bounds.threads) threads):")
             for (sample, server) in zip(state.samples, state.serverResidentKiB) {
-                print("    \(sample); server RSS \(server / 1024) MiB")
+                say("    \(sample); server RSS \(server / 1024) MiB")
             }
         }
     }
