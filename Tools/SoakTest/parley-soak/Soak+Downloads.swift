@@ -191,28 +191,25 @@ extension Soak {
 
     /// Samples the process once more, after the downloads, and compares it with the sample
     /// after the requests: the downloads and their children must leave no descriptor or thread
-    /// behind. Threads that Dispatch keeps for a while after the digests' work (its idle workers)
-    /// are given up to 15 seconds to end; memory is not compared, as the allocator may keep what
-    /// the downloads' buffers took.
+    /// behind. It first waits 6 seconds, as the quiet samples do, for Dispatch's idle workers to
+    /// end; memory is not compared, as the allocator may keep what the downloads' buffers took.
     func finalSample() async {
         guard let afterRequests = report.sampleAfterRequests else { return }
         var bounds = plan.bounds
         bounds.residentKiB = Int.max / 2
-        var final = ProcessSample.now(requests: report.counts.ended, quiet: true)
-        let deadline = clock.now + .seconds(15)
-        while !final.growth(since: afterRequests, bounds: bounds, label: "").isEmpty, clock.now < deadline {
-            try? await Task.sleep(for: .milliseconds(500))
-            final = ProcessSample.now(requests: report.counts.ended, quiet: true)
-        }
+        try? await Task.sleep(for: .seconds(6))
+        let final = ProcessSample.now(requests: report.counts.ended, quiet: true)
         report.sample(final, serverResidentKiB: server.residentKiB)
         let growth = final.growth(since: afterRequests, bounds: bounds, label: "after the downloads")
         report.grew(growth.map { "\($0); threads now: \(ProcessSample.threadNames().joined(separator: ", "))" })
     }
 
-    /// The watchdog: every second, names the requests running longer than `plan.hangAfter`.
+    /// The watchdog: every quarter of `plan.hangAfter` (so a hang is named within 1.25 times
+    /// the limit), names the requests running longer than `plan.hangAfter`; it is not woken more
+    /// often, so that it does not keep Dispatch's idle workers alive during the quiet samples.
     func watch() async {
         while !Task.isCancelled {
-            try? await Task.sleep(for: .seconds(1))
+            try? await Task.sleep(for: plan.hangAfter / 4)
             report.hung(olderThan: plan.hangAfter)
         }
     }

@@ -104,18 +104,13 @@ final class Soak: Sendable {
     /// Samples the process and the server.
     @discardableResult
     private func sample(quiet: Bool) async -> ProcessSample {
-        var sample = ProcessSample.now(requests: report.counts.ended, quiet: quiet)
-        if quiet {
+        if quiet, report.firstSample != nil {
             // Let the engine's loop close what the last answers left half-closed, and Dispatch
-            // end the idle workers it started under load (it keeps them a few seconds): up to
-            // 10 seconds for the threads to come back to what the run started with.
-            let start = report.firstSample?.threads ?? 0
-            let deadline = clock.now + .seconds(10)
-            repeat {
-                try? await Task.sleep(for: .milliseconds(300))
-                sample = ProcessSample.now(requests: report.counts.ended, quiet: quiet)
-            } while sample.threads > start && clock.now < deadline
+            // end the workers it added under load: an idle worker ends after 5 seconds without
+            // work, so this is one sleep, not a poll that would keep waking them.
+            try? await Task.sleep(for: .seconds(6))
         }
+        let sample = ProcessSample.now(requests: report.counts.ended, quiet: quiet)
         report.sample(sample, serverResidentKiB: serverResidentKiB())
         return sample
     }
