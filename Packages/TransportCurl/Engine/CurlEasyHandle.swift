@@ -25,6 +25,20 @@ final class CurlEasyHandle {
     }
 
     /// Frees the handle; it must not be used afterwards.
+    /// Returns the handle to libcurl's defaults, to be prepared again for its next transfer.
+    ///
+    /// Needed between transfers, not only tidy: libcurl 7.88.1 counts the requests it sends
+    /// again by itself (a reused connection that closed before a byte of answer) per easy
+    /// handle, and clears that count only here. Without it, a handle that had sent five
+    /// requests again over its life failed the next such request at once with "Connection died,
+    /// tried 5 times before giving up" instead of sending it again (curl 8.17 counts per
+    /// transfer).
+    func reset() {
+        curl_easy_reset(pointer)
+        errorBuffer.pointee = 0
+        isPrepared = false
+    }
+
     func cleanup() {
         curl_easy_cleanup(pointer)
         errorBuffer.deallocate()

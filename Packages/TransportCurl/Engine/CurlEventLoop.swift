@@ -213,6 +213,8 @@ final class CurlEventLoop: @unchecked Sendable {
 
     private func recycle(_ handle: CurlEasyHandle) {
         if idleHandles.count < 64 {
+            // Back to libcurl's defaults: see `CurlEasyHandle.reset()` for the count it clears.
+            handle.reset()
             idleHandles.append(handle)
         } else {
             handle.cleanup()

@@ -49,8 +49,9 @@ extension CurlTransfer {
         }
         handle.errorBuffer.pointee = 0
 
-        // Every option below varies per request and is set on every use: handles are reused
-        // without `curl_easy_reset`, so nothing of a previous request may linger.
+        // Every option below varies per request and is set on every use: a redirect hop reuses
+        // the handle as it is (handles are reset only when recycled), so nothing of the previous
+        // hop may linger.
         _ = parley_easy_setopt_string(easy, CURLOPT_URL, url)
 
         // Timeouts.
