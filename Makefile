@@ -22,6 +22,9 @@
 #   make bench          compare Parley with its peers (BENCH_ARGS=--quick for a smoke run)
 #   make bench-counts   count allocations and instructions per request; fails above the ceilings
 #                       in Tools/Benchmarks/ceilings.json (COUNTS_ARGS='--repeat 3' for the spread)
+#   make soak           100,000 requests and 200 downloads through forms, retries and downloads against
+#                       a mock server faulting a tenth of its answers; fails on a request lost, hung or
+#                       applied twice, or on growth (SOAK_ARGS='--seed 7 --duration 3600' for others)
 #   make clean-servers  stop test servers left running
 
 SHELL := bash
@@ -42,7 +45,7 @@ SWIFT_FLAGS ?= --explicit-target-dependency-import-check error -Xswiftc -warning
 BENCH_PACKAGE := Tools/Benchmarks
 LINT_PATHS := Package.swift $(wildcard Packages Tools Tests Apps)
 
-.PHONY: help demo feature remove-feature setup build layering docs test consumer sanitize lint format bench bench-counts clean-servers
+.PHONY: help demo feature remove-feature setup build layering docs test consumer sanitize lint format bench bench-counts soak clean-servers
 
 help:
 	@sed -n 's/^#   make/  make/p' $(firstword $(MAKEFILE_LIST))
@@ -132,6 +135,15 @@ bench-counts:
 	$(SWIFT) build -c release --package-path $(BENCH_PACKAGE) --product parley-bench
 	$(SWIFT) build -c release --package-path $(BENCH_PACKAGE) --product parley-bench-curl
 	$(PYTHON) Tools/Benchmarks/counts.py $(COUNTS_ARGS)
+
+# The soak's own checks decide: it exits 1 naming each one that failed (docs/RELIABILITY.md).
+# Built with the gate's flags, so it shares the build of `make test`, whose SoakTests run a
+# short version; it starts the mock server and parley-fetch built beside it.
+soak:
+	$(SWIFT) build --product parley-mock-server $(SWIFT_FLAGS)
+	$(SWIFT) build --product parley-fetch $(SWIFT_FLAGS)
+	$(SWIFT) build --product parley-soak $(SWIFT_FLAGS)
+	"$$($(SWIFT) build --show-bin-path $(SWIFT_FLAGS))/parley-soak" $(SOAK_ARGS)
 
 clean-servers:
 	bash Tools/scripts/test-servers.sh stop

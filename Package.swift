@@ -8,7 +8,7 @@
 //
 // A package that depends on Parley inherits this manifest, so it declares only what the
 // library needs. Tools live in packages of their own (`Tools/MockServer`, `Tools/Fetch`,
-// `Tools/Benchmarks`); the tests reach them through path dependencies, which
+// `Tools/Benchmarks`, `Tools/SoakTest`); the tests reach them through path dependencies, which
 // SwiftPM never resolves for a package that uses Parley's library products only.
 // `Tests/Consumer` proves that on every `make test`.
 
@@ -48,6 +48,8 @@ let package = Package(
         .package(name: "ParleyDemo", path: "Apps/Demo"),
         .package(name: "ParleyFetch", path: "Tools/Fetch"),
         .package(name: "ParleyMockServer", path: "Tools/MockServer"),
+        // The soak (`make soak`), whose short run is a test.
+        .package(name: "ParleySoak", path: "Tools/SoakTest"),
     ],
     targets: [
         // MARK: - Layer 0: System
@@ -353,6 +355,17 @@ let package = Package(
                 .product(name: "MockBackend", package: "ParleyMockServer"),
             ],
             path: "Tests/RetryTests"
+        ),
+        .testTarget(
+            name: "SoakTests",
+            dependencies: [
+                "TestSupport",
+                // Built beside the tests, which run the soak, and the soak runs the other two.
+                .product(name: "parley-fetch", package: "ParleyFetch"),
+                .product(name: "parley-mock-server", package: "ParleyMockServer"),
+                .product(name: "parley-soak", package: "ParleySoak"),
+            ],
+            path: "Tests/SoakTests"
         ),
         .testTarget(
             name: "TransportTests",

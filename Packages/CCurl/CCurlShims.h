@@ -52,6 +52,11 @@ static inline CURLcode parley_easy_setopt_seek_callback(CURL *handle, CURLoption
     return curl_easy_setopt(handle, option, value);
 }
 
+static inline CURLcode parley_easy_setopt_prereq_callback(CURL *handle, CURLoption option,
+                                                          curl_prereq_callback value) {
+    return curl_easy_setopt(handle, option, value);
+}
+
 static inline CURLcode parley_easy_setopt_xferinfo_callback(CURL *handle, CURLoption option,
                                                             curl_xferinfo_callback value) {
     return curl_easy_setopt(handle, option, value);

@@ -42,6 +42,35 @@ import TransportCurl
         }
     }
 
+    /// libcurl 7.88.1 counts the requests it sends again per easy handle and clears the count
+    /// only in `curl_easy_reset` (or once it gives up); it was made per transfer in curl 8.17.
+    /// The engine reuses its easy handles, so without a reset a handle that had sent five
+    /// requests again over its life failed the sixth at once, with "Connection died, tried 5
+    /// times before giving up" (curl code 55), without sending it again: the soak found it as
+    /// downloads failing after 100,000 faulted requests. Fails with the reset in
+    /// `CurlEventLoop.recycle` taken out.
+    @Test func sendsARequestAgainOnAReusedConnectionEveryTimeNotOnlyFiveTimesPerHandle() async throws {
+        try await MockServer.withRunning { server in
+            try await withTransport { transport in
+                for round in 1...8 {
+                    // Sequential requests take the same easy handle; the GET leaves a connection
+                    // for the POST to reuse, which the server closes once without answering.
+                    _ = try await transport.data(for: TransportRequest(method: .get, url: server.url("/echo")))
+                    let request = try TransportRequest(
+                        method: .post, url: server.url("/idempotent?resets=1&scope=round-\(round)-\(UUID())"),
+                        body: .string("x"))
+                    let result: Result<DataResponse, any Error>
+                    do {
+                        result = .success(try await transport.data(for: request))
+                    } catch {
+                        result = .failure(error)
+                    }
+                    #expect(try result.get().status == .ok, "round \(round): \(result)")
+                }
+            }
+        }
+    }
+
     @Test func sendsABytesBodyAgainFromItsStart() async throws {
         let (result, attempts, lengths) = try await sendOnAReusedConnectionThatDrops(.string("a body sent twice"))
 

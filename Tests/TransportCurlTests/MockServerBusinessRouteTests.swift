@@ -459,6 +459,80 @@ import TransportCurl
         }
     }
 
+    @Test func playsAScriptedResetAStallAndA503WithoutRetryAfter() async throws {
+        try await MockServer.withRunning { server in
+            server.faults.script("/weather", [.reset, .stall, .unavailableWithoutRetryAfter])
+            try await withTransport { transport in
+                // A reset mid-body, then a stall mid-body that a one-second stall timeout ends
+                let reset = await #expect(throws: TransportError.self) {
+                    try await get(transport, server, "/weather?city=Paris")
+                }
+                var options = TransferOptions()
+                options.stallTimeout = .seconds(1)
+                let stalled = await #expect(throws: TransportError.self) {
+                    try await transport.data(
+                        for: TransportRequest(method: .get, url: server.url("/weather?city=Paris"), options: options))
+                }
+                let unavailable = try await get(transport, server, "/weather?city=Paris")
+
+                #expect(reset?.category == .connectionReset, "\(String(describing: reset))")
+                #expect(stalled?.category == .stalledTransfer, "\(String(describing: stalled))")
+                #expect(unavailable.status == .serviceUnavailable)
+                #expect(unavailable.head.headerFields[.retryAfter] == nil)
+                #expect(
+                    server.faults.counters(for: "/weather")
+                        == FaultInjector.Counters(
+                            requests: 3, unavailable: 1, unavailableWithoutRetryAfter: 1, resets: 1, stalls: 1))
+            }
+        }
+    }
+
+    @Test func chaosPicksOnlyAmongTheFaultsItIsGiven() async throws {
+        let options = MockServer.Options(chaosRate: 1, chaosSeed: 3, chaosFaults: [.unavailableWithoutRetryAfter])
+        try await MockServer.withRunning(options: options) { server in
+            try await withTransport { transport in
+                for _ in 0..<4 {
+                    let answer = try await get(transport, server, "/sysTime")
+                    #expect(answer.status == .serviceUnavailable)
+                    #expect(answer.head.headerFields[.retryAfter] == nil)
+                }
+                #expect(server.faults.counters(for: "/sysTime").unavailableWithoutRetryAfter == 4)
+
+                // And `/faults/chaos?faults=` changes the set from another process
+                _ = try await post(transport, server, "/faults/chaos?rate=1&faults=reset")
+                #expect(server.faults.chaosFaults == [.reset])
+                await #expect(throws: TransportError.self) { try await get(transport, server, "/sysTime") }
+                #expect(server.faults.counters(for: "/sysTime").resets == 1)
+                let refused = try await post(transport, server, "/faults/chaos?rate=1&faults=explode")
+                #expect(refused.status == .badRequest)
+            }
+        }
+    }
+
+    @Test func theIdempotencyLedgerNamesAnOrderAppliedTwice() async throws {
+        try await MockServer.withRunning { server in
+            try await withTransport { transport in
+                // Given one order sent twice with its key, and one whose key changed
+                for (scope, key) in [("kept", "k1"), ("kept", "k1"), ("changed", "k2"), ("changed", "k3")] {
+                    _ = try await transport.data(
+                        for: TransportRequest(
+                            method: .post, url: server.url("/idempotent?scope=\(scope)"),
+                            headers: ["Idempotency-Key": key]))
+                }
+
+                // Then the ledger counts every attempt and names the order applied twice
+                let ledger =
+                    try JSONSerialization.jsonObject(
+                        with: try await get(transport, server, "/idempotent/ledger").body) as? [String: Any]
+                #expect(ledger?["scopes"] as? Int == 2)
+                #expect(ledger?["attempts"] as? Int == 4)
+                #expect(ledger?["applied"] as? Int == 3)
+                #expect(ledger?["appliedMoreThanOnce"] as? [String] == ["changed"])
+                #expect(ledger?["keysInSeveralScopes"] as? [String] == [])
+            }
+        }
+    }
+
     @Test func failsEveryBusinessRequestAtChaosRateOneAndNoneAtZero() async throws {
         try await MockServer.withRunning(options: MockServer.Options(chaosRate: 1, chaosSeed: 5)) { server in
             for path in businessPaths {

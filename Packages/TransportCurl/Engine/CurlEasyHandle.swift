@@ -25,6 +25,34 @@ final class CurlEasyHandle {
     }
 
     /// Frees the handle; it must not be used afterwards.
+    /// The hops (requests of the engine, redirects included) configured on the handle since it
+    /// was last reset.
+    var hopsConfigured = 0
+    /// The requests libcurl was about to send since the handle was last reset, as
+    /// `CURLOPT_PREREQFUNCTION` counts them: one per hop, and one more each time libcurl sent a
+    /// request again by itself.
+    var requestsSent = 0
+
+    /// Returns the handle to libcurl's defaults when libcurl sent a request of it again by
+    /// itself, to be prepared again for its next transfer.
+    ///
+    /// libcurl 7.88.1 counts the requests it sends again by itself (a reused connection that
+    /// closed before a byte of answer) per easy handle, and clears that count only in
+    /// `curl_easy_reset` or when it gives up; curl 8.17 counts per transfer. Without a reset, a
+    /// handle that had sent five requests again over its life failed the next such request at
+    /// once with "Connection died, tried 5 times before giving up" instead of sending it again.
+    /// A reset costs about eight allocations, so it is made only when the count can have moved:
+    /// when more requests were sent than hops were configured.
+    func resetIfResent() {
+        if requestsSent > hopsConfigured {
+            curl_easy_reset(pointer)
+            errorBuffer.pointee = 0
+            isPrepared = false
+        }
+        hopsConfigured = 0
+        requestsSent = 0
+    }
+
     func cleanup() {
         curl_easy_cleanup(pointer)
         errorBuffer.deallocate()

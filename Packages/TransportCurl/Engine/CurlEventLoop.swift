@@ -213,6 +213,9 @@ final class CurlEventLoop: @unchecked Sendable {
 
     private func recycle(_ handle: CurlEasyHandle) {
         if idleHandles.count < 64 {
+            // Back to libcurl's defaults if libcurl sent a request again by itself: see
+            // `CurlEasyHandle.resetIfResent()` for the count that clears.
+            handle.resetIfResent()
             idleHandles.append(handle)
         } else {
             handle.cleanup()

@@ -35,6 +35,15 @@ let curlSeekCallback: curl_seek_callback = { context, offset, origin in
     return transfer.onSeek(offset: Int64(offset), origin: origin)
 }
 
+/// `CURLOPT_PREREQFUNCTION`: libcurl is about to send the request, on a new or a reused
+/// connection; called again when libcurl sends it again by itself.
+let curlPrereqCallback: curl_prereq_callback = { context, _, _, _, _ in
+    if let context {
+        Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue().onRequestSent()
+    }
+    return CURL_PREREQFUNC_OK
+}
+
 /// `CURLOPT_XFERINFOFUNCTION`: progress; returning non-zero would abort.
 let curlProgressCallback: curl_xferinfo_callback = { context, downloadTotal, downloaded, uploadTotal, uploaded in
     guard let context else { return 0 }

@@ -17,6 +17,7 @@ extension CurlTransfer {
         _ = parley_easy_setopt_pointer(easy, CURLOPT_READDATA, context)
         _ = parley_easy_setopt_pointer(easy, CURLOPT_SEEKDATA, context)
         _ = parley_easy_setopt_pointer(easy, CURLOPT_XFERINFODATA, context)
+        _ = parley_easy_setopt_pointer(easy, CURLOPT_PREREQDATA, context)
     }
 
     /// Sets every option of the current hop on `handle`, a new one or one an earlier transfer used.
@@ -48,9 +49,11 @@ extension CurlTransfer {
             handle.isPrepared = true
         }
         handle.errorBuffer.pointee = 0
+        handle.hopsConfigured += 1
 
         // Every option below varies per request and is set on every use: handles are reused
-        // without `curl_easy_reset`, so nothing of a previous request may linger.
+        // without `curl_easy_reset` (but see `CurlEasyHandle.resetIfResent()`), so nothing of a
+        // previous request may linger.
         _ = parley_easy_setopt_string(easy, CURLOPT_URL, url)
 
         // Timeouts.
@@ -113,6 +116,7 @@ extension CurlTransfer {
         _ = parley_easy_setopt_write_callback(easy, CURLOPT_HEADERFUNCTION, curlHeaderCallback)
         _ = parley_easy_setopt_read_callback(easy, CURLOPT_READFUNCTION, curlReadCallback)
         _ = parley_easy_setopt_seek_callback(easy, CURLOPT_SEEKFUNCTION, curlSeekCallback)
+        _ = parley_easy_setopt_prereq_callback(easy, CURLOPT_PREREQFUNCTION, curlPrereqCallback)
     }
 
     /// Sets the TLS options of ``CurlTransport/Configuration/tls``.

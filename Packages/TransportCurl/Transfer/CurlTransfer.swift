@@ -160,6 +160,12 @@ final class CurlTransfer: @unchecked Sendable {
         }
     }
 
+    /// Counts a request libcurl is about to send, its own resends included (see
+    /// `CurlEasyHandle.resetIfResent()`).
+    func onRequestSent() {
+        handle?.requestsSent += 1
+    }
+
     /// Gives the handle back and releases the context retained for libcurl; safe to call twice.
     func detach() -> CurlEasyHandle? {
         guard let handle else { return nil }

@@ -53,6 +53,7 @@ import NIOCore
 /// | `/flaky/{n}?status=CODE&key=K&retry-after=V` | The first `n` requests per key fail with `CODE` (503), with `Retry-After: V` when given, then 200 `{"attempt", "failures"}`. |
 /// | `/idempotent?resets=N&scope=S` | POST only (else 405). A server honouring `Idempotency-Key`: per scope `S` (`default`), each attempt's key (or none) is recorded and the request applied, unless one with the same non-empty key was applied in the scope before (no key: applied every time). The first `N` attempts of the scope (0 by default) then get no answer at all: the connection closes before a byte of response (curl: "Empty reply from server"). Later ones get 200 `{"applied": times applied, "attempts", "keys": [key or null per attempt], "sameKey": every attempt had the same non-empty key}`, or 422 with those and `"error": "Idempotency-Key changed between attempts"` when their key differs from the scope's first. |
 /// | `/idempotent/stats?scope=S` | The same document for scope `S`, applying nothing. |
+/// | `/idempotent/ledger` | Every scope summed up: `{"scopes", "attempts", "applied", "appliedMoreThanOnce": [scopes that applied more than one request], "keysInSeveralScopes": [keys applied in more than one scope]}`. With one scope per logical request, both lists are empty when no request was applied twice. |
 /// | `/auth/login?expires-in=S` | POST only. 200 `{"code": 200, "message": "ok", "data": {"token", "expiresIn"}}`: a new token (`t-{generation}-{hex}`) living `S` seconds (3600). |
 /// | `/auth/refresh?expires-in=S&fail=CODE&delay=MS` | POST only. Waits `MS` (at most 10000), then, for `Authorization: Bearer T` with a token this server issued (expired or not), a new token as `/auth/login` answers. A missing or unknown token: envelope `{"code": 401, "message": "Unknown token; log in again", "data": null}`. `fail=CODE` (400–599): HTTP `CODE` with a text body instead. |
 /// | `/auth/expire` | POST only. Expires every token issued so far; envelope data `{"expired": count}`. |
@@ -66,11 +67,11 @@ import NIOCore
 /// | `/weather/radar?city=NAME&size=N` | GET (or HEAD). The city's radar image: `N` bytes (262144 by default, at most 256 MiB) that repeat 4093 bytes seeded by the city, `application/octet-stream`, streamed with `Content-Length`, `ETag: "radar-{hex}-{N}"`, `Last-Modified`. One `Range: bytes=` is honoured (206/416) unless `If-Range` names another version (200). `chunk-delay=MS` (per 64 KiB; the route's pace by default, see `/faults/pace`). Not an envelope route: unknown city HTTP 404, missing city HTTP 400, both with the envelope as body (`{"code": 404, "message": "Unknown city: NAME", "data": null}`). |
 /// | `/weather/report` | POST only. `Authorization: Bearer T` (a token of `/auth/login`, unexpired) and a `multipart/form-data` body with parts `city` (text), `note` (text, optional), `photo` (file, hashed as it arrives). Envelope data `{"id": "report-N", "city", "note" (or null), "bytes", "sha256"}` (the photo's length and hex SHA-256). Code 401 "Log in first" (no token) or "Token expired"; code 400 "Missing part: city" / "Missing part: photo", or a body that does not parse; code 404 "Unknown city: NAME". |
 /// | feature routes | Every `Resources/Features/*.json` of the bundle adds canned routes (``FeatureRoutes``): `{"routes": [{"method", "path", "code", "message", "data"}]}`, answered as the envelope `{"code": code (200), "message": message ("ok"), "data": data}`; another method gets 405 with `Allow`. The routes above win over canned ones. `make feature NAME=X` writes one. |
-/// | `/faults` | GET. The fault injector (``FaultInjector``): `{"chaos": {"rate", "seed"}, "delays": {path: ms}, "paces": {path: ms}, "scripts": {path: ["drop", "503:1", "ok"]}, "counters": {path: {"requests", "drops", "unavailable", "delayed"}}, "paths": [business route paths]}`. |
-/// | `/faults/script?path=P&outcomes=O,…` | POST only. Replaces route `P`'s scripted outcomes (`ok`, `drop`, `503` with `Retry-After: 1`, `503:SECONDS`; empty removes them); answers the `/faults` document. `P` must be a business route (400 otherwise). |
+/// | `/faults` | GET. The fault injector (``FaultInjector``): `{"chaos": {"rate", "seed", "faults": ["drop", "503:1"]}, "delays": {path: ms}, "paces": {path: ms}, "scripts": {path: ["drop", "503:1", "ok"]}, "counters": {path: {"requests", "drops", "unavailable", "unavailableWithoutRetryAfter", "resets", "stalls", "delayed"}}, "paths": [business route paths]}`. |
+/// | `/faults/script?path=P&outcomes=O,…` | POST only. Replaces route `P`'s scripted outcomes (`ok`, `drop`, `503` with `Retry-After: 1`, `503:SECONDS`, `503:none` without `Retry-After`, `reset` mid-body, `stall` mid-body; empty removes them); answers the `/faults` document. `P` must be a business route (400 otherwise). |
 /// | `/faults/delay?path=P&ms=N` | POST only. Route `P` waits `N` ms (0–600000; 0 removes) before each answer. |
 /// | `/faults/pace?path=P&ms=N` | POST only. Route `P` waits `N` ms (0–10000; 0 removes) after each 64 KiB of its body: `/weather/radar` without `chunk-delay`, so a download's progress is visible. |
-/// | `/faults/chaos?rate=R&seed=S` | POST only. Chaos rate `R` (0–1); with `seed`, the generator restarts from `S`. |
+/// | `/faults/chaos?rate=R&seed=S&faults=O,…` | POST only. Chaos rate `R` (0–1); with `seed`, the generator restarts from `S`; with `faults`, chaos picks uniformly among those outcomes (named as for `/faults/script`; `default` for a drop or a 503). |
 /// | `/faults/reset` | POST only. No scripts, no delays, no paces, rate 0, counters 0, the generator back at the start seed. |
 ///
 /// ### Faults
@@ -79,9 +80,10 @@ import NIOCore
 /// `/weather/radar`, `/weather/report`, `/auth/login` and `/auth/refresh` — consult
 /// ``faults`` before answering: each waits its route's delay, then takes its route's next
 /// scripted outcome or, with probability ``FaultInjector/chaosRate``, a fault drawn from a
-/// seeded SplitMix64: a connection closed without an answer (curl: "Empty reply from server"),
-/// or HTTP 503 with `Retry-After: 1` and `{"code": 503, "message": "Service unavailable; try
-/// again", "data": null}`. Set them in process through ``faults``, at start with
+/// seeded SplitMix64 among ``FaultInjector/chaosFaults``: by default a connection closed
+/// without an answer (curl: "Empty reply from server"), or HTTP 503 with `Retry-After: 1` and
+/// `{"code": 503, "message": "Service unavailable; try again", "data": null}`; a 503 without
+/// `Retry-After`, a reset mid-body and a stall mid-body can be added. Set them in process through ``faults``, at start with
 /// ``Options`` (``withRunning(isolation:options:_:)``,
 /// ``run(host:port:logger:options:onListening:)``), or from another process through the
 /// `/faults` routes. The other routes are never faulted.
@@ -254,7 +256,9 @@ public struct MockServer: Sendable {
         onListening: @escaping @Sendable (MockServer) async -> Void
     ) async throws {
         let recorder = RequestRecorder()
-        let faults = FaultInjector(chaosRate: options.chaosRate, chaosSeed: options.chaosSeed, delays: options.delays)
+        let faults = FaultInjector(
+            chaosRate: options.chaosRate, chaosSeed: options.chaosSeed, chaosFaults: options.chaosFaults,
+            delays: options.delays)
         let application = Application(
             responder: MockResponder(recorder: recorder, faults: faults),
             configuration: ApplicationConfiguration(address: .hostname(host, port: port)),

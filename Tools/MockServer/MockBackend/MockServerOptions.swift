@@ -15,6 +15,9 @@ extension MockServer {
         public var chaosRate: Double
         /// The seed of the chaos generator: the same seed, the same faults. 0 by default.
         public var chaosSeed: UInt64
+        /// The faults chaos picks from, uniformly (see ``FaultInjector/chaosFaults``): a drop or
+        /// a 503 with `Retry-After: 1` by default (``FaultInjector/defaultChaosFaults``).
+        public var chaosFaults: [FaultInjector.Outcome] = FaultInjector.defaultChaosFaults
         /// Delays before every answer of a business route, by route path (such as `/weather`).
         /// None by default.
         public var delays: [String: Duration]
@@ -29,6 +32,22 @@ extension MockServer {
             self.chaosRate = chaosRate
             self.chaosSeed = chaosSeed
             self.delays = delays
+        }
+
+        /// Options with the given chaos, picked among `chaosFaults`, and delays.
+        ///
+        /// - Parameters:
+        ///   - chaosRate: The probability of a fault, 0…1.
+        ///   - chaosSeed: The seed of the chaos generator.
+        ///   - chaosFaults: The faults chaos picks from, uniformly; list one twice to make it
+        ///     twice as likely. Empty (or only `ok`) means ``FaultInjector/defaultChaosFaults``.
+        ///   - delays: Delays by route path; none by default.
+        public init(
+            chaosRate: Double, chaosSeed: UInt64, chaosFaults: [FaultInjector.Outcome],
+            delays: [String: Duration] = [:]
+        ) {
+            self.init(chaosRate: chaosRate, chaosSeed: chaosSeed, delays: delays)
+            self.chaosFaults = chaosFaults
         }
     }
 }

@@ -37,7 +37,7 @@ struct ParleyMockServer: AsyncParsableCommand {
             /stall?after=, /delay/{ms}, /gzip, /deflate, /bad-encoding, /large-headers?size=, \
             /headers?name=value, /cookies, /cookies/set?name=value, /upload, /multipart, /drop?bytes=, \
             /flaky/{n}?status=&key=&retry-after=, /weather?city=&shape=&code=&message=, \
-            /idempotent?resets=&scope=, /idempotent/stats, /auth/login, /auth/refresh?fail=&delay=, \
+            /idempotent?resets=&scope=, /idempotent/stats, /idempotent/ledger, /auth/login, /auth/refresh?fail=&delay=, \
             /auth/expire, /auth/protected?http=, /auth/stats, /cache?key=&max-age=&etag=….
 
             The weather demo's backend, answering in the envelope {"code", "message", "data"}: \
@@ -48,7 +48,8 @@ struct ParleyMockServer: AsyncParsableCommand {
 
             Faults for those business routes (and /auth/login, /auth/refresh): --chaos RATE drops \
             the connection or answers 503 with Retry-After: 1 for that share of requests, \
-            reproducibly for a --chaos-seed. At run time: POST /faults/script?path=/weather&outcomes=drop,503,ok, \
+            reproducibly for a --chaos-seed; --chaos-faults drop,reset,stall,503,503:none picks among \
+            other faults. At run time: POST /faults/script?path=/weather&outcomes=drop,503,ok, \
             POST /faults/delay?path=/weather&ms=600, POST /faults/pace?path=/weather/radar&ms=40, \
             POST /faults/chaos?rate=0.2&seed=7, \
             POST /faults/reset, GET /faults (settings and counters).
@@ -78,6 +79,14 @@ struct ParleyMockServer: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The seed of --chaos: the same seed gives the same faults.", valueName: "n"))
     var chaosSeed: UInt64 = 0
 
+    @Option(
+        help: ArgumentHelp(
+            "The faults --chaos picks from, evenly, comma-separated: drop, reset (mid-body), stall (mid-body), 503 (Retry-After: 1), 503:N, 503:none (no Retry-After). drop,503 by default.",
+            valueName: "list"
+        )
+    )
+    var chaosFaults: String?
+
     /// A debugging aid: run a ``ScriptedSocketServer`` instead of the HTTP server.
     @Option(
         help: ArgumentHelp(
@@ -97,6 +106,19 @@ struct ParleyMockServer: AsyncParsableCommand {
         if let scripted {
             _ = try Self.behaviour(named: scripted)
         }
+        _ = try parsedChaosFaults()
+    }
+
+    /// The outcomes of `--chaos-faults`, the default ones without it.
+    private func parsedChaosFaults() throws -> [FaultInjector.Outcome] {
+        guard let chaosFaults else { return FaultInjector.defaultChaosFaults }
+        return try chaosFaults.split(separator: ",").map { name in
+            guard let outcome = FaultInjector.Outcome(String(name)), outcome != .ok else {
+                throw ValidationError(
+                    "--chaos-faults must list drop, reset, stall, 503, 503:N or 503:none, got '\(name)'.")
+            }
+            return outcome
+        }
     }
 
     func run() async throws {
@@ -108,7 +130,7 @@ struct ParleyMockServer: AsyncParsableCommand {
         }
         let host = host
         let port = port
-        let options = MockServer.Options(chaosRate: chaos, chaosSeed: chaosSeed)
+        let options = MockServer.Options(chaosRate: chaos, chaosSeed: chaosSeed, chaosFaults: try parsedChaosFaults())
         let signals = termination.received
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {

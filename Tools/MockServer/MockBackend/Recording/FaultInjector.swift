@@ -10,7 +10,8 @@ import Synchronization
 /// 1. it waits the route's delay (``setDelay(_:for:)``), so a client's loading state shows;
 /// 2. it takes the next scripted outcome of its route (``script(_:_:)``), if there is one;
 /// 3. otherwise, with probability ``chaosRate``, it gets a fault picked by a SplitMix64
-///    generator seeded with ``chaosSeed``: half the faults drop the connection, half are 503s.
+///    generator seeded with ``chaosSeed``, uniformly among ``chaosFaults``: by default half
+///    the faults drop the connection, half are 503s.
 ///
 /// The outcomes:
 ///
@@ -18,7 +19,13 @@ import Synchronization
 /// - ``Outcome/drop``: the connection closes without a byte of answer, as `/idempotent` does
 ///   (curl: "Empty reply from server"); a route that reads a body reads it first;
 /// - ``Outcome/unavailable(retryAfter:)``: HTTP 503 with `Retry-After` (whole seconds, rounded
-///   up) and `{"code": 503, "message": "Service unavailable; try again", "data": null}`.
+///   up) and `{"code": 503, "message": "Service unavailable; try again", "data": null}`;
+/// - ``Outcome/unavailableWithoutRetryAfter``: the same 503 without `Retry-After`, so the
+///   client's own backoff decides the wait;
+/// - ``Outcome/reset``: a 200 head promising 64 bytes, 16 of them, then a TCP reset (curl:
+///   "Recv failure: Connection reset by peer");
+/// - ``Outcome/stall``: the same head and 16 bytes, then silence until the client gives up
+///   (its stall timeout) or the server stops.
 ///
 /// A route that streams a body (`/weather/radar`) can also be paced (``setPace(_:for:)``): it
 /// waits after each 64 KiB, so a download's progress is visible.
@@ -49,26 +56,42 @@ public final class FaultInjector: Sendable {
         case drop
         /// HTTP 503 with `Retry-After` and the envelope `{"code": 503, …}`.
         case unavailable(retryAfter: Duration)
+        /// HTTP 503 with the envelope `{"code": 503, …}` and no `Retry-After`.
+        case unavailableWithoutRetryAfter
+        /// A 200 head promising 64 bytes, 16 of them, then a TCP reset: an answer cut mid-body.
+        case reset
+        /// A 200 head promising 64 bytes, 16 of them, then nothing until the client leaves.
+        case stall
 
-        /// `ok`, `drop`, or `503:N` with `N` the `Retry-After` seconds: what ``init(_:)`` reads.
+        /// `ok`, `drop`, `503:N` with `N` the `Retry-After` seconds, `503:none`, `reset` or
+        /// `stall`: what ``init(_:)`` reads.
         public var description: String {
             switch self {
             case .ok: "ok"
             case .drop: "drop"
             case .unavailable(let retryAfter): "503:\(FaultInjector.seconds(retryAfter))"
+            case .unavailableWithoutRetryAfter: "503:none"
+            case .reset: "reset"
+            case .stall: "stall"
             }
         }
 
         /// Parses the name of an outcome, as the `/faults/script` route takes it.
         ///
-        /// - Parameter text: `ok`, `drop`, `503` or `unavailable` (`Retry-After: 1`), or
-        ///   `503:N` or `unavailable:N` (`Retry-After: N`, `N` in 0…86400).
+        /// - Parameter text: `ok`, `drop`, `503` or `unavailable` (`Retry-After: 1`),
+        ///   `503:N` or `unavailable:N` (`Retry-After: N`, `N` in 0…86400), `503:none` or
+        ///   `unavailable:none` (no `Retry-After`), `reset` or `stall`.
         /// - Returns: The outcome, or `nil` when `text` names none.
         public init?(_ text: String) {
             let parts = text.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
             switch (parts[0].lowercased(), parts.count) {
             case ("ok", 1): self = .ok
             case ("drop", 1): self = .drop
+            case ("reset", 1): self = .reset
+            case ("stall", 1): self = .stall
+            case ("503", 2) where parts[1].lowercased() == "none",
+                ("unavailable", 2) where parts[1].lowercased() == "none":
+                self = .unavailableWithoutRetryAfter
             case ("503", 1), ("unavailable", 1): self = .unavailable(retryAfter: .seconds(1))
             case ("503", 2), ("unavailable", 2):
                 guard let seconds = Int(parts[1]), (0...86_400).contains(seconds) else { return nil }
@@ -84,20 +107,32 @@ public final class FaultInjector: Sendable {
         public var requests: Int
         /// Connections dropped without an answer.
         public var drops: Int
-        /// 503 answers.
+        /// 503 answers, with `Retry-After` or without.
         public var unavailable: Int
         /// Requests that waited a delay before answering.
         public var delayed: Int
+        /// The 503 answers of ``unavailable`` that had no `Retry-After`.
+        public var unavailableWithoutRetryAfter: Int
+        /// Answers reset mid-body.
+        public var resets: Int
+        /// Answers that stalled mid-body.
+        public var stalls: Int
 
-        /// Every fault injected: ``drops`` and ``unavailable``.
-        public var faults: Int { drops + unavailable }
+        /// Every fault injected: ``drops``, ``unavailable``, ``resets`` and ``stalls``.
+        public var faults: Int { drops + unavailable + resets + stalls }
 
         /// Counters with the given values, all 0 by default.
-        public init(requests: Int = 0, drops: Int = 0, unavailable: Int = 0, delayed: Int = 0) {
+        public init(
+            requests: Int = 0, drops: Int = 0, unavailable: Int = 0, delayed: Int = 0,
+            unavailableWithoutRetryAfter: Int = 0, resets: Int = 0, stalls: Int = 0
+        ) {
             self.requests = requests
             self.drops = drops
             self.unavailable = unavailable
             self.delayed = delayed
+            self.unavailableWithoutRetryAfter = unavailableWithoutRetryAfter
+            self.resets = resets
+            self.stalls = stalls
         }
     }
 
@@ -115,11 +150,16 @@ public final class FaultInjector: Sendable {
         "/weather/report",
     ]
 
+    /// The faults chaos picks from when no other set is given: a drop or a 503 with
+    /// `Retry-After: 1`, half each.
+    public static let defaultChaosFaults: [Outcome] = [.drop, .unavailable(retryAfter: .seconds(1))]
+
     /// The injector's settings and counters, behind one lock.
     private struct State {
         var rate: Double
         var seed: UInt64
         var generator: SplitMix64
+        var chaosFaults: [Outcome] = FaultInjector.defaultChaosFaults
         var scripts: [String: [Outcome]] = [:]
         var delays: [String: Duration] = [:]
         var paces: [String: Duration] = [:]
@@ -135,9 +175,15 @@ public final class FaultInjector: Sendable {
     /// - Parameters:
     ///   - chaosRate: The probability of a fault, clamped to 0…1.
     ///   - chaosSeed: The seed of the chaos generator.
+    ///   - chaosFaults: The faults chaos picks from; ``defaultChaosFaults`` when empty or
+    ///     holding only `ok`.
     ///   - delays: Delays by route path.
-    init(chaosRate: Double = 0, chaosSeed: UInt64 = 0, delays: [String: Duration] = [:]) {
+    init(
+        chaosRate: Double = 0, chaosSeed: UInt64 = 0, chaosFaults: [Outcome] = FaultInjector.defaultChaosFaults,
+        delays: [String: Duration] = [:]
+    ) {
         var initial = State(rate: Self.clamped(chaosRate), seed: chaosSeed, generator: SplitMix64(seed: chaosSeed))
+        initial.chaosFaults = Self.usable(chaosFaults)
         for (path, delay) in delays where delay > .zero {
             initial.delays[Self.normalized(path)] = delay
         }
@@ -173,6 +219,15 @@ public final class FaultInjector: Sendable {
             state.seed = seed
             state.generator = SplitMix64(seed: seed)
         }
+    }
+
+    /// The faults chaos picks from, uniformly: ``defaultChaosFaults`` unless set.
+    ///
+    /// Setting an empty list, or one holding only `ok`, restores ``defaultChaosFaults``. List a
+    /// fault twice to make it twice as likely. Setting it keeps the generator where it is.
+    public var chaosFaults: [Outcome] {
+        get { state.withLock { $0.chaosFaults } }
+        set { state.withLock { $0.chaosFaults = Self.usable(newValue) } }
     }
 
     // MARK: - Scripts and delays
@@ -229,8 +284,9 @@ public final class FaultInjector: Sendable {
         return state.withLock { $0.paces[path] ?? .zero }
     }
 
-    /// Back to no faults: no scripts, no delays, no paces, chaos rate 0, every counter 0, and the chaos
-    /// generator restarted from the seed the server started with.
+    /// Back to no faults: no scripts, no delays, no paces, chaos rate 0, the default chaos
+    /// faults, every counter 0, and the chaos generator restarted from the seed the server
+    /// started with.
     public func reset() {
         state.withLock { state in
             state = State(rate: 0, seed: initialSeed, generator: SplitMix64(seed: initialSeed))
@@ -264,12 +320,19 @@ public final class FaultInjector: Sendable {
                 outcome = queue.removeFirst()
                 state.scripts[path] = queue.isEmpty ? nil : queue
             } else if state.rate > 0, state.generator.nextUnitInterval() < state.rate {
-                outcome = state.generator.next() & 1 == 0 ? .drop : .unavailable(retryAfter: .seconds(1))
+                // With the two default faults this is the generator's lowest bit, as it always was.
+                let faults = state.chaosFaults
+                outcome = faults[Int(state.generator.next() % UInt64(faults.count))]
             }
             switch outcome {
             case .ok: break
             case .drop: counters.drops += 1
             case .unavailable: counters.unavailable += 1
+            case .unavailableWithoutRetryAfter:
+                counters.unavailable += 1
+                counters.unavailableWithoutRetryAfter += 1
+            case .reset: counters.resets += 1
+            case .stall: counters.stalls += 1
             }
             state.counters[path] = counters
             return Decision(outcome: outcome, delay: delay)
@@ -277,13 +340,17 @@ public final class FaultInjector: Sendable {
     }
 
     /// The state as `GET /faults` answers it:
-    /// `{"chaos": {"rate", "seed"}, "delays": {path: ms}, "paces": {path: ms}, "scripts":
-    /// {path: [outcome]}, "counters": {path: {"requests", "drops", "unavailable", "delayed"}},
-    /// "paths": [path]}`.
+    /// `{"chaos": {"rate", "seed", "faults": [outcome]}, "delays": {path: ms}, "paces": {path:
+    /// ms}, "scripts": {path: [outcome]}, "counters": {path: {"requests", "drops",
+    /// "unavailable", "unavailableWithoutRetryAfter", "resets", "stalls", "delayed"}}, "paths":
+    /// [path]}`.
     func json() -> JSONValue {
         state.withLock { state in
             .object([
-                "chaos": .object(["rate": .double(state.rate), "seed": .unsigned(state.seed)]),
+                "chaos": .object([
+                    "rate": .double(state.rate), "seed": .unsigned(state.seed),
+                    "faults": .array(state.chaosFaults.map { .string($0.description) }),
+                ]),
                 "delays": .object(state.delays.mapValues { .int(Self.milliseconds($0)) }),
                 "paces": .object(state.paces.mapValues { .int(Self.milliseconds($0)) }),
                 "scripts": .object(state.scripts.mapValues { .array($0.map { .string($0.description) }) }),
@@ -292,6 +359,8 @@ public final class FaultInjector: Sendable {
                         .object([
                             "requests": .int(counters.requests), "drops": .int(counters.drops),
                             "unavailable": .int(counters.unavailable), "delayed": .int(counters.delayed),
+                            "unavailableWithoutRetryAfter": .int(counters.unavailableWithoutRetryAfter),
+                            "resets": .int(counters.resets), "stalls": .int(counters.stalls),
                         ])
                     }),
                 "paths": .array(Self.paths.map(JSONValue.string)),
@@ -319,6 +388,12 @@ public final class FaultInjector: Sendable {
     static func milliseconds(_ duration: Duration) -> Int {
         let (seconds, attoseconds) = duration.components
         return Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000)
+    }
+
+    /// `faults` without `ok`, or ``defaultChaosFaults`` when nothing is left.
+    private static func usable(_ faults: [Outcome]) -> [Outcome] {
+        let kept = faults.filter { $0 != .ok }
+        return kept.isEmpty ? defaultChaosFaults : kept
     }
 
     /// `rate` within 0…1; NaN is 0.

@@ -85,6 +85,48 @@ final class IdempotencyLedger: Sendable {
         }
     }
 
+    /// Every scope at once, as `/idempotent/ledger` reports it.
+    struct Ledger: Sendable {
+        /// Scopes that received an attempt.
+        let scopes: Int
+        /// Attempts received, in every scope.
+        let attempts: Int
+        /// Requests applied, in every scope.
+        let applied: Int
+        /// The scopes that applied more than one request, sorted: a client that changed its key
+        /// between the attempts of one request, or sent none.
+        let appliedMoreThanOnce: [String]
+        /// The non-empty keys applied in more than one scope, sorted.
+        let keysInSeveralScopes: [String]
+
+        /// `{"scopes", "attempts", "applied", "appliedMoreThanOnce": [scope],
+        /// "keysInSeveralScopes": [key]}`.
+        var json: JSONValue {
+            .object([
+                "scopes": .int(scopes), "attempts": .int(attempts), "applied": .int(applied),
+                "appliedMoreThanOnce": .array(appliedMoreThanOnce.map(JSONValue.string)),
+                "keysInSeveralScopes": .array(keysInSeveralScopes.map(JSONValue.string)),
+            ])
+        }
+    }
+
+    /// Every scope summed up, without recording anything: with one scope per logical request,
+    /// a key applied twice shows as its scope in ``Ledger/appliedMoreThanOnce``.
+    func ledger() -> Ledger {
+        scopes.withLock { scopes in
+            var scopesByKey: [String: Int] = [:]
+            for scope in scopes.values {
+                for key in scope.appliedKeys { scopesByKey[key, default: 0] += 1 }
+            }
+            return Ledger(
+                scopes: scopes.count,
+                attempts: scopes.values.reduce(0) { $0 + $1.keys.count },
+                applied: scopes.values.reduce(0) { $0 + $1.applied },
+                appliedMoreThanOnce: scopes.filter { $0.value.applied > 1 }.map(\.key).sorted(),
+                keysInSeveralScopes: scopesByKey.filter { $0.value > 1 }.map(\.key).sorted())
+        }
+    }
+
     /// The history of `scope`, without recording anything.
     func summary(of scope: String) -> Summary {
         scopes.withLock { scopes in (scopes[scope] ?? Scope()).summary }

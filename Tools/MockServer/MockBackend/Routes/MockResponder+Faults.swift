@@ -9,11 +9,13 @@ extension MockResponder {
     /// Consults the ``FaultInjector`` for a request of the business route `path`: waits its
     /// delay, then applies its outcome.
     ///
-    /// A route that reads its own body has it read to the end before a fault, so the fault is
-    /// a lost answer or a 503, never a reset.
+    /// A route that reads its own body has it read to the end before a fault, so an unread
+    /// request body never turns a fault into a reset it did not ask for.
     ///
-    /// - Returns: The 503 answer of an ``FaultInjector/Outcome/unavailable(retryAfter:)``, or
-    ///   `nil` when the route answers as usual.
+    /// - Returns: The 503 answer of an ``FaultInjector/Outcome/unavailable(retryAfter:)`` or
+    ///   ``FaultInjector/Outcome/unavailableWithoutRetryAfter``, the answer cut short of a
+    ///   ``FaultInjector/Outcome/reset`` or ``FaultInjector/Outcome/stall``, or `nil` when the
+    ///   route answers as usual.
     /// - Throws: ``ConnectionDropped`` once the connection is closed for a
     ///   ``FaultInjector/Outcome/drop``.
     func injectFault(
@@ -40,20 +42,57 @@ extension MockResponder {
             return try .envelope(
                 code: 503, message: "Service unavailable; try again", data: .null, status: .serviceUnavailable,
                 headerFields: [.retryAfter: String(FaultInjector.seconds(retryAfter))])
+        case .unavailableWithoutRetryAfter:
+            if route.readsBody { try await drainBody(of: request, into: entry) }
+            return try .envelope(
+                code: 503, message: "Service unavailable; try again", data: .null, status: .serviceUnavailable)
+        case .reset:
+            if route.readsBody { try await drainBody(of: request, into: entry) }
+            return Self.cutShort(context.channel, reset: true)
+        case .stall:
+            if route.readsBody { try await drainBody(of: request, into: entry) }
+            return Self.cutShort(context.channel, reset: false)
         }
+    }
+
+    /// A 200 head promising 64 bytes of JSON, the first 16 of them, then a TCP reset
+    /// (`SO_LINGER` 0, then close) or, with `reset` false, silence until the client closes the
+    /// connection or the server stops (as `/stall` waits).
+    private static func cutShort(_ channel: any Channel, reset: Bool) -> Response {
+        let body = ResponseBody(contentLength: 64) { writer in
+            try await channel.setOption(ChannelOptions.allowRemoteHalfClosure, value: false).get()
+            try await writer.write(ByteBuffer(string: #"{"code": 200, ""#))
+            if reset {
+                // Give the bytes a moment to reach the socket, as `/drop` does, then reset.
+                try await Task.sleep(for: .milliseconds(20))
+                if let provider = channel as? any SocketOptionProvider {
+                    try? await provider.setSoLinger(linger(l_onoff: 1, l_linger: 0)).get()
+                }
+                try await channel.close()
+            } else {
+                try await withTaskCancellationHandler {
+                    try await channel.closeFuture.get()
+                } onCancel: {
+                    channel.close(promise: nil)
+                }
+            }
+            throw ConnectionDropped()
+        }
+        return Response(status: .ok, headers: [.contentType: "application/json"], body: body)
     }
 
     /// The `/faults` routes. Each answers with the injector's state (see ``faultState()``):
     ///
     /// - `GET /faults`: the state;
     /// - `POST /faults/script?path=P&outcomes=O,O…`: replaces the scripted outcomes of route
-    ///   `P`, each `O` one of `ok`, `drop`, `503` (`Retry-After: 1`) or `503:N`; an empty
-    ///   `outcomes` removes the script;
+    ///   `P`, each `O` one of `ok`, `drop`, `503` (`Retry-After: 1`), `503:N`, `503:none`,
+    ///   `reset` or `stall`; an empty `outcomes` removes the script;
     /// - `POST /faults/delay?path=P&ms=N`: route `P` waits `N` ms (0…600000) before each answer;
     /// - `POST /faults/pace?path=P&ms=N`: route `P` waits `N` ms (0…10000) after each 64 KiB
     ///   of body (`/weather/radar` only);
-    /// - `POST /faults/chaos?rate=R&seed=S`: chaos rate `R` (0…1); with `seed`, the generator
-    ///   restarts from `S`;
+    /// - `POST /faults/chaos?rate=R&seed=S&faults=O,O…`: chaos rate `R` (0…1); with `seed`, the
+    ///   generator restarts from `S`; with `faults`, chaos picks among those outcomes (as
+    ///   `/faults/script` names them; `default` for a drop or a 503);
     /// - `POST /faults/reset`: no scripts, no delays, no paces, rate 0, counters at 0, the start seed.
     ///
     /// `P` is a business route's path without a query (``FaultInjector/paths``); another gets 400.
@@ -70,18 +109,7 @@ extension MockResponder {
         case .script:
             try Self.requirePost(request, "/faults/script")
             let path = try Self.faultPath(target)
-            let names = (target.value("outcomes") ?? "").split(separator: ",").map {
-                $0.trimmingCharacters(in: .whitespaces)
-            }
-            let outcomes = try names.filter { !$0.isEmpty }.map { name in
-                guard let outcome = FaultInjector.Outcome(name) else {
-                    throw RouteError(
-                        .badRequest,
-                        "outcomes must be a comma-separated list of ok, drop, 503 and 503:SECONDS, got '\(name)'")
-                }
-                return outcome
-            }
-            faults.script(path, outcomes)
+            faults.script(path, try Self.outcomes(target.value("outcomes") ?? ""))
         case .delay:
             try Self.requirePost(request, "/faults/delay")
             let path = try Self.faultPath(target)
@@ -106,6 +134,10 @@ extension MockResponder {
             guard let rate = Double(text), rate >= 0, rate <= 1 else {
                 throw RouteError(.badRequest, "rate must be a number in 0...1, got '\(text)'")
             }
+            if let faultsText = target.value("faults") {
+                faults.chaosFaults =
+                    faultsText == "default" ? FaultInjector.defaultChaosFaults : try Self.outcomes(faultsText)
+            }
             if let seedText = target.value("seed") {
                 guard let seed = UInt64(seedText) else {
                     throw RouteError(.badRequest, "seed must be an integer in 0...\(UInt64.max), got '\(seedText)'")
@@ -126,6 +158,22 @@ extension MockResponder {
     /// "unavailable", "delayed"}}, "paths": [business route paths]}`.
     func faultState() throws -> Response {
         try .json(faults.json())
+    }
+
+    /// The outcomes of a comma-separated list such as `drop,503:none,reset`.
+    ///
+    /// - Throws: ``RouteError`` (400) for a name that is not an outcome.
+    private static func outcomes(_ list: String) throws -> [FaultInjector.Outcome] {
+        let names = list.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        return try names.filter { !$0.isEmpty }.map { name in
+            guard let outcome = FaultInjector.Outcome(name) else {
+                throw RouteError(
+                    .badRequest,
+                    "outcomes must be a comma-separated list of ok, drop, 503, 503:SECONDS, 503:none, reset and "
+                        + "stall, got '\(name)'")
+            }
+            return outcome
+        }
     }
 
     /// The `path` query item, normalised, when it names a business route.

@@ -115,6 +115,7 @@ struct MockResponder: HTTPResponder {
         case .faults(let endpoint): try faultControl(endpoint, request: request, target: target)
         case .idempotent: try await idempotent(request, target: target, context: context)
         case .idempotentStats: try idempotentStats(target: target)
+        case .idempotentLedger: try .json(idempotency.ledger().json)
         case .auth(let endpoint): try await auth(endpoint, request: request, target: target)
         case .cache: try cache(request, target: target)
         case .feature(let routes, let path): try feature(routes, request: request, path: path)

@@ -63,6 +63,8 @@ enum MockRoute: Sendable {
     case idempotent
     /// `/idempotent/stats?scope=S`: what `/idempotent` has seen in the scope.
     case idempotentStats
+    /// `/idempotent/ledger`: what `/idempotent` has seen in every scope, summed up.
+    case idempotentLedger
     /// `/auth/…`: a backend that issues, refreshes, expires and checks bearer tokens.
     case auth(AuthEndpoint)
     /// `/cache?key=K&…`: caching headers as asked, `304` to matching conditional requests.
@@ -177,6 +179,8 @@ enum MockRoute: Sendable {
                 self = .flaky(failures: try RequestTarget.integer(argument, named: "failure count", in: 0...1000))
             case "idempotent" where argument == "stats":
                 self = .idempotentStats
+            case "idempotent" where argument == "ledger":
+                self = .idempotentLedger
             case "weather":
                 switch argument {
                 case "cities": self = .weatherCities
