@@ -174,7 +174,8 @@ enum DemoRunner {
     }
 }
 
-/// Writes a line to standard error, outside the console's live area.
+/// Writes a line to standard error, outside the console's live area, with control characters
+/// and escape sequences (which a server's text may hold) made harmless by `TerminalText`.
 func standardError(_ line: String) {
-    FileHandle.standardError.write(Data((line + "\n").utf8))
+    FileHandle.standardError.write(Data((TerminalText.escaped(line, keepingLineBreaks: true) + "\n").utf8))
 }

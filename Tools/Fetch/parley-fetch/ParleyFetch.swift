@@ -123,7 +123,8 @@ struct ParleyFetch: AsyncParsableCommand {
                 standardError(line + ")")
             }
         case .failure(let error):
-            var message = (error as? TransportError)?.message ?? String(describing: error)
+            // Redacted whatever the error's type (RequestFailure), escaped when written.
+            var message = RequestFailure(error).message
             if (error as? TransportError)?.category == .tlsFailure {
                 message += " (parley-fetch takes the CA file as --cacert FILE.)"
             }
@@ -146,7 +147,8 @@ struct TransferBar: Progressable {
     }
 }
 
-/// Writes a line to standard error.
+/// Writes a line to standard error, with control characters and escape sequences (which a
+/// server's text may hold) made harmless by `TerminalText`.
 func standardError(_ line: String) {
-    FileHandle.standardError.write(Data((line + "\n").utf8))
+    FileHandle.standardError.write(Data((TerminalText.escaped(line, keepingLineBreaks: true) + "\n").utf8))
 }
