@@ -1,3 +1,5 @@
+import Foundation
+import HTTPTypes
 import Testing
 import Transport
 
@@ -53,5 +55,25 @@ import Transport
         #expect(!redacted.contains("s3cr3t"))
         // Applying the rule again changes nothing more.
         #expect(LogRedaction.redactedText(redacted) == redacted)
+    }
+
+    @Test func requestsAndResponsesDescribeThemselvesWithoutCredentials() throws {
+        let url = "https://api.example.com/v1?city=Oslo&token=s3cr3t-a"
+        let request = try TransportRequest(
+            method: .get, url: url, headers: ["Authorization": "Bearer s3cr3t-b", "Accept": "application/json"])
+        var head = HTTPResponse(status: .ok)
+        head.headerFields[.setCookie] = "sid=s3cr3t-c"
+        let response = DataResponse(head: head, body: Data("{}".utf8), url: url)
+        let streamed = TransportResponse(head: head, body: ResponseBody(Data()), url: url)
+        let texts = [
+            "\(request)", String(reflecting: request), "\(response)", String(reflecting: response), "\(streamed)",
+            String(reflecting: streamed),
+        ]
+        for text in texts {
+            #expect(!text.contains("s3cr3t"), "\(text)")
+            #expect(text.contains("token=<redacted>"), "\(text)")
+        }
+        #expect(String(reflecting: request).contains("Authorization: <redacted>"))
+        #expect(String(reflecting: response).contains("Set-Cookie: <redacted>"))
     }
 }

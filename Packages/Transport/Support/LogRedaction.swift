@@ -16,7 +16,7 @@ import Foundation
 /// Every message the library produces passes through it: `TransportError`'s ``TransportError/message``
 /// and ``TransportError/description``, ``RequestFailure/message``, ``RetryEvent/reason``, the
 /// errors and messages of the layers above, and the URLs and headers of log lines (header
-/// fields through ``/HTTPTypes/HTTPFields/redactedForLogging``). Fields that keep the raw value
+/// fields through `HTTPFields.redactedForLogging`). Fields that keep the raw value
 /// for programs, such as ``TransportError/url``, say so.
 public enum LogRedaction {
     /// Fragments of parameter and key names whose values are credentials.
