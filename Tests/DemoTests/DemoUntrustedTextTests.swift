@@ -49,6 +49,19 @@ import Testing
         }
     }
 
+    @Test func aTextResultQuotingTheServerIsEscaped() async throws {
+        let body = #"{"code":200,"message":"ok","data":[{"version":"9.0.0","notes":"\#(Self.hostileJSON)","time":0}]}"#
+        let response =
+            "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n"
+            + "Connection: close\r\n\r\n\(body)"
+        try await ScriptedSocketServer.withRunning(.respond(response)) { server in
+            let run = try await runDemo(["--server", server.baseURL, "--retries", "0", "system", "version"])
+            #expect(run.status == 0, "\(run.standardError)")
+            #expect(run.standardOutput.contains("9.0.0"), "\(run.standardOutput)")
+            expectNoEscapes(run.standardOutput)
+        }
+    }
+
     @Test func verboseHeadersAndTheReasonPhraseAreEscapedButTheBodyIsNot() async throws {
         let body = "body \u{1B}[2J kept"
         let response =

@@ -26,9 +26,11 @@ struct ResultOutput: Sendable {
         }
     }
 
-    /// Prints a line of text, whatever the format: for the guided tour.
+    /// Prints a line of text, whatever the format: for the guided tour. Text results quote the
+    /// server (a city's name, release notes), so control characters and escape sequences are
+    /// made harmless by `TerminalText`; JSON escapes them itself.
     func write(_ text: String) {
-        FileHandle.standardOutput.write(Data((text + "\n").utf8))
+        FileHandle.standardOutput.write(Data((TerminalText.escaped(text, keepingLineBreaks: true) + "\n").utf8))
     }
 
     /// `text` padded with spaces to `columns` terminal columns (wide characters count two).
