@@ -144,6 +144,18 @@ import TransportCurl
         #expect(!reasons.joined().contains(Self.secret))
     }
 
+    @Test func aFormsOwnErrorQuotesItsPathWithoutItsToken() async throws {
+        // A form without any base URL fails before sending, naming its path.
+        let transport = try CurlTransport()
+        let configuration = ClientConfiguration(transport: transport, baseURL: "")
+        let form = SecretPathForm(path: "/file?token=\(Self.secret)")
+        let error = await #expect(throws: FormError.self) {
+            _ = try await Screen(clientConfiguration: configuration).request(form).value
+        }
+        await transport.shutdown()
+        expectRedacted(renderings(of: try #require(error)))
+    }
+
     @Test func theLoggingPluginShowsAFailedFormWithoutItsToken() async throws {
         let port = 9
         let transport = try CurlTransport()
