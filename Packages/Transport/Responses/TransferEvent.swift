@@ -45,9 +45,10 @@ public struct TransferProgress: Sendable, Hashable {
 
 /// A redirect the engine followed.
 public struct RedirectEvent: Sendable, Hashable {
-    /// The URL that answered with the redirect.
+    /// The URL that answered with the redirect, unredacted (credentials included): show it
+    /// through ``LogRedaction/redactedURL(_:)``.
     public var from: String
-    /// The URL the engine went to next.
+    /// The URL the engine went to next, unredacted, like ``from``.
     public var to: String
     /// The redirect's status code (301, 302, 303, 307 or 308).
     public var status: Int
