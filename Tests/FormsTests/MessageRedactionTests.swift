@@ -121,7 +121,7 @@ import TransportCurl
     }
 
     @Test func retryEventsAndLogLinesShowNoToken() async throws {
-        let port = 9
+        let port = 9  // closed: every attempt is refused
         let curl = try CurlTransport()
         let logs = LogCapture()
         var policy = RetryPolicy()
@@ -157,24 +157,22 @@ import TransportCurl
     }
 
     @Test func theLoggingPluginShowsAFailedFormWithoutItsToken() async throws {
-        let port = 9
+        // Port 9 (discard): the connection is refused.
         let transport = try CurlTransport()
-        do {
-            let logs = LogCapture()
-            var configuration = ClientConfiguration(transport: transport, baseURL: "http://127.0.0.1:\(port)")
-            configuration.isLoggingEnabled = true
-            configuration.logger = logs.logger(level: .debug)
-            configuration.retry.maximumRetries = 0
-            let form = SecretPathForm(path: "/file?token=\(Self.secret)")
-            let error = await #expect(throws: (any Error).self) {
-                _ = try await Screen(clientConfiguration: configuration).request(form).value
-            }
-            #expect(error != nil)
-            let failures = logs.messages.filter { $0.hasPrefix("✕") }
-            #expect(failures.count == 1, "\(logs.messages)")
-            expectRedacted(logs.messages)
+        let logs = LogCapture()
+        var configuration = ClientConfiguration(transport: transport, baseURL: "http://127.0.0.1:9")
+        configuration.isLoggingEnabled = true
+        configuration.logger = logs.logger(level: .debug)
+        configuration.retry.maximumRetries = 0
+        let form = SecretPathForm(path: "/file?token=\(Self.secret)")
+        let error = await #expect(throws: (any Error).self) {
+            _ = try await Screen(clientConfiguration: configuration).request(form).value
         }
         await transport.shutdown()
+        #expect(error != nil)
+        let failures = logs.messages.filter { $0.hasPrefix("✕") }
+        #expect(failures.count == 1, "\(logs.messages)")
+        expectRedacted(logs.messages)
     }
 }
 
