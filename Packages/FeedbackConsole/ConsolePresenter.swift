@@ -30,7 +30,9 @@ import Transport
 /// `NO_COLOR` removes colour and nothing else; `FORCE_COLOR` adds colour to the plain lines.
 ///
 /// Text from elsewhere (a server's message, a city's name) is written with its control
-/// characters replaced by `�`, so it cannot move the cursor or change the terminal.
+/// characters, escape sequences' `ESC` and bidi overrides replaced by `�`
+/// (``/Feedback/TerminalText``), so it cannot move the cursor or change the terminal, in the
+/// live area and on plain lines alike.
 public final class ConsolePresenter: FeedbackPresenter, Sendable {
     /// How a presenter behaves.
     public struct Options: Sendable {
@@ -403,14 +405,8 @@ public final class ConsolePresenter: FeedbackPresenter, Sendable {
         }
     }
 
-    /// `text` with every grapheme cluster that holds a C0 or C1 control character or DEL
-    /// replaced by one `�`, as ``/Feedback/TextWidth`` measures it.
-    static func sanitized(_ text: String) -> String {
-        guard text.unicodeScalars.contains(where: TextWidth.isControl) else { return text }
-        var result = ""
-        for character in text {
-            result.append(character.unicodeScalars.contains(where: TextWidth.isControl) ? "\u{FFFD}" : character)
-        }
-        return result
-    }
+    /// `text` with every grapheme cluster that holds a control character or a bidi override
+    /// replaced by one `�` (``/Feedback/TerminalText/escaped(_:keepingLineBreaks:)``), as
+    /// ``/Feedback/TextWidth`` measures it.
+    static func sanitized(_ text: String) -> String { TerminalText.escaped(text) }
 }

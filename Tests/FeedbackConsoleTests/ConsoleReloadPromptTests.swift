@@ -131,6 +131,18 @@ import Transport
         #expect(text.hasSuffix("Download again? (r/a) abort\n"))
     }
 
+    @Test func theQuestionShowsNoCredentialOfTheFailedRequest() async throws {
+        let keys = try KeyPipe()
+        keys.write("a")
+        var context = ReloadContext.sample()
+        context.url = "http://127.0.0.1:9/file.bin?token=s3cr3t-c0de"
+        context.error = TransportError(
+            .connectionReset, message: "The download of \(context.url) was reset.", url: context.url)
+        let (_, output) = await ask(keys, context: context)
+        #expect(!output.contains("s3cr3t-c0de"), "\(output)")
+        #expect(output.contains("token=<redacted>"), "\(output)")
+    }
+
     @Test func controlCharactersInTheDetailAreNotWritten() async throws {
         let keys = try KeyPipe()
         keys.write("a")

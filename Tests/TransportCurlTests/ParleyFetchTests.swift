@@ -56,4 +56,46 @@ import TransportCurl
             }
         }
     }
+
+    @Test func parleyFetchShowsNoCredentialOfTheURLItWasGiven() async throws {
+        let secret = "s3cr3t-fe7c"
+        try await MockServer.withRunning { server in
+            try await withTemporaryFolder { folder in
+                for url in [
+                    server.url("/status/404?token=\(secret)"), "http://user:pa55@127.0.0.1:9/f?token=\(secret)",
+                ] {
+                    let run = try await ChildProcess.launch(
+                        ChildProcess.siblingExecutable("parley-fetch"),
+                        arguments: [url, "--output", folder + "/out.bin", "--quiet", "--retries", "0"])
+                    #expect(run.status == 1, "\(run.output)")
+                    #expect(run.output.hasPrefix("parley-fetch: error: "), "\(run.output)")
+                    #expect(!run.output.contains(secret), "\(run.output)")
+                    #expect(!run.output.contains("pa55"), "\(run.output)")
+                    #expect(run.output.contains("<redacted>"), "\(run.output)")
+                }
+            }
+        }
+    }
+
+    @Test(arguments: [
+        // The reason phrase, quoted in the download's error.
+        "HTTP/1.1 404 \u{1B}]0;pwned\u{07}\u{1B}[2J\u{1B}[1A\u{9B}31m\u{202E}gone\r\nContent-Length: 0\r\n\r\n",
+        // A redirect's Location, whose scheme the error that refuses it quotes.
+        "HTTP/1.1 302 Found\r\nLocation: \u{9B}2J\u{1B}]0;pwned\u{07}\u{1B}[1A:x\r\nContent-Length: 0\r\n\r\n",
+    ])
+    func parleyFetchWritesNoEscapeSequenceAServerSent(response: String) async throws {
+        try await ScriptedSocketServer.withRunning(.respond(response)) { server in
+            try await withTemporaryFolder { folder in
+                let run = try await ChildProcess.launch(
+                    ChildProcess.siblingExecutable("parley-fetch"),
+                    arguments: [server.baseURL + "/f", "--output", folder + "/out.bin", "--quiet", "--retries", "0"])
+                #expect(run.status == 1, "\(run.output)")
+                #expect(run.output.hasPrefix("parley-fetch: error: "), "\(run.output.debugDescription)")
+                // Neither ESC nor a C1 control (U+009B, the one-byte CSI) nor BEL nor a bidi override.
+                for unsafe in ["\u{1B}", "\u{9B}", "\u{07}", "\u{202E}"] {
+                    #expect(!run.output.contains(unsafe), "\(run.output.debugDescription)")
+                }
+            }
+        }
+    }
 }

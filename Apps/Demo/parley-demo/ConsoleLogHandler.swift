@@ -23,11 +23,10 @@ struct ConsoleLogHandler: LogHandler {
             line += " " + merged.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
         }
         // A message of several lines (the headers of a request) keeps them, indented; other
-        // control characters, which may come from a server, cannot move the cursor.
-        let safe = line.split(separator: "\n", omittingEmptySubsequences: false).map { part in
-            String(String.UnicodeScalarView(part.unicodeScalars.map { TextWidth.isControl($0) ? "�" : $0 }))
-        }
-        .joined(separator: "\n  ")
+        // control characters and escape sequences, which may come from a server, cannot move
+        // the cursor or change the terminal.
+        let safe = TerminalText.escaped(line, keepingLineBreaks: true)
+            .split(separator: "\n", omittingEmptySubsequences: false).joined(separator: "\n  ")
         console.withLiveAreaCleared {
             StandardStreams.writeError(safe + "\n")
         }

@@ -140,7 +140,8 @@ struct FetchCommand: DemoCommand {
         do {
             parts = try RequestValidation.parseURL(url)
         } catch let error as TransportError {
-            throw ValidationError("'\(url)' is not an http or https URL with a host: \(error.message)")
+            throw ValidationError(
+                "'\(LogRedaction.redactedURL(url))' is not an http or https URL with a host: \(error.message)")
         }
         let file = parts.path.split(separator: "?", maxSplits: 1).first?.split(separator: "/").last
         let label = file.map { String($0).removingPercentEncoding ?? String($0) } ?? parts.authority

@@ -28,9 +28,12 @@ struct ResultOutput: Sendable {
         }
     }
 
-    /// Prints a line of text, whatever the format: for the guided tour.
+    /// Prints a line of text, whatever the format: for the guided tour. Text results quote the
+    /// server (a city's name, release notes), so control characters and escape sequences are
+    /// made harmless by `TerminalText`; JSON escapes them itself.
     func write(_ text: String) throws {
-        try StandardStreams.writeOutput(text + "\n")
+        try StandardStreams.writeOutput(TerminalText.escaped(text, keepingLineBreaks: true) + "
+")
     }
 
     /// `text` padded with spaces to `columns` terminal columns (wide characters count two).

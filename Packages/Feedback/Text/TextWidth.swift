@@ -7,9 +7,9 @@
 /// its scalars is an emoji with emoji presentation (or is made one by `U+FE0F`), and
 /// otherwise as wide as its first scalar.
 ///
-/// A cluster holding a control character (a tab, a line break, an escape) counts as one
-/// column: presenters draw each such cluster as one `�`, never the control itself, so what is
-/// measured is what is drawn.
+/// A cluster holding a control character (a tab, a line break, an escape) or a bidi override
+/// counts as one column: presenters draw each such cluster as one `�`, never the control
+/// itself (``TerminalText/escaped(_:keepingLineBreaks:)``), so what is measured is what is drawn.
 public enum TextWidth {
     /// The columns `text` occupies.
     public static func columns(of text: some StringProtocol) -> Int {
@@ -22,7 +22,7 @@ public enum TextWidth {
     public static func columns(of character: Character) -> Int {
         let scalars = character.unicodeScalars
         guard let first = scalars.first else { return 0 }
-        if scalars.contains(where: isControl) { return 1 }
+        if scalars.contains(where: TerminalText.isUnsafe) { return 1 }
         if first.value < 0x80 { return 1 }
         for scalar in scalars {
             if scalar.properties.isEmojiPresentation { return 2 }
@@ -31,7 +31,8 @@ public enum TextWidth {
         return columns(ofScalar: first)
     }
 
-    /// Whether a scalar is a C0 or C1 control or DEL, which presenters replace with `�`.
+    /// Whether a scalar is a C0 or C1 control or DEL. Presenters replace these with `�`, and the
+    /// bidi controls too: ``TerminalText/isUnsafe(_:)`` is the whole set.
     public static func isControl(_ scalar: Unicode.Scalar) -> Bool {
         scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
     }

@@ -7,13 +7,20 @@ public import Transport
 public struct FormError: Error, Hashable, Sendable, CustomStringConvertible, ActionableError {
     /// What kind of failure this is.
     public var category: Category
-    /// What happened and what to do.
-    public var message: String
+    /// What happened and what to do. Redacted whenever it is set, by Transport's one rule
+    /// (``/Transport/LogRedaction/redactedText(_:)``): a form's path may carry a query.
+    public var message: String {
+        didSet { message = LogRedaction.redactedText(message) }
+    }
 
     /// Creates an error.
+    ///
+    /// - Parameters:
+    ///   - category: What kind of failure this is.
+    ///   - message: What happened and what to do; stored redacted.
     public init(_ category: Category, message: String) {
         self.category = category
-        self.message = message
+        self.message = LogRedaction.redactedText(message)
     }
 
     /// `category: message`.

@@ -35,7 +35,7 @@ public struct LoggingPlugin: Plugin {
     /// Logs failures at warning level.
     public func afterCompletion(_ result: Result<DataResponse, any Error>, form: any Formable) async {
         if case .failure(let error) = result {
-            logger.warning("✕ \(form.path): \(RequestFailure(error).message)")
+            logger.warning("✕ \(LogRedaction.redactedURL(form.path)): \(RequestFailure(error).message)")
         }
     }
 
@@ -44,9 +44,11 @@ public struct LoggingPlugin: Plugin {
         switch result {
         case .success(let summary):
             let resumed = summary.resumedFrom > 0 ? ", resumed from \(summary.resumedFrom)" : ""
-            logger.info("↓ \(form.path) → \(summary.destination) (\(summary.byteCount) bytes\(resumed))")
+            logger.info(
+                "↓ \(LogRedaction.redactedURL(form.path)) → \(summary.destination) (\(summary.byteCount) bytes\(resumed))"
+            )
         case .failure(let error):
-            logger.warning("✕ \(form.path): \(RequestFailure(error).message)")
+            logger.warning("✕ \(LogRedaction.redactedURL(form.path)): \(RequestFailure(error).message)")
         }
     }
 }

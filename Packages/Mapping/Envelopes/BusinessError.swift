@@ -22,9 +22,11 @@ public import Transport
 public struct BusinessError: Error, Sendable, Hashable, CustomStringConvertible, ActionableError {
     /// The code the server sent.
     public var code: BusinessCode
-    /// The envelope's message, when the server sent one.
+    /// The envelope's message, when the server sent one, as it sent it: neither redacted nor
+    /// escaped for a terminal. Show ``message``.
     public var serverMessage: String?
-    /// The URL of the response, when known.
+    /// The URL of the response, when known: unredacted, as the request had it, for programs;
+    /// ``message`` and ``description`` show it redacted.
     public var url: String?
     /// The HTTP status of the response, when known. Servers differ: some send `200 OK` with
     /// every envelope, others a matching 4xx or 5xx.
@@ -54,20 +56,21 @@ public struct BusinessError: Error, Sendable, Hashable, CustomStringConvertible,
         self.data = data
     }
 
-    /// The server's message, or, when it sent none, a sentence naming the code and the URL.
+    /// The server's message, or, when it sent none, a sentence naming the code and the URL,
+    /// with credentials redacted (Transport's `LogRedaction.redactedText`).
     public var message: String {
-        if let serverMessage { return serverMessage }
-        let target = url.map { " for \($0)" } ?? ""
+        if let serverMessage { return LogRedaction.redactedText(serverMessage) }
+        let target = url.map { " for \(LogRedaction.redactedURL($0))" } ?? ""
         return "The server refused the request\(target) with code \(code.rawValue) and no message."
     }
 
     /// The code and the server's message, without the data.
     public var head: EnvelopeHead { EnvelopeHead(code: code, message: serverMessage) }
 
-    /// `code <code>: <message>` followed by the URL and the HTTP status when known.
+    /// `code <code>: <message>` followed by the URL (redacted) and the HTTP status when known.
     public var description: String {
         var text = "code \(code.rawValue): \(message)"
-        if let url { text += " [url: \(url)]" }
+        if let url { text += " [url: \(LogRedaction.redactedURL(url))]" }
         if let status { text += " [HTTP \(status.code) \(status.reasonPhrase)]" }
         return text
     }

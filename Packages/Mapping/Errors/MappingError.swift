@@ -25,8 +25,14 @@ public struct MappingError: Error, Hashable, Sendable, CustomStringConvertible, 
     /// What kind of failure this is.
     public var category: Category
     /// A sentence a person can act on: what happened, where, and what to do.
-    public var message: String
-    /// The URL of the response, when known.
+    ///
+    /// Redacted whenever it is set, by Transport's `LogRedaction.redactedText`: the URL and
+    /// any text of the body it quotes show no credential.
+    public var message: String {
+        didSet { message = LogRedaction.redactedText(message) }
+    }
+    /// The URL of the response, when known: unredacted, as the request had it, for programs;
+    /// ``message`` and ``description`` show it redacted.
     public var url: String?
     /// The HTTP status of the response, when known.
     public var status: HTTPResponse.Status?
@@ -46,8 +52,8 @@ public struct MappingError: Error, Hashable, Sendable, CustomStringConvertible, 
     ///
     /// - Parameters:
     ///   - category: What kind of failure this is.
-    ///   - message: What happened, where, and what to do.
-    ///   - url: The URL of the response, if known.
+    ///   - message: What happened, where, and what to do; stored redacted.
+    ///   - url: The URL of the response, if known; stored as it is.
     ///   - status: The HTTP status, if known.
     ///   - codingPath: The place in the document that failed, if any.
     ///   - expected: What was needed there, if known.
@@ -64,7 +70,7 @@ public struct MappingError: Error, Hashable, Sendable, CustomStringConvertible, 
         excerpt: String? = nil
     ) {
         self.category = category
-        self.message = message
+        self.message = LogRedaction.redactedText(message)
         self.url = url
         self.status = status
         self.codingPath = codingPath

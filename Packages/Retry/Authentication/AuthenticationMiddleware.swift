@@ -168,7 +168,7 @@ public final class AuthenticationMiddleware<Scheme: Authenticator>: TransportMid
             return credential
         } catch {
             state.withLock { $0.refresh = nil }
-            logger?.warning("The credential could not be refreshed: \(error)")
+            logger?.warning("The credential could not be refreshed: \(RequestFailure(error).message)")
             throw error
         }
     }

@@ -42,7 +42,8 @@ public protocol ReloadPrompt: Sendable {
 public struct ReloadContext: Sendable {
     /// The request's method.
     public var method: HTTPRequest.Method
-    /// The request's URL.
+    /// The request's URL, unredacted (credentials included), for programs; a prompt shows
+    /// ``error``'s message, which is redacted.
     public var url: String
     /// The last attempt's failure.
     public var error: TransportError

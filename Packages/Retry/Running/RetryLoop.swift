@@ -106,9 +106,10 @@ public struct RetryLoop: Sendable {
                 onRetry(event)
                 logger?.notice(
                     Logger.Message(
-                        stringLiteral: "Retrying \(request.method.rawValue) \(request.url) in \(Self.format(delay))"
-                            + "\(serverAsked ? ", the server asked" : ""): attempt \(retries + 1) of "
-                            + "\(policy.maximumAttempts), after \(failure.reason)"))
+                        stringLiteral: LogRedaction.redactedText(
+                            "Retrying \(request.method.rawValue) \(request.url) in \(Self.format(delay))"
+                                + "\(serverAsked ? ", the server asked" : ""): attempt \(retries + 1) of "
+                                + "\(policy.maximumAttempts), after \(failure.reason)")))
                 do {
                     try await clock.sleep(for: delay)
                 } catch {
@@ -127,8 +128,9 @@ public struct RetryLoop: Sendable {
                 if stop != .final, stop != .retriesSpent(retries: 0) {
                     logger?.warning(
                         Logger.Message(
-                            stringLiteral: "Not retrying \(request.method.rawValue) \(request.url) after "
-                                + "\(failure.reason): " + Self.explain(stop, attempts: retries + 1, elapsed: elapsed)))
+                            stringLiteral: LogRedaction.redactedText(
+                                "Not retrying \(request.method.rawValue) \(request.url) after \(failure.reason): "
+                                    + Self.explain(stop, attempts: retries + 1, elapsed: elapsed))))
                 }
                 switch outcome {
                 case .failure(let error):
@@ -197,7 +199,10 @@ public struct RetryLoop: Sendable {
             let context = policy.reloadOffer(after: error, stop: stop, of: request, attempts: attempts)
         else { return false }
         let reload = await reloadPrompt.shouldReload(after: context)
-        if reload { logger?.notice("Reloading \(request.method.rawValue) \(request.url) at the person's request") }
+        if reload {
+            logger?.notice(
+                "Reloading \(request.method.rawValue) \(LogRedaction.redactedURL(request.url)) at the person's request")
+        }
         return reload && !Task.isCancelled
     }
 

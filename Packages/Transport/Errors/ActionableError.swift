@@ -3,7 +3,8 @@
 /// ``TransportError`` conforms, and so do the errors of the layers above (mapping, business
 /// errors), so a failure handler can show ``RequestFailure/message`` whichever layer failed.
 public protocol ActionableError: Error {
-    /// A sentence a person can act on.
+    /// A sentence a person can act on, with no credential in it: conformers pass what they
+    /// quote (URLs, headers, a server's text) through ``LogRedaction/redactedText(_:)``.
     var message: String { get }
 }
 
@@ -20,9 +21,10 @@ public struct RequestFailure: Error, Sendable, CustomStringConvertible {
         self.underlying = underlying
     }
 
-    /// The underlying error's ``ActionableError/message``, or its description.
+    /// The underlying error's ``ActionableError/message``, or its description, with
+    /// credentials redacted (``LogRedaction/redactedText(_:)``) whatever the error's type.
     public var message: String {
-        (underlying as? any ActionableError)?.message ?? String(describing: underlying)
+        LogRedaction.redactedText((underlying as? any ActionableError)?.message ?? String(describing: underlying))
     }
 
     /// The underlying error when it is a ``TransportError``.

@@ -14,24 +14,38 @@
 /// ``mayHaveReachedServer`` tells a retry policy whether re-sending a non-idempotent request
 /// could apply it twice: it is `false` only when the engine knows no byte of the request
 /// left the machine (a DNS failure, a refused connection, a bad argument).
+///
+/// Nothing secret is shown: ``message`` and ``description`` go through
+/// ``LogRedaction/redactedText(_:)`` (a URL's password, credential query values and header
+/// values become `<redacted>`), whoever built the error. ``url`` alone keeps the URL as the
+/// request had it, for programs.
 public struct TransportError: Error, Hashable, Sendable, CustomStringConvertible {
     /// What kind of failure this is.
     public var category: Category
     /// The URL of the request (after redirects, the URL that failed), if there was one.
+    ///
+    /// Unredacted: the URL exactly as the request had it, credentials included, so that a
+    /// program can send it again or compare it. Show ``redactedURL`` (or ``description``)
+    /// instead, never this.
     public var url: String?
     /// The `CURLcode` libcurl returned, when the engine is libcurl and the failure came from it.
     public var curlCode: Int?
     /// Whether any part of the request may have been delivered to the server.
     public var mayHaveReachedServer: Bool
     /// A sentence a person can act on: what happened, where, and what to do.
-    public var message: String
+    ///
+    /// Redacted whenever it is set, by ``LogRedaction/redactedText(_:)``: a URL or header
+    /// quoted in it shows no credential, so it can go to a log or a screen as it is.
+    public var message: String {
+        didSet { message = LogRedaction.redactedText(message) }
+    }
 
     /// Creates an error.
     ///
     /// - Parameters:
     ///   - category: What kind of failure this is.
-    ///   - message: What happened, where, and what to do.
-    ///   - url: The URL of the request, if any.
+    ///   - message: What happened, where, and what to do; stored redacted.
+    ///   - url: The URL of the request, if any; stored as it is (see ``url``).
     ///   - curlCode: The libcurl result code, if the failure came from libcurl.
     ///   - mayHaveReachedServer: Whether the request may have been delivered; `true` unless
     ///     the engine knows it was not.
@@ -43,16 +57,19 @@ public struct TransportError: Error, Hashable, Sendable, CustomStringConvertible
         mayHaveReachedServer: Bool = true
     ) {
         self.category = category
-        self.message = message
+        self.message = LogRedaction.redactedText(message)
         self.url = url
         self.curlCode = curlCode
         self.mayHaveReachedServer = mayHaveReachedServer
     }
 
-    /// `category: message` followed by the URL and the curl code when known.
+    /// ``url`` with its credentials replaced by `<redacted>` (``LogRedaction/redactedURL(_:)``).
+    public var redactedURL: String? { url.map(LogRedaction.redactedURL) }
+
+    /// `category: message` followed by the URL (redacted) and the curl code when known.
     public var description: String {
         var text = "\(category): \(message)"
-        if let url { text += " [url: \(url)]" }
+        if let redactedURL { text += " [url: \(redactedURL)]" }
         if let curlCode { text += " [curl code \(curlCode)]" }
         return text
     }

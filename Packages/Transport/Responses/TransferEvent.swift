@@ -45,9 +45,10 @@ public struct TransferProgress: Sendable, Hashable {
 
 /// A redirect the engine followed.
 public struct RedirectEvent: Sendable, Hashable {
-    /// The URL that answered with the redirect.
+    /// The URL that answered with the redirect, unredacted (credentials included): show it
+    /// through ``LogRedaction/redactedURL(_:)``.
     public var from: String
-    /// The URL the engine went to next.
+    /// The URL the engine went to next, unredacted, like ``from``.
     public var to: String
     /// The redirect's status code (301, 302, 303, 307 or 308).
     public var status: Int
@@ -72,8 +73,11 @@ public struct RetryEvent: Sendable, Hashable {
     public var attempt: Int
     /// How many attempts there will be at most, when known.
     public var maximumAttempts: Int?
-    /// Why: the failure's message, or a few words (`HTTP 503`).
-    public var reason: String
+    /// Why: the failure's message, or a few words (`HTTP 503`). Redacted whenever it is set,
+    /// by ``LogRedaction/redactedText(_:)``, since notices show it to a person.
+    public var reason: String {
+        didSet { reason = LogRedaction.redactedText(reason) }
+    }
     /// How long the loop waits before sending it, when known.
     public var delay: Duration?
     /// Whether the server chose that wait (`Retry-After`).
@@ -84,7 +88,7 @@ public struct RetryEvent: Sendable, Hashable {
     /// - Parameters:
     ///   - attempt: The attempt about to be made (2 for the first retry).
     ///   - maximumAttempts: The most attempts there will be, if known.
-    ///   - reason: Why the request is sent again.
+    ///   - reason: Why the request is sent again; stored redacted.
     ///   - delay: The wait before it is sent, if known.
     ///   - serverAsked: Whether the server asked for that wait.
     public init(
@@ -92,7 +96,7 @@ public struct RetryEvent: Sendable, Hashable {
     ) {
         self.attempt = attempt
         self.maximumAttempts = maximumAttempts
-        self.reason = reason
+        self.reason = LogRedaction.redactedText(reason)
         self.delay = delay
         self.serverAsked = serverAsked
     }

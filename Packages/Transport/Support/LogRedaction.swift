@@ -1,7 +1,23 @@
 import Foundation
 
-/// What must never reach a log or an error message: the values of names that look like
-/// credentials, in query strings, form bodies and JSON alike. One rule for every layer.
+/// What must never reach a log, an error message or a screen: credentials, wherever they
+/// appear. One rule for every layer.
+///
+/// The rule (``redactedText(_:)`` applies all of it, ``redactedURL(_:)`` its URL part):
+///
+/// - the user information of a URL: its password (`https://u:<redacted>@host`), or the whole
+///   of it when it has no password, since a lone user name in a URL is often a token
+///   (`https://<redacted>@host`);
+/// - the value of every query parameter, form field, JSON member and `name: value` line whose
+///   name ``isSensitive(_:)``: `access_token=<redacted>`, `"password": "<redacted>"`,
+///   `Authorization: <redacted>`, `Cookie: <redacted>`;
+/// - `Bearer` and `Basic` credentials wherever they appear.
+///
+/// Every message the library produces passes through it: `TransportError`'s ``TransportError/message``
+/// and ``TransportError/description``, ``RequestFailure/message``, ``RetryEvent/reason``, the
+/// errors and messages of the layers above, and the URLs and headers of log lines (header
+/// fields through `HTTPFields.redactedForLogging`). Fields that keep the raw value
+/// for programs, such as ``TransportError/url``, say so.
 public enum LogRedaction {
     /// Fragments of parameter and key names whose values are credentials.
     ///
@@ -16,6 +32,31 @@ public enum LogRedaction {
     ///
     /// - Parameter name: A query parameter, form field or JSON key.
     public static func isSensitive(_ name: String) -> Bool {
+        // Every error message and log line asks, so ASCII names (nearly all) take a path on
+        // bytes; others are lowercased by Unicode's rules (the Kelvin sign becomes `k`).
+        guard name.utf8.allSatisfy({ $0 < 0x80 }) else { return isSensitiveByUnicodeRules(name) }
+        var normalized: [UInt8] = []
+        normalized.reserveCapacity(name.utf8.count)
+        for byte in name.utf8 {
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"): normalized.append(byte | 0x20)
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"): normalized.append(byte)
+            default: break
+            }
+        }
+        return sensitiveFragmentBytes.contains { fragment in
+            guard fragment.count <= normalized.count else { return false }
+            return (0...(normalized.count - fragment.count)).contains { start in
+                normalized[start..<(start + fragment.count)].elementsEqual(fragment)
+            }
+        }
+    }
+
+    /// ``sensitiveNameFragments`` as bytes.
+    private static let sensitiveFragmentBytes = sensitiveNameFragments.map { Array($0.utf8) }
+
+    /// ``isSensitive(_:)`` for a name with characters beyond ASCII.
+    private static func isSensitiveByUnicodeRules(_ name: String) -> Bool {
         let normalized = String(
             String.UnicodeScalarView(
                 name.lowercased().unicodeScalars.filter { ("a"..."z").contains($0) || ("0"..."9").contains($0) }
@@ -24,54 +65,27 @@ public enum LogRedaction {
         return sensitiveNameFragments.contains { normalized.contains($0) }
     }
 
-    /// `url` for a log: the values of sensitive query parameters and the password of the
-    /// user information replaced by `<redacted>`; everything else as it was.
+    /// `url` for a log or a message: the values of sensitive query parameters and the user
+    /// information's password (or its lone user name) replaced by `<redacted>`; everything
+    /// else as it was.
     ///
     /// `https://u:pw@api.example.com/v1?city=Oslo&access_token=abc` becomes
-    /// `https://u:<redacted>@api.example.com/v1?city=Oslo&access_token=<redacted>`.
+    /// `https://u:<redacted>@api.example.com/v1?city=Oslo&access_token=<redacted>`. Applying it
+    /// twice changes nothing more.
     ///
-    /// - Parameter url: An absolute URL, as a request carries it.
+    /// - Parameter url: An absolute URL, as a request carries it, or a path with its query.
     public static func redactedURL(_ url: String) -> String {
-        var text = Substring(url)
-        var fragment: Substring = ""
-        if let hash = text.firstIndex(of: "#") {
-            fragment = text[hash...]
-            text = text[..<hash]
-        }
-        var query: Substring?
-        if let mark = text.firstIndex(of: "?") {
-            query = text[text.index(after: mark)...]
-            text = text[..<mark]
-        }
-        var result = redactingPassword(in: text)
-        if let query {
-            let pairs = query.split(separator: "&", omittingEmptySubsequences: false).map { pair -> String in
-                guard let equals = pair.firstIndex(of: "="),
-                    isSensitive(String(pair[..<equals]).removingPercentEncodingOrSelf)
-                else { return String(pair) }
-                return String(pair[..<equals]) + "=<redacted>"
-            }
-            result += "?" + pairs.joined(separator: "&")
-        }
-        return result + fragment
+        guard let redacted = redactingURL(Array(url.utf8)[...]) else { return url }
+        return String(decoding: redacted, as: UTF8.self)
     }
 
-    /// `scheme://user:<redacted>@host…` for a URL with a password in its user information.
-    private static func redactingPassword(in text: Substring) -> String {
-        guard let schemeEnd = text.range(of: "://") else { return String(text) }
-        let authorityStart = schemeEnd.upperBound
-        let authorityEnd = text[authorityStart...].firstIndex(of: "/") ?? text.endIndex
-        let authority = text[authorityStart..<authorityEnd]
-        guard let at = authority.lastIndex(of: "@"), let colon = authority[..<at].firstIndex(of: ":") else {
-            return String(text)
-        }
-        return String(text[..<authority.index(after: colon)]) + "<redacted>" + String(text[at...])
+    /// Whether a query parameter's name, percent-escapes decoded, ``isSensitive(_:)``.
+    static func isSensitiveQueryName(_ name: ArraySlice<UInt8>) -> Bool {
+        let text = String(decoding: name, as: UTF8.self)
+        guard name.contains(UInt8(ascii: "%")) else { return isSensitive(text) }
+        return isSensitive(text.removingPercentEncoding ?? text)
     }
-}
 
-extension StringProtocol {
-    /// The text with percent-escapes decoded, or as it is when they are malformed.
-    fileprivate var removingPercentEncodingOrSelf: String {
-        String(self).removingPercentEncoding ?? String(self)
-    }
+    /// What stands in for a value that is not shown: `<redacted>`.
+    public static let redactedMark = "<redacted>"
 }

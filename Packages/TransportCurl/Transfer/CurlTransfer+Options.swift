@@ -78,7 +78,7 @@ extension CurlTransfer {
         }
         if configuration.tls.disablesVerification && isHTTPS {
             let warning =
-                "TLS verification is disabled for \(currentURL): anyone on the network path can read "
+                "TLS verification is disabled for \(LogRedaction.redactedURL(currentURL)): anyone on the network path can read "
                 + "and alter this traffic. Turn off TLSConfiguration.disablesVerification outside tests."
             configuration.securityLogger.warning("\(warning)")
         }

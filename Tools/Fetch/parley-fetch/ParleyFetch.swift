@@ -128,7 +128,8 @@ struct ParleyFetch: AsyncParsableCommand {
                 standardError(line + ")")
             }
         case .failure(let error):
-            var message = (error as? TransportError)?.message ?? String(describing: error)
+            // Redacted whatever the error's type (RequestFailure), escaped when written.
+            var message = RequestFailure(error).message
             if (error as? TransportError)?.category == .tlsFailure {
                 message += " (parley-fetch takes the CA file as --cacert FILE.)"
             }
@@ -151,7 +152,10 @@ struct TransferBar: Progressable {
     }
 }
 
-/// Writes a line to standard error, without trapping when it is a closed pipe.
+/// Writes a line to standard error, with control characters and escape sequences (which a
+/// server's text may hold) made harmless by `TerminalText`, without trapping when it is a
+/// closed pipe.
 func standardError(_ line: String) {
-    StandardStreams.writeError(line + "\n")
+    StandardStreams.writeError(TerminalText.escaped(line, keepingLineBreaks: true) + "
+")
 }
