@@ -177,6 +177,5 @@ enum DemoRunner {
 /// Writes a line to standard error, outside the console's live area, with control characters
 /// and escape sequences (which a server's text may hold) made harmless by `TerminalText`.
 func standardError(_ line: String) {
-    StandardStreams.writeError(TerminalText.escaped(line, keepingLineBreaks: true) + "
-")
+    StandardStreams.writeError(TerminalText.escaped(line, keepingLineBreaks: true) + "\n")
 }

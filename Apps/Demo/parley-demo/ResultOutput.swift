@@ -32,8 +32,7 @@ struct ResultOutput: Sendable {
     /// server (a city's name, release notes), so control characters and escape sequences are
     /// made harmless by `TerminalText`; JSON escapes them itself.
     func write(_ text: String) throws {
-        try StandardStreams.writeOutput(TerminalText.escaped(text, keepingLineBreaks: true) + "
-")
+        try StandardStreams.writeOutput(TerminalText.escaped(text, keepingLineBreaks: true) + "\n")
     }
 
     /// `text` padded with spaces to `columns` terminal columns (wide characters count two).

@@ -156,6 +156,5 @@ struct TransferBar: Progressable {
 /// server's text may hold) made harmless by `TerminalText`, without trapping when it is a
 /// closed pipe.
 func standardError(_ line: String) {
-    StandardStreams.writeError(TerminalText.escaped(line, keepingLineBreaks: true) + "
-")
+    StandardStreams.writeError(TerminalText.escaped(line, keepingLineBreaks: true) + "\n")
 }
