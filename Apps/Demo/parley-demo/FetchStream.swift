@@ -4,6 +4,7 @@ import FeedbackConsole
 import Forms
 import Foundation
 import HTTPTypes
+import Logging
 import Mapping
 import Retry
 import Transport
@@ -81,10 +82,14 @@ struct FetchStream {
                 onRetry: { progress.progressRetrying(activity, notice: $0) })
             let sent = attempt
             let transport = client.transport
+            // The engine logs each request's line; the headers, which a form's request logs
+            // through the client's `LoggingPlugin`, are logged here the same way.
+            if client.isLoggingEnabled { client.logger.debug("\(sent.head.headerFields.redactedForLogging)") }
             let response = try await loop.run(RetryRequest(sent)) { remaining in
                 try await transport.send(sent.cappingDeadline(to: remaining))
             }
             defer { response.body.cancel() }
+            if client.isLoggingEnabled { client.logger.debug("\(response.head.headerFields.redactedForLogging)") }
 
             if written == 0 {
                 try await Self.checkStatus(of: response)
