@@ -29,12 +29,22 @@ package struct ChildProcess {
 
     /// Runs `path` with `arguments` and waits for it to exit on a thread of its own, so that
     /// the wait never holds one of the few threads of Swift's cooperative pool.
-    package static func launch(_ path: String, arguments: [String]) async throws -> ChildProcess {
-        try await onOwnThread { try run(path, arguments: arguments) }
+    ///
+    /// - Parameter environment: Variables set for the child on top of this process's own;
+    ///   none by default.
+    package static func launch(
+        _ path: String, arguments: [String], environment: [String: String] = [:]
+    ) async throws -> ChildProcess {
+        try await onOwnThread { try run(path, arguments: arguments, environment: environment) }
     }
 
     /// Runs `path` with `arguments`, blocking the calling thread until it exits.
-    package static func run(_ path: String, arguments: [String]) throws -> ChildProcess {
+    ///
+    /// - Parameter environment: Variables set for the child on top of this process's own;
+    ///   none by default.
+    package static func run(
+        _ path: String, arguments: [String], environment: [String: String] = [:]
+    ) throws -> ChildProcess {
         let outputFile = FileManager.default.temporaryDirectory.appendingPathComponent("parley-child-\(UUID()).out")
         defer { try? FileManager.default.removeItem(at: outputFile) }
         var actions = posix_spawn_file_actions_t()
@@ -48,8 +58,12 @@ package struct ChildProcess {
         let timed = ["/usr/bin/time", "-o", timeFile.path, "-f", "%M", path] + arguments
         let argv = timed.map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
+        var variables = ProcessInfo.processInfo.environment
+        variables.merge(environment) { _, given in given }
+        let envp = variables.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { for pointer in envp { free(pointer) } }
         var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, "/usr/bin/time", &actions, nil, argv, environ)
+        let spawned = posix_spawn(&pid, "/usr/bin/time", &actions, nil, argv, envp)
         try #require(spawned == 0, "could not start /usr/bin/time \(path): \(String(cString: strerror(spawned)))")
 
         var status: Int32 = 0
