@@ -3,6 +3,7 @@ import Coordination
 import Forms
 import Foundation
 import HTTPTypes
+import Logging
 import MockBackend
 import Retry
 import TestSupport
@@ -85,6 +86,8 @@ import TransportCurl
         var configuration = ClientConfiguration(transport: curl, baseURL: server.baseURL)
         configuration.retry.baseDelay = .milliseconds(1)
         configuration.retry.budget = nil
+        // A thousand retries would each log a line.
+        configuration.logger = Logger(label: "parley.leaks", factory: { _ in SwiftLogNoOpLogHandler() })
         let plain = Client(clientConfiguration: configuration)
         var cachedConfiguration = configuration
         cachedConfiguration.middleware = [HTTPCache()]

@@ -8,8 +8,8 @@ import Testing
 ///
 /// Without `ClosingChildChannel` (serve with Hummingbird's plain `.http1()`), the first of
 /// these tests stops the test process with SwiftNIO's "Deinited NIOAsyncWriter without calling
-/// finish()": connections accepted as the server stopped were dropped unserved. It did in 2 of
-/// 3 runs here without ThreadSanitizer, and it is what stopped `make sanitize` now and then.
+/// finish()": connections accepted as the server stopped were dropped unserved. It did in 3
+/// runs of 3 under ThreadSanitizer; it is what stopped `make sanitize` now and then.
 @Suite struct MockServerShutdownTests {
     /// How many clients connect just before each server stops.
     static let connections = 64
