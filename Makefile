@@ -17,7 +17,7 @@
 #   make consumer       the consumer check alone
 #   make sanitize       every suite, with the test servers up, under ThreadSanitizer, then
 #                       AddressSanitizer (leaks checked), each in a build of its own; fails on any
-#                       report (SANITIZE_FILTER='RetryTests' for some suites)
+#                       report (SANITIZE_SUITES='RetryTests FormsTests' for some)
 #   make lint           swift format lint --strict
 #   make format         rewrite the sources in the house format
 #   make bench          compare Parley with its peers (BENCH_ARGS=--quick for a smoke run)
@@ -91,11 +91,12 @@ consumer: setup
 # parley-demo, parley-mock-server, all with the same sanitizer) in a scratch folder of its own,
 # .build/sanitize-thread and .build/sanitize-address (SANITIZE_SCRATCH sets the prefix), and
 # runs every suite with the test servers up, as `make test` does (PARLEY_REQUIRE_SERVERS=1: a
-# missing server fails). SANITIZE_FILTER='RetryTests' runs some suites only. A report fails the
+# missing server fails), one test target after another. SANITIZE_SUITES='RetryTests FormsTests'
+# runs some of them only. A report fails the
 # run twice over: the test process exits with the sanitizer's status (a child built with a
 # sanitizer exits with it too, so the tests that run parley-fetch fail on its reports), and the
-# log is searched for a report. Both sanitizers run whatever the first finds; the logs are
-# $(SANITIZE_SCRATCH)-{thread,address}/sanitize.log. Under AddressSanitizer the leak checker
+# log is searched for a report. Every target runs whatever the others find; the logs are
+# $(SANITIZE_SCRATCH)-{thread,address}/sanitize-<target>.log, and sanitize.log all of them. Under AddressSanitizer the leak checker
 # stays on, less the toolchain's own leaks that would fail every run, allowed by name:
 #   libXCTest.so               allocations of XCTest's runner, in every test process
 #   readBytesFromFile          FoundationEssentials' `String(contentsOf:)`
@@ -107,7 +108,12 @@ consumer: setup
 # It is not part of `make test`: it takes about three quarters of an hour on two cores (see
 # docs/RELIABILITY.md, Sanitizers).
 SANITIZE_SCRATCH ?= .build/sanitize
-SANITIZE_FILTER ?=
+# One `swift test` per test target, so that a target's tests share the machine with each other
+# only: all of them at once under a sanitizer's slowdown starve the waits of the slower ones.
+SANITIZE_ALL_SUITES := CachingTests CoordinationTests DownloadsTests FeedbackConsoleTests \
+	FeedbackTests FormsTests MappingTests RetryTests SystemAPITests TransportCurlTests \
+	TransportTests WeatherAPITests DemoTests
+SANITIZE_SUITES ?=
 SANITIZE_LEAKS_ALLOWED := libXCTest.so readBytesFromFile Foundation7ProcessC3run
 SANITIZE_ERRORS_ALLOWED := findMaximumOpenFromProcSelfFD
 sanitize: setup
@@ -119,17 +125,24 @@ sanitize: setup
 		printf 'leak:%s\n' $(SANITIZE_LEAKS_ALLOWED) >$$allowed; \
 		errors=$$(cd $$scratch && pwd)/errors-allowed.txt; \
 		printf 'interceptor_via_fun:*%s*\n' $(SANITIZE_ERRORS_ALLOWED) >$$errors; \
-		status=0; \
-		LSAN_OPTIONS=suppressions=$$allowed ASAN_OPTIONS=suppressions=$$errors \
-			bash Tools/scripts/with-test-servers.sh \
-			$(SWIFT) test --skip-build $(SWIFT_FLAGS) --sanitize=$$sanitizer --scratch-path $$scratch \
-			$(if $(SANITIZE_FILTER),--filter '$(SANITIZE_FILTER)') 2>&1 | tee $$scratch/sanitize.log || status=$$?; \
-		if ((status != 0)); then \
-			echo "make sanitize: the tests under the $$sanitizer sanitizer exited with $$status" >&2; failed+=" $$sanitizer"; \
-		fi; \
-		if grep -qE '^(WARNING: ThreadSanitizer|==[0-9]+==ERROR: (Address|Leak)Sanitizer)' $$scratch/sanitize.log; then \
-			echo "make sanitize: $$sanitizer sanitizer reports in $$scratch/sanitize.log" >&2; failed+=" $$sanitizer"; \
-		fi; \
+		: >$$scratch/sanitize.log; \
+		for suite in $(or $(SANITIZE_SUITES),$(SANITIZE_ALL_SUITES)); do \
+			status=0; \
+			LSAN_OPTIONS=suppressions=$$allowed ASAN_OPTIONS=suppressions=$$errors \
+				bash Tools/scripts/with-test-servers.sh \
+				$(SWIFT) test --skip-build $(SWIFT_FLAGS) --sanitize=$$sanitizer --scratch-path $$scratch \
+				--filter "^$$suite\\." 2>&1 | tee $$scratch/sanitize-$$suite.log || status=$$?; \
+			cat $$scratch/sanitize-$$suite.log >>$$scratch/sanitize.log; \
+			if ((status != 0)); then \
+				echo "make sanitize: $$suite under the $$sanitizer sanitizer exited with $$status" >&2; \
+				failed+=" $$sanitizer:$$suite"; \
+			fi; \
+			if grep -qE '^(WARNING: ThreadSanitizer|==[0-9]+==ERROR: (Address|Leak)Sanitizer)' \
+				$$scratch/sanitize-$$suite.log; then \
+				echo "make sanitize: $$sanitizer sanitizer reports in $$scratch/sanitize-$$suite.log" >&2; \
+				failed+=" $$sanitizer:$$suite"; \
+			fi; \
+		done; \
 	done; \
 	[[ -z "$$failed" ]] || { echo "make sanitize: failed under:$$failed" >&2; exit 1; }
 
