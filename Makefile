@@ -110,8 +110,8 @@ consumer: setup
 #   findMaximumOpenFromProcSelfFD  `Process.run()` lists /proc/self/fd and copies each entry's
 #                                  name as 256 bytes, reading past the end of the directory
 #                                  buffer when the last entry ends near it (the DemoTests hit it)
-# It is not part of `make test`: it takes about three quarters of an hour on two cores (see
-# docs/RELIABILITY.md, Sanitizers).
+# It is not part of `make test`: from a clean clone, over an hour on two busy cores, most of it
+# the two builds; about a quarter of an hour once they are made (docs/RELIABILITY.md).
 SANITIZE_SCRATCH ?= .build/sanitize
 # One `swift test` per test target, so that a target's tests share the machine with each other
 # only: all of them at once under a sanitizer's slowdown starve the waits of the slower ones.
