@@ -15,8 +15,9 @@
 #                       then the consumer check (a package that depends on Parley by URL and
 #                       version)
 #   make consumer       the consumer check alone
-#   make sanitize       the engine's, the handles' and the retry suites under ThreadSanitizer, then
-#                       AddressSanitizer, each in a build of its own; fails on any report
+#   make sanitize       every suite, with the test servers up, under ThreadSanitizer, then
+#                       AddressSanitizer (leaks checked), each in a build of its own; fails on any
+#                       report (SANITIZE_SUITES='RetryTests FormsTests' for some)
 #   make lint           swift format lint --strict
 #   make format         rewrite the sources in the house format
 #   make bench          compare Parley with its peers (BENCH_ARGS=--quick for a smoke run)
@@ -89,32 +90,69 @@ test: setup layering lint build docs
 consumer: setup
 	bash Tools/scripts/with-test-servers.sh bash Tools/scripts/check-consumer.sh
 
-# Each sanitizer builds everything (tests, tools and the children the tests run) in a scratch
+# Each sanitizer builds everything (tests, tools and the children the tests run: parley-fetch,
+# parley-demo, parley-mock-server, parley-bench, all with the same sanitizer) in a scratch
 # folder of its own, .build/sanitize-thread and .build/sanitize-address (SANITIZE_SCRATCH sets
-# the prefix), and runs the suites against the in-process mock server (those that need nginx or
-# httpbin skip). A report fails the run twice over: the test process exits with the sanitizer's
-# status, and the log is searched for a report. A child built with a sanitizer exits with the
-# sanitizer's status when it reports, so the tests that run parley-fetch (or kill it with
-# SIGKILL) fail on its reports. Under AddressSanitizer the leak checker stays on, less three
-# leaks of the toolchain's own that
-# would fail every run: XCTest's runner, `String(contentsOf:)` (FoundationEssentials'
-# readBytesFromFile) and `Process.run()`.
+# the prefix), and runs every test target, one after another, with the test servers up as
+# `make test` does (PARLEY_REQUIRE_SERVERS=1: a missing server fails);
+# SANITIZE_SUITES='RetryTests FormsTests' runs some of them only. A report fails the run twice
+# over: the test process exits with the sanitizer's status (a child built with a sanitizer
+# exits with it too, so the tests that run parley-fetch fail on its reports), and the log is
+# searched for a report. Every target runs whatever the others find; the logs are
+# $(SANITIZE_SCRATCH)-{thread,address}/sanitize-<target>.log, and sanitize.log all of them.
+# Under AddressSanitizer the leak checker stays on, less the toolchain's own leaks, allowed by
+# name:
+#   libXCTest.so               allocations of XCTest's runner, in every test process
+#   readBytesFromFile          FoundationEssentials' `String(contentsOf:)`
+#   Foundation7ProcessC3run    swift-corelibs-foundation's `Process.run()`
+#   formWeakReference          the side table of an object with a weak reference (the console
+#                              presenter's timer) that lives until exit: the object points at it
+#                              through an encoded pointer LeakSanitizer cannot read
+#                              (llvm/llvm-project#56751)
+# and one memory error of the toolchain's, allowed by name under AddressSanitizer too:
+#   findMaximumOpenFromProcSelfFD  `Process.run()` lists /proc/self/fd and copies each entry's
+#                                  name as 256 bytes, reading past the end of the directory
+#                                  buffer when the last entry ends near it (the DemoTests hit it)
+# It is not part of `make test`: from a clean clone, over an hour on two busy cores, most of it
+# the two builds; about a quarter of an hour once they are made (docs/RELIABILITY.md).
 SANITIZE_SCRATCH ?= .build/sanitize
-SANITIZE_SUITES := TransportCurlTests|TransportTests|RetryTests
-SANITIZE_LEAKS_ALLOWED := libXCTest.so readBytesFromFile Foundation7ProcessC3run
-sanitize:
+# One `swift test` per test target, so that a target's tests share the machine with each other
+# only: all of them at once under a sanitizer's slowdown starve the waits of the slower ones.
+SANITIZE_ALL_SUITES := CachingTests CoordinationTests DownloadsTests FeedbackConsoleTests \
+	FeedbackTests FormsTests MappingTests RetryTests SystemAPITests TransportCurlTests \
+	TransportTests WeatherAPITests DemoTests
+SANITIZE_SUITES ?=
+SANITIZE_LEAKS_ALLOWED := libXCTest.so readBytesFromFile Foundation7ProcessC3run formWeakReference
+SANITIZE_ERRORS_ALLOWED := findMaximumOpenFromProcSelfFD
+sanitize: setup
+	failed=; \
 	for sanitizer in thread address; do \
 		scratch=$(SANITIZE_SCRATCH)-$$sanitizer; \
 		$(SWIFT) build --build-tests $(SWIFT_FLAGS) --sanitize=$$sanitizer --scratch-path $$scratch; \
 		allowed=$$(cd $$scratch && pwd)/leaks-allowed.txt; \
 		printf 'leak:%s\n' $(SANITIZE_LEAKS_ALLOWED) >$$allowed; \
-		LSAN_OPTIONS=suppressions=$$allowed \
-			$(SWIFT) test --skip-build $(SWIFT_FLAGS) --sanitize=$$sanitizer --scratch-path $$scratch \
-			--filter '$(SANITIZE_SUITES)' 2>&1 | tee $$scratch/sanitize.log; \
-		if grep -qE '^(WARNING: ThreadSanitizer|==[0-9]+==ERROR: (Address|Leak)Sanitizer)' $$scratch/sanitize.log; then \
-			echo "make sanitize: $$sanitizer sanitizer reports in $$scratch/sanitize.log" >&2; exit 1; \
-		fi; \
-	done
+		errors=$$(cd $$scratch && pwd)/errors-allowed.txt; \
+		printf 'interceptor_via_fun:*%s*\n' $(SANITIZE_ERRORS_ALLOWED) >$$errors; \
+		: >$$scratch/sanitize.log; \
+		for suite in $(or $(SANITIZE_SUITES),$(SANITIZE_ALL_SUITES)); do \
+			status=0; \
+			LSAN_OPTIONS=suppressions=$$allowed ASAN_OPTIONS=suppressions=$$errors \
+				bash Tools/scripts/with-test-servers.sh \
+				$(SWIFT) test --skip-build $(SWIFT_FLAGS) --sanitize=$$sanitizer --scratch-path $$scratch \
+				--filter "^$$suite\\." 2>&1 | tee $$scratch/sanitize-$$suite.log || status=$$?; \
+			cat $$scratch/sanitize-$$suite.log >>$$scratch/sanitize.log; \
+			if ((status != 0)); then \
+				echo "make sanitize: $$suite under the $$sanitizer sanitizer exited with $$status" >&2; \
+				failed+=" $$sanitizer:$$suite"; \
+			fi; \
+			if grep -qE '^(WARNING: ThreadSanitizer|==[0-9]+==ERROR: (Address|Leak)Sanitizer)' \
+				$$scratch/sanitize-$$suite.log; then \
+				echo "make sanitize: $$sanitizer sanitizer reports in $$scratch/sanitize-$$suite.log" >&2; \
+				failed+=" $$sanitizer:$$suite"; \
+			fi; \
+		done; \
+	done; \
+	[[ -z "$$failed" ]] || { echo "make sanitize: failed under:$$failed" >&2; exit 1; }
 
 lint:
 	$(SWIFT) format lint --strict --recursive $(LINT_PATHS)

@@ -223,6 +223,8 @@ let package = Package(
         .target(
             name: "TestSupport",
             dependencies: [
+                // For `PThreadMutex`, the lock ThreadSanitizer sees (CONTRIBUTING.md, Locks).
+                "Transport",
                 .product(name: "InMemoryLogging", package: "swift-log"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -314,6 +316,9 @@ let package = Package(
         .testTarget(
             name: "FormsTests",
             dependencies: [
+                // Caching and Coordination for the leak test's cache hits and shared requests.
+                "Caching",
+                "Coordination",
                 "Downloads",
                 "Forms",
                 "Mapping",

@@ -1,6 +1,5 @@
 import Foundation
 import HTTPTypes
-import Synchronization
 public import Transport
 
 /// Downloads a URL to a file, and survives anything: dropped connections, a suspend, a
@@ -94,7 +93,7 @@ public final class FileDownload: Sendable {
         var stopWaiters: [CheckedContinuation<Void, Never>] = []
     }
 
-    private let control = Mutex(Control())
+    private let control = PThreadMutex(Control())
     private let states = Broadcast<State>(bufferSize: 64)
     private let progressEvents = Broadcast<TransferProgress>(bufferSize: 64)
 

@@ -1,5 +1,4 @@
 public import Feedback
-import Synchronization
 public import Transport
 
 /// A presenter that draws nothing and remembers everything: the test double for code that
@@ -47,7 +46,7 @@ public final class RecordingPresenter: FeedbackPresenter, Sendable {
         var progress: [String: [TransferProgress]] = [:]
     }
 
-    private let state = Mutex(State())
+    private let state = PThreadMutex(State())
     private let clock: @Sendable () -> Duration
 
     /// Creates a recorder with an empty scene.

@@ -1,4 +1,4 @@
-import Synchronization
+import Transport
 
 /// A terminal screen in memory: it takes the text a console presenter writes, escape
 /// sequences and all, and keeps the grid of cells a person would see.
@@ -119,7 +119,7 @@ public final class VirtualTerminal: Sendable {
     /// The largest screen, in either direction: larger sizes are clamped to it.
     public static let maximumSize = 1000
 
-    private let state: Mutex<Screen>
+    private let state: PThreadMutex<Screen>
 
     /// Creates a blank screen with the cursor at the top left, visible, and auto-wrap on.
     ///
@@ -132,7 +132,7 @@ public final class VirtualTerminal: Sendable {
     ///   - scrollbackLimit: The most lines ``scrollback`` keeps, the oldest dropped first;
     ///     10 000 by default.
     public init(columns: Int = 80, rows: Int = 24, translatesNewlines: Bool = true, scrollbackLimit: Int = 10_000) {
-        state = Mutex(
+        state = PThreadMutex(
             Screen(
                 columns: Self.clamp(columns), rows: Self.clamp(rows), translatesNewlines: translatesNewlines,
                 scrollbackLimit: max(0, scrollbackLimit)))

@@ -1,6 +1,5 @@
 public import Foundation
 public import HTTPTypes
-import Synchronization
 public import Transport
 
 /// A transport that answers from a closure instead of the network, for testing the layers
@@ -51,7 +50,7 @@ public final class StubTransport: HTTPTransport {
     }
 
     private let respond: @Sendable (TransportRequest) async throws -> Reply
-    private let recorded = Mutex<[RecordedRequest]>([])
+    private let recorded = PThreadMutex<[RecordedRequest]>([])
 
     /// Creates a stub that answers every request with `respond`.
     ///
@@ -95,7 +94,7 @@ public final class StubTransport: HTTPTransport {
             }
             return data.subdata(in: start..<end)
         case .stream(let stream):
-            let collected = Mutex(Data())
+            let collected = PThreadMutex(Data())
             try await stream.pump { chunk in collected.withLock { $0.append(chunk) } }
             return collected.withLock { $0 }
         }

@@ -4,7 +4,6 @@ import Foundation
 import HTTPTypes
 import MockBackend
 import ServerTestSupport
-import Synchronization
 import TestSupport
 import Testing
 import Transport
@@ -75,7 +74,7 @@ import TransportCurl
     @Test func withNothingStoredItIsAnOrdinaryRequest() async throws {
         try await withServerAndTransport { server, curl in
             let (configuration, _) = client(server, curl)
-            let calls = Mutex(0)
+            let calls = PThreadMutex(0)
             let handle = Screen(clientConfiguration: configuration)
                 .request(Cities(key: "empty", lifetime: nil), options: CallOptions(deliversCachedFirst: true))
                 .success { _ in calls.withLock { $0 += 1 } }

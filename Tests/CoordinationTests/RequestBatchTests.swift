@@ -2,7 +2,6 @@ import Coordination
 import Foundation
 import HTTPTypes
 import MockBackend
-import Synchronization
 import TestSupport
 import Testing
 import Transport
@@ -11,7 +10,7 @@ import Transport
 @Suite struct RequestBatchTests {
     /// Records the handles a batch's members make, and how many it made.
     final class Made: Sendable {
-        private let handles = Mutex<[Int: DataRequest<String>]>([:])
+        private let handles = PThreadMutex<[Int: DataRequest<String>]>([:])
 
         func record(_ index: Int, _ handle: DataRequest<String>) -> DataRequest<String> {
             handles.withLock { $0[index] = handle }

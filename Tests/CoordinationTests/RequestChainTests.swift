@@ -2,7 +2,6 @@ import Coordination
 import Foundation
 import HTTPTypes
 import MockBackend
-import Synchronization
 import TestSupport
 import Testing
 import Transport
@@ -25,8 +24,8 @@ import Transport
 
     /// Records how many times each step was built.
     final class Steps: Sendable {
-        private let built = Mutex<[String]>([])
-        private let handles = Mutex<[DataRequest<String>]>([])
+        private let built = PThreadMutex<[String]>([])
+        private let handles = PThreadMutex<[DataRequest<String>]>([])
 
         func record(_ name: String, _ handle: DataRequest<String>) -> DataRequest<String> {
             built.withLock { $0.append(name) }

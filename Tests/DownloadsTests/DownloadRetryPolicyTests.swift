@@ -2,7 +2,6 @@ import Downloads
 import Foundation
 import HTTPTypes
 import Retry
-import Synchronization
 import TestSupport
 import Testing
 import Transport
@@ -11,7 +10,7 @@ import TransportTesting
 /// A clock whose `sleep` returns at once, moving `now` on by the wait and recording it, so a
 /// test sees every wait a download chose without spending it.
 private final class VirtualClock: RetryClock {
-    private let state = Mutex<(now: Duration, waits: [Duration])>((.zero, []))
+    private let state = PThreadMutex<(now: Duration, waits: [Duration])>((.zero, []))
 
     var now: Duration { state.withLock { $0.now } }
 
@@ -34,7 +33,7 @@ private final class VirtualClock: RetryClock {
 
 /// Answers from a script, one reply (or failure) per request, the last one repeated.
 private func scripted(_ replies: [Result<StubTransport.Reply, TransportError>]) -> StubTransport {
-    let next = Mutex(0)
+    let next = PThreadMutex(0)
     return StubTransport { _ in
         let index = next.withLock { index in
             defer { index += 1 }
@@ -362,11 +361,11 @@ private func content(_ count: Int) -> Data {
 /// Answers a download's reload prompt from a script (no once the script is spent) and records
 /// what it was asked.
 private final class ScriptedPrompt: ReloadPrompt {
-    private let answers: Mutex<[Bool]>
+    private let answers: PThreadMutex<[Bool]>
     let asked = LockedRecorder<ReloadContext>()
 
     init(_ answers: [Bool]) {
-        self.answers = Mutex(answers)
+        self.answers = PThreadMutex(answers)
     }
 
     func shouldReload(after failure: ReloadContext) async -> Bool {

@@ -2,7 +2,6 @@ import Downloads
 import Foundation
 import HTTPTypes
 import Retry
-import Synchronization
 import TestSupport
 import Testing
 import Transport
@@ -95,7 +94,7 @@ private func options(maximumRetries: Int = 3) -> FileDownload.Options {
         try await withTemporaryFolder { folder in
             let destination = folder + "/file.bin"
             // The first answer ends after 10 of its 100 bytes; every later one is a 503.
-            let answered = Mutex(0)
+            let answered = PThreadMutex(0)
             let transport = StubTransport { _ in
                 let first = answered.withLock { count in
                     defer { count += 1 }

@@ -4,7 +4,6 @@ import FeedbackTesting
 import Foundation
 import Glibc
 import Retry
-import Synchronization
 import TestSupport
 import Testing
 import Transport
@@ -234,13 +233,13 @@ import Transport
 private final class KeyPipe: Sendable {
     let readEnd: Int32
     /// The write end; -1 once closed.
-    private let writeEnd: Mutex<Int32>
+    private let writeEnd: PThreadMutex<Int32>
 
     init() throws {
         var ends: [Int32] = [-1, -1]
         try #require(pipe(&ends) == 0)
         readEnd = ends[0]
-        writeEnd = Mutex(ends[1])
+        writeEnd = PThreadMutex(ends[1])
     }
 
     deinit {

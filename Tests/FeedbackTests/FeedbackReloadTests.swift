@@ -2,7 +2,6 @@ import Feedback
 import FeedbackTesting
 import Foundation
 import Mapping
-import Synchronization
 import TestSupport
 import Testing
 import Transport
@@ -12,7 +11,7 @@ extension FeedbackChainTests {
     /// A server that fails the first request with a business error and answers the forecast after.
     static func failingOnce() throws -> StubTransport {
         let forecast = String(decoding: try JSONEncoder().encode(Forecast.toronto), as: UTF8.self)
-        let requests = Mutex(0)
+        let requests = PThreadMutex(0)
         return StubTransport { _ in
             let first = requests.withLock { count in
                 count += 1
@@ -30,7 +29,7 @@ extension FeedbackChainTests {
         let recorder = RecordingPresenter()
         let panel = ForecastPanel(presenter: recorder)
         let client = WeatherClient(transport: try Self.failingOnce())
-        let successes = Mutex(0)
+        let successes = PThreadMutex(0)
 
         let handle = client.forecast(city: "Toronto").decodeEnvelope(Forecast.self).load(panel).warn(panel)
             .success { _ in successes.withLock { $0 += 1 } }

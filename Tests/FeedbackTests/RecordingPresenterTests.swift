@@ -1,14 +1,13 @@
 import Feedback
 import FeedbackTesting
 import Mapping
-import Synchronization
 import Testing
 import Transport
 
 @Suite struct RecordingPresenterTests {
     /// A clock a test moves by hand.
     final class ManualClock: Sendable {
-        private let time = Mutex(Duration.zero)
+        private let time = PThreadMutex(Duration.zero)
         var now: Duration { time.withLock { $0 } }
         func advance(by duration: Duration) { time.withLock { $0 += duration } }
     }

@@ -3,7 +3,6 @@ import Foundation
 import HTTPTypes
 import Logging
 import MockBackend
-import Synchronization
 import TestSupport
 import Testing
 import Transport
@@ -11,7 +10,7 @@ import TransportCurl
 import TransportTesting
 
 final class EventCounter: Sendable {
-    private let state = Mutex(0)
+    private let state = PThreadMutex(0)
     func count(_ event: RequestEvent) { if case .completed = event { state.withLock { $0 += 1 } } }
     var completions: Int { state.withLock { $0 } }
 }

@@ -4,7 +4,6 @@ import Foundation
 import HTTPTypes
 import MockBackend
 import Retry
-import Synchronization
 import TestSupport
 import Testing
 import Transport
@@ -89,8 +88,8 @@ import TransportTesting
         try await withClient { server, configuration in
             var configuration = configuration
             configuration.retry = .never
-            let failures = Mutex(0)
-            let successes = Mutex(0)
+            let failures = PThreadMutex(0)
+            let successes = PThreadMutex(0)
             let handle = Screen(clientConfiguration: configuration)
                 .request(PlaceOrder(key: .generated, scope: "reload"))
                 .map { response, _ in try document(response)["applied"] as? Int ?? -1 }
@@ -118,9 +117,9 @@ import TransportTesting
     }
 
     final class ScriptedPrompt: ReloadPrompt {
-        let answers: Mutex<[Bool]>
+        let answers: PThreadMutex<[Bool]>
         let asked = LockedRecorder<ReloadContext>()
-        init(_ answers: [Bool]) { self.answers = Mutex(answers) }
+        init(_ answers: [Bool]) { self.answers = PThreadMutex(answers) }
         func shouldReload(after failure: ReloadContext) async -> Bool {
             asked.append(failure)
             return answers.withLock { $0.isEmpty ? false : $0.removeFirst() }

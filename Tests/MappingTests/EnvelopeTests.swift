@@ -1,7 +1,6 @@
 import Foundation
 import HTTPTypes
 import Mapping
-import Synchronization
 import TestSupport
 import Testing
 import Transport
@@ -100,7 +99,7 @@ import Transport
 
     @Test func aRoutedCodeReachesItsHandlerBeforeTheErrorIsThrown() throws {
         // Given an envelope format that routes 401 to a handler
-        let routed = Mutex<[BusinessError]>([])
+        let routed = PThreadMutex<[BusinessError]>([])
         let envelope = StandardEnvelope(routes: [401: { error in routed.withLock { $0.append(error) } }])
         let routing = ResponseDecoder(envelope: envelope)
 
@@ -117,7 +116,7 @@ import Transport
     }
 
     @Test func aRefusedStatusWithAFailureEnvelopeIsRoutedToo() throws {
-        let routed = Mutex(0)
+        let routed = PThreadMutex(0)
         let routing = ResponseDecoder(envelope: .standard(routes: [401: { _ in routed.withLock { $0 += 1 } }]))
         let body = enveloped("null", code: "401", message: #""token expired""#)
         #expect(throws: BusinessError.self) { try routing.success(from: response(body, status: .unauthorized)) }

@@ -4,7 +4,6 @@ import Mapping
 import MockBackend
 import Retry
 import ServerTestSupport
-import Synchronization
 import TestSupport
 import Testing
 import Transport
@@ -113,7 +112,7 @@ import TransportCurl
         try await withServerAndTransport { server, curl in
             /// Hands out a token the server never accepts.
             final class Useless: Authenticator {
-                let count = Mutex(0)
+                let count = PThreadMutex(0)
                 func apply(_ token: String, to request: inout TransportRequest) throws {
                     try request.setHeader("Authorization", "Bearer \(token)")
                 }

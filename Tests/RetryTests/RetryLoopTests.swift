@@ -2,7 +2,6 @@ import Foundation
 import HTTPTypes
 import Mapping
 import Retry
-import Synchronization
 import TestSupport
 import Testing
 import Transport
@@ -20,7 +19,7 @@ import Transport
     /// Answers with the scripted outcomes in turn, then the last one again.
     final class Script: Sendable {
         let outcomes: [Result<DataResponse, TransportError>]
-        let count = Mutex(0)
+        let count = PThreadMutex(0)
         init(_ outcomes: [Result<DataResponse, TransportError>]) { self.outcomes = outcomes }
         func next() throws -> DataResponse {
             let index = count.withLock { count in
@@ -166,9 +165,9 @@ import Transport
     }
 
     final class ScriptedPrompt: ReloadPrompt {
-        let answers: Mutex<[Bool]>
+        let answers: PThreadMutex<[Bool]>
         let asked = LockedRecorder<ReloadContext>()
-        init(_ answers: [Bool]) { self.answers = Mutex(answers) }
+        init(_ answers: [Bool]) { self.answers = PThreadMutex(answers) }
         func shouldReload(after failure: ReloadContext) async -> Bool {
             asked.append(failure)
             return answers.withLock { $0.isEmpty ? false : $0.removeFirst() }

@@ -39,14 +39,28 @@ package struct ChildProcess {
     ///   - arguments: Its arguments.
     ///   - standardOutput: Where standard output goes; `nil` (the default) puts it in ``output``
     ///     with standard error.
+    ///   - environment: Variables set for the child on top of this process's own; none by
+    ///     default.
     package static func launch(
-        _ path: String, arguments: [String], standardOutput: String? = nil
+        _ path: String, arguments: [String], standardOutput: String? = nil, environment: [String: String] = [:]
     ) async throws -> ChildProcess {
-        try await onOwnThread { try run(path, arguments: arguments, standardOutput: standardOutput) }
+        try await onOwnThread {
+            try run(path, arguments: arguments, standardOutput: standardOutput, environment: environment)
+        }
     }
 
     /// Runs `path` with `arguments`, blocking the calling thread until it exits.
-    package static func run(_ path: String, arguments: [String], standardOutput: String? = nil) throws -> ChildProcess {
+    ///
+    /// - Parameters:
+    ///   - path: The executable.
+    ///   - arguments: Its arguments.
+    ///   - standardOutput: Where standard output goes; `nil` (the default) puts it in ``output``
+    ///     with standard error.
+    ///   - environment: Variables set for the child on top of this process's own; none by
+    ///     default.
+    package static func run(
+        _ path: String, arguments: [String], standardOutput: String? = nil, environment: [String: String] = [:]
+    ) throws -> ChildProcess {
         let outputFile = FileManager.default.temporaryDirectory.appendingPathComponent("parley-child-\(UUID()).out")
         defer { try? FileManager.default.removeItem(at: outputFile) }
         var actions = posix_spawn_file_actions_t()
@@ -64,10 +78,14 @@ package struct ChildProcess {
         let timed = ["/usr/bin/time", "-o", timeFile.path, "-f", "%M", path] + arguments
         let argv = timed.map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
+        var variables = ProcessInfo.processInfo.environment
+        variables.merge(environment) { _, given in given }
+        let envp = variables.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { for pointer in envp { free(pointer) } }
         var attributes = SignalReset()
         defer { attributes.destroy() }
         var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, "/usr/bin/time", &actions, &attributes.value, argv, environ)
+        let spawned = posix_spawn(&pid, "/usr/bin/time", &actions, &attributes.value, argv, envp)
         try #require(spawned == 0, "could not start /usr/bin/time \(path): \(String(cString: strerror(spawned)))")
 
         var status: Int32 = 0

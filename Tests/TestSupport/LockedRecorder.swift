@@ -1,4 +1,4 @@
-import Synchronization
+import Transport
 
 /// A list that code running on any thread appends to and a test reads: handlers, plugins,
 /// middleware and event callbacks record what they saw here, and the test asserts on ``all``.
@@ -10,7 +10,7 @@ import Synchronization
 /// #expect(events.all.contains { … })
 /// ```
 package final class LockedRecorder<Element: Sendable>: Sendable {
-    private let elements = Mutex<[Element]>([])
+    private let elements = PThreadMutex<[Element]>([])
 
     /// An empty recorder.
     package init() {}

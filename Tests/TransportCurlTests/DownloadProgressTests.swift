@@ -3,7 +3,6 @@ import Foundation
 import Glibc
 import HTTPTypes
 import MockBackend
-import Synchronization
 import TestSupport
 import Testing
 import Transport
@@ -16,7 +15,7 @@ import TransportCurl
         try await withDownloadFixture { server, transport, folder in
             // Given a body that takes about a second: 8 MiB, 5 ms after each 64 KiB
             let count = 8 << 20
-            let callbacks = Mutex<[TransferProgress]>([])
+            let callbacks = PThreadMutex<[TransferProgress]>([])
             var options = testOptions()
             options.progressHandler = { progress in callbacks.withLock { $0.append(progress) } }
             let download = try FileDownload(

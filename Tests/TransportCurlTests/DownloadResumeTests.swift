@@ -3,7 +3,6 @@ import Foundation
 import Glibc
 import HTTPTypes
 import MockBackend
-import Synchronization
 import TestSupport
 import Testing
 import Transport
@@ -154,7 +153,7 @@ import TransportCurl
     @Test func downloadsAChunkedBodyOfUnknownLength() async throws {
         try await withDownloadFixture { server, transport, folder in
             let count = 1_000_000
-            let progress = Mutex<[TransferProgress]>([])
+            let progress = PThreadMutex<[TransferProgress]>([])
             var options = testOptions()
             options.progressHandler = { event in progress.withLock { $0.append(event) } }
 

@@ -3,7 +3,6 @@ import Foundation
 import Glibc
 import HTTPTypes
 import MockBackend
-import Synchronization
 import TestSupport
 import Testing
 import Transport
@@ -16,7 +15,7 @@ import TransportCurl
         try await withDownloadFixture { server, transport, folder in
             // Given a server that answers 503 with Retry-After: 1 once
             var options = testOptions()
-            let retries = Mutex<[Int]>([])
+            let retries = PThreadMutex<[Int]>([])
             options.retryHandler = { retry, failure in
                 #expect(failure.message.contains("503"))
                 // The wait is the server's second, longer than the first backoff, and says so.

@@ -1,6 +1,5 @@
 import Foundation
 import HTTPTypes
-import Synchronization
 import Testing
 
 @testable import Transport
@@ -145,7 +144,7 @@ import Testing
 
     @Test func drawsANewBoundaryWhenAnAddedPartContainsIt() async throws {
         // Given a generator whose first two boundaries occur in the content
-        let drawn = Mutex(0)
+        let drawn = PThreadMutex(0)
         let boundaries = ["first-boundary", "second-boundary", "third-boundary"]
         var form = MultipartFormData(boundaryGenerator: {
             drawn.withLock { count in
@@ -269,7 +268,7 @@ import Testing
             Issue.record("a multipart body is a stream")
             return Data()
         }
-        let collected = Mutex(Data())
+        let collected = PThreadMutex(Data())
         try await stream.pump { chunk in collected.withLock { $0.append(chunk) } }
         return collected.withLock { $0 }
     }

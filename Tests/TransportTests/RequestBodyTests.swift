@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import Testing
 import Transport
 
@@ -18,7 +17,7 @@ import Transport
         }
         #expect(body.isReplayable)
         for _ in 0..<2 {
-            let collected = Mutex(Data())
+            let collected = PThreadMutex(Data())
             try await stream.pump { chunk in collected.withLock { $0.append(chunk) } }
             #expect(collected.withLock { $0 } == Data("abcdef".utf8))
         }

@@ -1,6 +1,5 @@
 import Foundation
 import HTTPTypes
-import Synchronization
 import TestSupport
 import Testing
 import Transport
@@ -8,7 +7,7 @@ import Transport
 @Suite struct RequestHandleReloadTests {
     /// Counts the runs of an operation, numbered from 1.
     final class Runs: Sendable {
-        private let count = Mutex(0)
+        private let count = PThreadMutex(0)
 
         /// How many runs have started.
         var started: Int { count.withLock { $0 } }
@@ -25,7 +24,7 @@ import Transport
     /// A gate that holds each run until the test lets it through. (Not an `AsyncStream`: a
     /// cancelled consumer would end it, and the runs after would no longer wait.)
     final class Gate: Sendable {
-        private let permits = Mutex(0)
+        private let permits = PThreadMutex(0)
 
         /// Lets one run through.
         func open() { permits.withLock { $0 += 1 } }
@@ -131,8 +130,8 @@ import Transport
     }
 
     @Test func handlersRunInTheOrderAddedOneAtATime() async throws {
-        let running = Mutex(0)
-        let overlapped = Mutex(false)
+        let running = PThreadMutex(0)
+        let overlapped = PThreadMutex(false)
         let log = LockedRecorder<Int>()
         let (request, _) = Self.scripted()
         for index in 0..<8 {
@@ -483,8 +482,8 @@ import Transport
     func reloadRacingCancelFinishAndRegistrationStaysConsistent() async throws {
         for _ in 0..<50 {
             let (request, runs) = Self.scripted(delay: .microseconds(50))
-            let counted = Mutex(0)
-            let derivedCounted = Mutex(0)
+            let counted = PThreadMutex(0)
+            let derivedCounted = PThreadMutex(0)
             request.completion { _ in counted.withLock { $0 += 1 } }
             let derived = request.map { value, _ in value }
             derived.completion { _ in derivedCounted.withLock { $0 += 1 } }
@@ -526,7 +525,7 @@ import Transport
                                 await Task.yield()
                             } else {
                                 let derived = request.map { value, _ in value }
-                                let seen = Mutex(0)
+                                let seen = PThreadMutex(0)
                                 derived.completion { _ in seen.withLock { $0 += 1 } }
                                 let value = try? await derived.value
                                 #expect(value.map { (1...runs.started).contains($0) } ?? true)

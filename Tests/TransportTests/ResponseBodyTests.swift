@@ -1,13 +1,12 @@
 import Foundation
-import Synchronization
 import Testing
 import Transport
 
 @Suite struct ResponseBodyTests {
     final class ChunkStream: ResponseBodyStream {
-        let chunks: Mutex<[Data]>
-        let cancelled = Mutex(false)
-        init(_ chunks: [Data]) { self.chunks = Mutex(chunks) }
+        let chunks: PThreadMutex<[Data]>
+        let cancelled = PThreadMutex(false)
+        init(_ chunks: [Data]) { self.chunks = PThreadMutex(chunks) }
         func next() async throws -> Data? { chunks.withLock { $0.isEmpty ? nil : $0.removeFirst() } }
         func cancel() { cancelled.withLock { $0 = true } }
     }

@@ -1,5 +1,4 @@
 import HTTPTypes
-import Synchronization
 import Testing
 import Transport
 
@@ -129,7 +128,7 @@ import Transport
 
 /// Counts the events a handler receives.
 private final class EventCounter: Sendable {
-    private let received = Mutex(0)
+    private let received = PThreadMutex(0)
     var handler: @Sendable (TransferEvent) -> Void { { [self] _ in received.withLock { $0 += 1 } } }
     var count: Int { received.withLock { $0 } }
 }

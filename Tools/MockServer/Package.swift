@@ -36,8 +36,12 @@ let package = Package(
                 "CMockServerSystem",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "MultipartKit", package: "multipart-kit"),
+                // NIOLockedValueBox: a lock on pthread_mutex_t, which ThreadSanitizer sees (the
+                // library's PThreadMutex is `package`, out of reach of this package).
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
             ],
             path: "MockBackend",

@@ -79,7 +79,7 @@ public final class HTTPCache: TransportMiddleware {
     /// Where the entries are kept.
     public let storage: any CacheStorage
     private let logger: Logger?
-    private let currentOptions: Mutex<Options>
+    private let currentOptions: PThreadMutex<Options>
     private let hits = Atomic(0)
     private let misses = Atomic(0)
     private let revalidations = Atomic(0)
@@ -95,7 +95,7 @@ public final class HTTPCache: TransportMiddleware {
     public init(storage: any CacheStorage = MemoryCacheStorage(), options: Options = Options(), logger: Logger? = nil) {
         self.storage = storage
         self.logger = logger
-        self.currentOptions = Mutex(options)
+        self.currentOptions = PThreadMutex(options)
     }
 
     /// What the cache does; a change applies to the requests that start after it.

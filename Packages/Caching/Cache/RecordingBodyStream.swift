@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import Transport
 
 /// A streamed response body passed on chunk by chunk while a copy is kept, up to a limit;
@@ -16,7 +15,7 @@ final class RecordingBodyStream: ResponseBodyStream {
     private let body: ResponseBody
     private let limit: Int
     private let onComplete: @Sendable (Data) async -> Void
-    private let state = Mutex(State())
+    private let state = PThreadMutex(State())
 
     init(body: ResponseBody, limit: Int, onComplete: @escaping @Sendable (Data) async -> Void) {
         self.body = body

@@ -1,6 +1,5 @@
 import Dispatch
 import Foundation
-import Synchronization
 import Transport
 
 #if canImport(Glibc)
@@ -69,7 +68,7 @@ import Transport
 /// Reads run on the caller's task: an entry's file is read from the page cache, checked and
 /// inflated there. Writes run on the writer's queue, never on Swift's cooperative pool, and so
 /// do the flushes of ``synchronizesToDisk`` and removing every file. The index, the renames,
-/// removals and journal lines change together under a `Mutex`, held for those few short
+/// removals and journal lines change together under a `PThreadMutex`, held for those few short
 /// system calls, so the index changes in the order the files do. Two processes must not share
 /// a directory, and the lock makes sure they do not.
 public final class DiskCacheStorage: CacheStorage {
@@ -149,7 +148,7 @@ public final class DiskCacheStorage: CacheStorage {
 
     /// Where the writer, and the work that waits for the disk, run.
     private let queue = DispatchQueue(label: "parley.cache.disk")
-    private let state = Mutex(State())
+    private let state = PThreadMutex(State())
 
     static let journalHeader = "parley-http-cache-journal 1"
     static let entrySuffix = ".entry"

@@ -1,11 +1,10 @@
-import Synchronization
 import Transport
 
 /// Entries in memory, capped by their total size, the least recently used evicted first.
 ///
 /// Sizes are ``CacheEntry/approximateSize``: the body plus the key and header bytes. An entry
 /// larger than the whole cap is refused. Safe to use from any task: the state is behind a
-/// `Mutex`, held only for dictionary and list updates.
+/// `PThreadMutex`, held only for dictionary and list updates.
 ///
 /// ```swift
 /// let cache = HTTPCache(storage: MemoryCacheStorage(maximumBytes: 16 << 20))
@@ -35,7 +34,7 @@ public final class MemoryCacheStorage: CacheStorage {
 
     /// The most bytes the entries may take together.
     public let maximumBytes: Int
-    private let state = Mutex(State())
+    private let state = PThreadMutex(State())
 
     /// Creates an empty storage.
     ///

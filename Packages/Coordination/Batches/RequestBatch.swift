@@ -1,4 +1,3 @@
-import Synchronization
 public import Transport
 
 /// Many requests run as one: at most a given number at a time, a count of those done as
@@ -182,7 +181,7 @@ public enum RequestBatch {
             return RequestHandle(
                 finished: .failure(CoordinationError.invalidLimit(maximumConcurrent, of: "RequestBatch")))
         }
-        let runs = Mutex(0)
+        let runs = PThreadMutex(0)
         let batch = RequestHandle<Output>(startImmediately: startImmediately) { events in
             let run = runs.withLock { runs in
                 runs += 1

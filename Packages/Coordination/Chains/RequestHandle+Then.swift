@@ -1,4 +1,3 @@
-import Synchronization
 public import Transport
 
 extension RequestHandle {
@@ -35,7 +34,7 @@ extension RequestHandle {
     public func then<NewValue: Sendable>(
         _ makeNext: @escaping @Sendable (Value) async throws -> RequestHandle<NewValue>
     ) -> RequestHandle<NewValue> {
-        let runs = Mutex(0)
+        let runs = PThreadMutex(0)
         let relay = EventRelay()
         // Registered once: this handle's events reach whichever run of the chain awaits it.
         observe { event in relay.send(event) }
@@ -79,7 +78,7 @@ extension RequestHandle {
 /// Passes a handle's events to the run of a chain that currently waits for it, and to
 /// nothing between runs.
 private final class EventRelay: Sendable {
-    private let sink = Mutex<RequestEventSink?>(nil)
+    private let sink = PThreadMutex<RequestEventSink?>(nil)
 
     func attach(_ events: RequestEventSink) {
         sink.withLock { $0 = events }

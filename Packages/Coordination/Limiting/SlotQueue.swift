@@ -1,4 +1,3 @@
-import Synchronization
 import Transport
 
 /// At most `limit` holders at a time; the others wait in the order they asked, and a waiter
@@ -22,12 +21,12 @@ final class SlotQueue: Sendable {
 
     /// The most holders at a time.
     let limit: Int
-    private let state: Mutex<State>
+    private let state: PThreadMutex<State>
 
     /// A queue of `limit` slots; `limit` is at least one (callers check it).
     init(limit: Int) {
         self.limit = max(1, limit)
-        state = Mutex(State(available: max(1, limit)))
+        state = PThreadMutex(State(available: max(1, limit)))
     }
 
     /// How many slots are held now.
@@ -93,7 +92,7 @@ final class SlotQueue: Sendable {
 /// Gives a slot back exactly once, whoever asks first.
 final class SlotRelease: Sendable {
     private let slots: SlotQueue
-    private let released = Mutex(false)
+    private let released = PThreadMutex(false)
 
     init(_ slots: SlotQueue) {
         self.slots = slots

@@ -1,5 +1,4 @@
 import HTTPTypes
-import Synchronization
 public import Transport
 
 /// Single flight: a transport around another in which identical `GET` and `HEAD` requests in
@@ -93,7 +92,7 @@ public final class InFlightSharing: HTTPTransport {
 
     /// The transport that performs the transfers.
     public let base: any HTTPTransport
-    private let state = Mutex(State())
+    private let state = PThreadMutex(State())
 
     /// Wraps a transport, with no transfer in flight.
     ///
@@ -220,7 +219,7 @@ public final class InFlightSharing: HTTPTransport {
 
 /// The event handlers of a flight's callers, by caller.
 private final class Listeners: Sendable {
-    private let handlers = Mutex<[(id: UInt64, handler: @Sendable (TransferEvent) -> Void)]>([])
+    private let handlers = PThreadMutex<[(id: UInt64, handler: @Sendable (TransferEvent) -> Void)]>([])
 
     func add(_ id: UInt64, _ handler: (@Sendable (TransferEvent) -> Void)?) {
         guard let handler else { return }

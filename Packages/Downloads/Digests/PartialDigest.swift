@@ -1,6 +1,6 @@
 import Dispatch
 import Foundation
-import Synchronization
+import Transport
 
 /// The SHA-256 of a partial file's bytes, computed on a thread of its own while the download
 /// appends them, so that a finished download is verified without reading the whole file again
@@ -23,11 +23,11 @@ import Synchronization
 final class PartialDigest: @unchecked Sendable {
     // `@unchecked Sendable` is safe because the two mutable stored properties, `hasher` and
     // `length`, are read and written only by blocks running on `queue`, a serial queue that runs
-    // one block at a time in submission order; `backlog` is a `Mutex`; the rest is immutable.
+    // one block at a time in submission order; `backlog` is a `PThreadMutex`; the rest is immutable.
     private let queue = DispatchQueue(label: "parley.download.digest")
     private var hasher: SHA256Hasher
     private var length: Int64
-    private let backlog = Mutex(Backlog())
+    private let backlog = PThreadMutex(Backlog())
 
     /// How many appended bytes may wait to be hashed before ``append(_:)`` waits: 8 MiB.
     static let backlogLimit = 8 << 20

@@ -1,7 +1,6 @@
 import Caching
 import Foundation
 import HTTPTypes
-import Synchronization
 import Transport
 
 /// The turns of a request that delivers the cached answer first, then the network's: the
@@ -16,7 +15,7 @@ final class CachedFirst: Sendable {
         case network
     }
 
-    private let turn = Mutex(Turn.cache)
+    private let turn = PThreadMutex(Turn.cache)
 
     /// Whether this run may answer from the cache; only the first may.
     func takesCacheTurn() -> Bool {

@@ -1,4 +1,4 @@
-import Synchronization
+import Transport
 
 /// The application's one client configuration, in the style of swift-log's `LoggingSystem`.
 ///
@@ -6,7 +6,7 @@ import Synchronization
 /// that does not supply its own configuration uses it. A request made before any bootstrap
 /// fails with ``FormError/Category-swift.struct/notConfigured``; it never crashes.
 public enum ClientSystem {
-    private static let current = Mutex<ClientConfiguration?>(nil)
+    private static let current = PThreadMutex<ClientConfiguration?>(nil)
 
     /// Installs the configuration; calling it again replaces the previous one (for tests).
     ///

@@ -2,7 +2,6 @@ import Downloads
 import Foundation
 import HTTPTypes
 import Retry
-import Synchronization
 import Transport
 
 /// Turns a download form into a `FileDownload`, runs the plugins around it, and reports the
@@ -19,8 +18,8 @@ struct DownloadPipeline<Form: DownloadFormable>: Sendable {
 
     /// The URL and metrics of the latest hop, as the transport reports them.
     private final class LastHop: Sendable {
-        let state: Mutex<(url: String, metrics: TransferMetrics?)>
-        init(url: String) { state = Mutex((url, nil)) }
+        let state: PThreadMutex<(url: String, metrics: TransferMetrics?)>
+        init(url: String) { state = PThreadMutex((url, nil)) }
     }
 
     func run(events: RequestEventSink) async throws -> DownloadRequest.Outcome {

@@ -1,5 +1,4 @@
 public import Logging
-import Synchronization
 public import Transport
 
 /// Keeps requests authenticated: applies the current credential, and when a response says it
@@ -43,7 +42,7 @@ public final class AuthenticationMiddleware<Scheme: Authenticator>: TransportMid
         var refreshes: [Duration] = []
     }
 
-    private let state: Mutex<State>
+    private let state: PThreadMutex<State>
 
     private enum RefreshStep {
         case ready(Scheme.Credential)
@@ -74,7 +73,7 @@ public final class AuthenticationMiddleware<Scheme: Authenticator>: TransportMid
         self.refreshWindow = refreshWindow
         self.clock = clock
         self.logger = logger
-        state = Mutex(State(credential: credential))
+        state = PThreadMutex(State(credential: credential))
     }
 
     /// The credential requests carry now.

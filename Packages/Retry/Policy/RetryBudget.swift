@@ -1,4 +1,5 @@
 import Synchronization
+import Transport
 
 /// A token bucket per host that stops retries while a service fails for everyone, in the
 /// manner of gRPC's retry throttling.
@@ -20,7 +21,7 @@ public final class RetryBudget: Sendable {
     public let tokensPerSuccess: Double
 
     /// The hosts below ``maximumTokens``; a full host has no entry.
-    private let buckets = Mutex<[String: Double]>([:])
+    private let buckets = PThreadMutex<[String: Double]>([:])
     /// How many hosts ``buckets`` holds, readable without the lock: while it is zero (every
     /// host full, the usual case) a success has nothing to refill and takes no lock.
     private let depletedHosts = Atomic<Int>(0)

@@ -1,5 +1,4 @@
 public import HTTPTypes
-import Synchronization
 public import Transport
 
 /// A business type that offers a person to send a request again after the automatic retries
@@ -72,7 +71,7 @@ public struct ReloadContext: Sendable {
 /// The application's one reload prompt, in the style of swift-log's `LoggingSystem`: the
 /// composition root installs it once; every ``Reloadable`` asks it unless it names its own.
 public enum ReloadSystem {
-    private static let current = Mutex<(any ReloadPrompt)?>(nil)
+    private static let current = PThreadMutex<(any ReloadPrompt)?>(nil)
 
     /// Installs the prompt (or `nil` for none, such as with `--no-input`).
     ///

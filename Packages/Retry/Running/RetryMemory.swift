@@ -1,4 +1,4 @@
-import Synchronization
+import Transport
 
 /// What one logical request remembers from one run to the next (a reload by hand, or a
 /// person's "retry"): its `Idempotency-Key`, and until when the server asked it to wait.
@@ -8,9 +8,9 @@ public final class RetryMemory: Sendable {
     /// The key every attempt carries, when the request has one.
     public let idempotencyKey: String?
     /// The clock reading before which the server asked not to be asked again.
-    private let notBefore = Mutex<Duration?>(nil)
+    private let notBefore = PThreadMutex<Duration?>(nil)
     /// Attempts made over every run.
-    private let attempts = Mutex(0)
+    private let attempts = PThreadMutex(0)
 
     /// Creates the memory of a new logical request.
     ///

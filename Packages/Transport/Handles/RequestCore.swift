@@ -118,6 +118,7 @@ final class RequestCore: Sendable {
         source = nil
         link = nil
         state = PThreadMutex(Machine())
+        LiveCounts.requestCores.increment()
     }
 
     /// A core that has already finished with `result`, and cannot run.
@@ -127,6 +128,7 @@ final class RequestCore: Sendable {
         source = nil
         link = nil
         state = PThreadMutex(Machine(finished: result))
+        LiveCounts.requestCores.increment()
     }
 
     /// A core that finishes when `source` does (see ``derive(startingImmediately:_:)``): it
@@ -137,7 +139,12 @@ final class RequestCore: Sendable {
         self.source = source
         link = DerivedLink()
         state = PThreadMutex(Machine(derivedStartingImmediately: startImmediately))
+        LiveCounts.requestCores.increment()
         link?.attach(self)
+    }
+
+    deinit {
+        LiveCounts.requestCores.decrement()
     }
 
     // MARK: - Lifecycle

@@ -84,6 +84,7 @@ public final class RequestHandle<Value: Sendable>: Sendable {
         startsImmediately = startImmediately
         self.userInfo = userInfo
         self.executor = executor
+        LiveCounts.requestHandles.increment()
         if startImmediately { core.start() }
     }
 
@@ -99,6 +100,7 @@ public final class RequestHandle<Value: Sendable>: Sendable {
         startsImmediately = true
         userInfo = RequestUserInfo()
         executor = nil
+        LiveCounts.requestHandles.increment()
     }
 
     private init(core: RequestCore, startsImmediately: Bool, userInfo: RequestUserInfo, executor: HandlerExecutor?) {
@@ -106,6 +108,11 @@ public final class RequestHandle<Value: Sendable>: Sendable {
         self.startsImmediately = startsImmediately
         self.userInfo = userInfo
         self.executor = executor
+        LiveCounts.requestHandles.increment()
+    }
+
+    deinit {
+        LiveCounts.requestHandles.decrement()
     }
 
     // MARK: - Lifecycle

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// A layer around sending: it may adapt the request, answer without sending
 /// (short-circuit), or observe and rewrite the response.
@@ -59,7 +58,7 @@ public struct MiddlewareTransport: HTTPTransport {
 
     /// Runs the chain around the base transport's ``HTTPTransport/data(for:)``.
     public func data(for request: TransportRequest) async throws -> DataResponse {
-        let lastMetrics = Mutex<TransferMetrics?>(nil)
+        let lastMetrics = PThreadMutex<TransferMetrics?>(nil)
         let response = try await chain(request) { [base] request in
             let collected = try await base.data(for: request)
             lastMetrics.withLock { $0 = collected.metrics }

@@ -17,7 +17,7 @@ import Transport
 /// ```
 ///
 /// Non-copyable: it owns the zlib stream, which must stay at one address, and frees it in
-/// `deinit`. It is not thread-safe; wrap it in a `Mutex` to use it from a `@Sendable` sink
+/// `deinit`. It is not thread-safe; wrap it in a `PThreadMutex` to use it from a `@Sendable` sink
 /// that is called one chunk at a time.
 struct GzipEncoder: ~Copyable {
     /// zlib keeps a back pointer to the `z_stream`, so it lives at one heap address.

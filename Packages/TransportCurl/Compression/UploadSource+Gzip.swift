@@ -1,6 +1,5 @@
 import Foundation
 import Glibc
-import Synchronization
 import Transport
 
 // Request-body compression (`TransferOptions.compressesRequestBody`): every kind of body
@@ -54,12 +53,12 @@ extension UploadSource {
             return { sink in
                 // The sink is `@Sendable`; `pump` calls it one chunk at a time, so the lock is
                 // never contended and only satisfies the compiler.
-                let encoder = Mutex(try GzipEncoder())
+                let encoder = PThreadMutex(EncoderBox(try GzipEncoder()))
                 try await stream.pump { chunk in
-                    let compressed = try encoder.withLock { try $0.compress(chunk) }
+                    let compressed = try encoder.withLock { try $0.encoder.compress(chunk) }
                     if !compressed.isEmpty { try await sink(compressed) }
                 }
-                try await sink(try encoder.withLock { try $0.finish() })
+                try await sink(try encoder.withLock { try $0.encoder.finish() })
             }
         }
     }
@@ -76,5 +75,15 @@ extension UploadSource {
         }
         chunk.count = read
         return chunk
+    }
+}
+
+/// A `GzipEncoder` in a class: the encoder is `~Copyable`, and `PThreadMutex` holds copyable
+/// values only.
+private final class EncoderBox {
+    var encoder: GzipEncoder
+
+    init(_ encoder: consuming GzipEncoder) {
+        self.encoder = encoder
     }
 }

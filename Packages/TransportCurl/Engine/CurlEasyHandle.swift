@@ -1,4 +1,5 @@
 import CCurl
+import Transport
 
 /// One libcurl easy handle and its error buffer, reused across transfers by the loop.
 ///
@@ -17,6 +18,7 @@ final class CurlEasyHandle {
         self.pointer = pointer
         self.errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE))
         self.errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE))
+        LiveCounts.easyHandles.increment()
     }
 
     /// The message libcurl left in the error buffer, or `nil` when empty.
@@ -56,5 +58,6 @@ final class CurlEasyHandle {
     func cleanup() {
         curl_easy_cleanup(pointer)
         errorBuffer.deallocate()
+        LiveCounts.easyHandles.decrement()
     }
 }

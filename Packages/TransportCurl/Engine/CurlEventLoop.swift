@@ -134,8 +134,9 @@ final class CurlEventLoop: @unchecked Sendable {
     }
 
     private func start(_ transfer: CurlTransfer) {
-        let handle = idleHandles.popLast() ?? CurlEasyHandle()
-        guard let handle else {
+        let pooled = idleHandles.popLast()
+        if pooled != nil { LiveCounts.easyHandlesPooled.decrement() }
+        guard let handle = pooled ?? CurlEasyHandle() else {
             transfer.complete(
                 .failure(
                     TransportError(
@@ -143,6 +144,7 @@ final class CurlEventLoop: @unchecked Sendable {
                         mayHaveReachedServer: false)))
             return
         }
+        LiveCounts.easyHandlesCheckedOut.increment()
         do {
             try transfer.attach(to: handle)
         } catch {
@@ -211,12 +213,15 @@ final class CurlEventLoop: @unchecked Sendable {
         transfer.complete(outcome)
     }
 
+    /// Takes back a handle a transfer held: into the pool, or freed when the pool is full.
     private func recycle(_ handle: CurlEasyHandle) {
+        LiveCounts.easyHandlesCheckedOut.decrement()
         if idleHandles.count < 64 {
             // Back to libcurl's defaults if libcurl sent a request again by itself: see
             // `CurlEasyHandle.resetIfResent()` for the count that clears.
             handle.resetIfResent()
             idleHandles.append(handle)
+            LiveCounts.easyHandlesPooled.increment()
         } else {
             handle.cleanup()
         }
@@ -247,7 +252,10 @@ final class CurlEventLoop: @unchecked Sendable {
             case .cancel, .resumeReceiving, .resumeSending, .deliver: break
             }
         }
-        for handle in idleHandles { handle.cleanup() }
+        for handle in idleHandles {
+            handle.cleanup()
+            LiveCounts.easyHandlesPooled.decrement()
+        }
         idleHandles = []
         curl_multi_cleanup(multi)
         for waiter in waiters { waiter.resume() }

@@ -128,6 +128,11 @@ final class CurlTransfer: @unchecked Sendable {
         self.currentURL = url
         self.initialURL = url
         self.validatedFirstURL = validatedURL
+        LiveCounts.curlTransfers.increment()
+    }
+
+    deinit {
+        LiveCounts.curlTransfers.decrement()
     }
 
     // MARK: - Any thread

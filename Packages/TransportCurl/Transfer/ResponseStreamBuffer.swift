@@ -55,6 +55,11 @@ final class ResponseStreamBuffer: ResponseBodyStream {
         self.highWaterMark = max(1, highWaterMark)
         self.resumeReceiving = resumeReceiving
         self.cancelTransfer = cancelTransfer
+        LiveCounts.responseStreamBuffers.increment()
+    }
+
+    deinit {
+        LiveCounts.responseStreamBuffers.decrement()
     }
 
     // MARK: - Loop thread

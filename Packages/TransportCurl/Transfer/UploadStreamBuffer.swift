@@ -44,6 +44,11 @@ final class UploadStreamBuffer: Sendable {
     init(highWaterMark: Int, resumeSending: @escaping @Sendable () -> Void) {
         self.highWaterMark = max(1, highWaterMark)
         self.resumeSending = resumeSending
+        LiveCounts.uploadStreamBuffers.increment()
+    }
+
+    deinit {
+        LiveCounts.uploadStreamBuffers.decrement()
     }
 
     // MARK: - Producer task

@@ -2,17 +2,16 @@ import Caching
 import Foundation
 import HTTPTypes
 import MockBackend
-import Synchronization
 import Transport
 import TransportCurl
 
 /// A wall clock that moves only when a test moves it, starting at the real time (the mock
 /// server's `Date` is real).
 final class ManualClock: Sendable {
-    private let current: Mutex<Date>
+    private let current: PThreadMutex<Date>
 
     init(_ start: Date = Date()) {
-        current = Mutex(start)
+        current = PThreadMutex(start)
     }
 
     var now: Date { current.withLock { $0 } }

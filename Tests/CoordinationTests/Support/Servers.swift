@@ -2,7 +2,6 @@ import Foundation
 import HTTPTypes
 import MockBackend
 import ServerTestSupport
-import Synchronization
 import Transport
 import TransportCurl
 
@@ -27,7 +26,7 @@ final class CountingTransport: HTTPTransport {
     }
 
     private let base: any HTTPTransport
-    private let state = Mutex(State())
+    private let state = PThreadMutex(State())
 
     init(_ base: any HTTPTransport) {
         self.base = base

@@ -1,8 +1,8 @@
 import Feedback
 import FeedbackConsole
 import FeedbackTesting
-import Synchronization
 import TestSupport
+import Transport
 
 /// A console presenter on a manual clock, writing into a virtual terminal and a byte log.
 ///
@@ -80,7 +80,7 @@ struct TestWarner: Warnable, Informable {
 
 /// The harness's clock: moved only by the test.
 final class Clock: Sendable {
-    private let now = Mutex<Duration>(.zero)
+    private let now = PThreadMutex<Duration>(.zero)
 
     /// The time now.
     var value: Duration { now.withLock { $0 } }

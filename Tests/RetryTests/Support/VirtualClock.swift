@@ -1,6 +1,6 @@
 import Foundation
 import Retry
-import Synchronization
+import Transport
 
 /// A clock whose waits return at once and advance its time, and which records them.
 final class VirtualClock: RetryClock {
@@ -9,7 +9,7 @@ final class VirtualClock: RetryClock {
         var waits: [Duration] = []
     }
 
-    private let state = Mutex(State())
+    private let state = PThreadMutex(State())
     /// The wall time at `now == 1000 s`: 2026-11-22 03:00:00 GMT.
     let epoch = Date(timeIntervalSince1970: 1_795_316_400)
 

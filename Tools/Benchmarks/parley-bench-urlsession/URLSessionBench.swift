@@ -106,6 +106,8 @@ private final class DownloadDelegate: NSObject, URLSessionDataDelegate, Sendable
         var failure: (any Error)?
     }
 
+    // `Mutex`, not the library's `PThreadMutex`: that type is `package`, out of reach of this
+    // package, and the benchmarks are never built with a sanitizer (CONTRIBUTING.md, Locks).
     private let transfers = Mutex<[Int: Transfer]>([:])
 
     /// Downloads `request` into the file at `path` and returns the body byte count.

@@ -1,4 +1,5 @@
 import Hummingbird
+import HummingbirdCore
 public import Logging
 import NIOCore
 
@@ -261,6 +262,11 @@ public struct MockServer: Sendable {
             delays: options.delays)
         let application = Application(
             responder: MockResponder(recorder: recorder, faults: faults),
+            // `.http1()`, with connections accepted as the server stops closed rather than
+            // dropped: see `ClosingChildChannel`.
+            server: HTTPServerBuilder { responder in
+                ClosingChildChannel(base: HTTP1Channel(responder: responder))
+            },
             configuration: ApplicationConfiguration(address: .hostname(host, port: port)),
             onServerRunning: { channel in
                 let boundPort = channel.localAddress?.port ?? port

@@ -1,4 +1,4 @@
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// What `/cache` has served, per key: how many full responses, and which version of the
 /// resource is current (unsafe methods move it on).
@@ -8,13 +8,13 @@ final class CacheLedger: Sendable {
         var version = 0
     }
 
-    private let resources = Mutex<[String: Resource]>([:])
+    private let resources = NIOLockedValueBox<[String: Resource]>([:])
 
     /// Counts one more full response for `key`.
     ///
     /// - Returns: How many full responses `key` has had, this one included.
     func serve(_ key: String) -> Int {
-        resources.withLock { resources in
+        resources.withLockedValue { resources in
             resources[key, default: Resource()].served += 1
             return resources[key, default: Resource()].served
         }
@@ -22,14 +22,14 @@ final class CacheLedger: Sendable {
 
     /// The current version of `key`, 0 until an unsafe method changes it.
     func version(of key: String) -> Int {
-        resources.withLock { $0[key]?.version ?? 0 }
+        resources.withLockedValue { $0[key]?.version ?? 0 }
     }
 
     /// Moves `key` to its next version.
     ///
     /// - Returns: The new version.
     func change(_ key: String) -> Int {
-        resources.withLock { resources in
+        resources.withLockedValue { resources in
             resources[key, default: Resource()].version += 1
             return resources[key, default: Resource()].version
         }

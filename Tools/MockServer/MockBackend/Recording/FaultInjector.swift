@@ -1,4 +1,4 @@
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// Faults on demand for the business routes of a ``MockServer``: lost answers, 503s, slowness.
 ///
@@ -166,7 +166,7 @@ public final class FaultInjector: Sendable {
         var counters: [String: Counters] = [:]
     }
 
-    private let state: Mutex<State>
+    private let state: NIOLockedValueBox<State>
     /// The seed the server started with, which ``reset()`` returns to.
     private let initialSeed: UInt64
 
@@ -187,7 +187,7 @@ public final class FaultInjector: Sendable {
         for (path, delay) in delays where delay > .zero {
             initial.delays[Self.normalized(path)] = delay
         }
-        state = Mutex(initial)
+        state = NIOLockedValueBox(initial)
         initialSeed = chaosSeed
     }
 
@@ -198,13 +198,13 @@ public final class FaultInjector: Sendable {
     /// 0 (the default) injects nothing; 1 faults every request. Values outside 0…1 are clamped
     /// (NaN is 0). Setting it keeps the generator where it is; ``setChaos(rate:seed:)`` restarts it.
     public var chaosRate: Double {
-        get { state.withLock { $0.rate } }
-        set { state.withLock { $0.rate = Self.clamped(newValue) } }
+        get { state.withLockedValue { $0.rate } }
+        set { state.withLockedValue { $0.rate = Self.clamped(newValue) } }
     }
 
     /// The seed the chaos generator last started from.
     public var chaosSeed: UInt64 {
-        state.withLock { $0.seed }
+        state.withLockedValue { $0.seed }
     }
 
     /// Sets the chaos rate and restarts the generator from `seed`, so the faults that follow
@@ -214,7 +214,7 @@ public final class FaultInjector: Sendable {
     ///   - rate: The probability of a fault, clamped to 0…1.
     ///   - seed: The generator's seed.
     public func setChaos(rate: Double, seed: UInt64) {
-        state.withLock { state in
+        state.withLockedValue { state in
             state.rate = Self.clamped(rate)
             state.seed = seed
             state.generator = SplitMix64(seed: seed)
@@ -241,13 +241,13 @@ public final class FaultInjector: Sendable {
     ///     .seconds(1)), .ok]`.
     public func script(_ path: String, _ outcomes: [Outcome]) {
         let path = Self.normalized(path)
-        state.withLock { $0.scripts[path] = outcomes.isEmpty ? nil : outcomes }
+        state.withLockedValue { $0.scripts[path] = outcomes.isEmpty ? nil : outcomes }
     }
 
     /// The scripted outcomes `path`'s requests have not consumed yet, in order.
     public func scriptedOutcomes(for path: String) -> [Outcome] {
         let path = Self.normalized(path)
-        return state.withLock { $0.scripts[path] ?? [] }
+        return state.withLockedValue { $0.scripts[path] ?? [] }
     }
 
     /// Makes every request of `path` wait `delay` before its answer (or its fault).
@@ -257,13 +257,13 @@ public final class FaultInjector: Sendable {
     ///   - path: A business route's path, such as `/weather`.
     public func setDelay(_ delay: Duration, for path: String) {
         let path = Self.normalized(path)
-        state.withLock { $0.delays[path] = delay > .zero ? delay : nil }
+        state.withLockedValue { $0.delays[path] = delay > .zero ? delay : nil }
     }
 
     /// The wait before each answer of `path`: zero when none was set.
     public func delay(for path: String) -> Duration {
         let path = Self.normalized(path)
-        return state.withLock { $0.delays[path] ?? .zero }
+        return state.withLockedValue { $0.delays[path] ?? .zero }
     }
 
     /// Makes the body of every answer of `path` arrive slowly: a wait of `pace` after each
@@ -275,20 +275,20 @@ public final class FaultInjector: Sendable {
     ///   - path: A business route's path, such as `/weather/radar`.
     public func setPace(_ pace: Duration, for path: String) {
         let path = Self.normalized(path)
-        state.withLock { $0.paces[path] = pace > .zero ? pace : nil }
+        state.withLockedValue { $0.paces[path] = pace > .zero ? pace : nil }
     }
 
     /// The wait after each 64 KiB of `path`'s bodies: zero when none was set.
     public func pace(for path: String) -> Duration {
         let path = Self.normalized(path)
-        return state.withLock { $0.paces[path] ?? .zero }
+        return state.withLockedValue { $0.paces[path] ?? .zero }
     }
 
     /// Back to no faults: no scripts, no delays, no paces, chaos rate 0, the default chaos
     /// faults, every counter 0, and the chaos generator restarted from the seed the server
     /// started with.
     public func reset() {
-        state.withLock { state in
+        state.withLockedValue { state in
             state = State(rate: 0, seed: initialSeed, generator: SplitMix64(seed: initialSeed))
         }
     }
@@ -298,19 +298,19 @@ public final class FaultInjector: Sendable {
     /// What the injector has done on `path` so far.
     public func counters(for path: String) -> Counters {
         let path = Self.normalized(path)
-        return state.withLock { $0.counters[path] ?? Counters() }
+        return state.withLockedValue { $0.counters[path] ?? Counters() }
     }
 
     /// The counters of every route that has had a business request, by path.
     public func allCounters() -> [String: Counters] {
-        state.withLock { $0.counters }
+        state.withLockedValue { $0.counters }
     }
 
     // MARK: - For the responder
 
     /// Decides what a request of the business route `path` gets, and counts it.
     func decide(for path: String) -> Decision {
-        state.withLock { state in
+        state.withLockedValue { state in
             var counters = state.counters[path] ?? Counters()
             counters.requests += 1
             let delay = state.delays[path] ?? .zero
@@ -345,7 +345,7 @@ public final class FaultInjector: Sendable {
     /// "unavailable", "unavailableWithoutRetryAfter", "resets", "stalls", "delayed"}}, "paths":
     /// [path]}`.
     func json() -> JSONValue {
-        state.withLock { state in
+        state.withLockedValue { state in
             .object([
                 "chaos": .object([
                     "rate": .double(state.rate), "seed": .unsigned(state.seed),

@@ -1,9 +1,9 @@
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// What `/idempotent` has seen, per scope, thread-safely: a server that honours
 /// `Idempotency-Key` and remembers which keys it has applied.
 final class IdempotencyLedger: Sendable {
-    private let scopes = Mutex<[String: Scope]>([:])
+    private let scopes = NIOLockedValueBox<[String: Scope]>([:])
 
     /// One scope's history.
     private struct Scope {
@@ -68,7 +68,7 @@ final class IdempotencyLedger: Sendable {
     /// - Returns: The attempt's number, whether its key differs from the scope's first key,
     ///   and the scope's history.
     func record(key: String?, in scope: String) -> Attempt {
-        scopes.withLock { scopes in
+        scopes.withLockedValue { scopes in
             var history = scopes[scope, default: Scope()]
             let firstKey = history.firstKey
             history.keys.append(key)
@@ -129,6 +129,6 @@ final class IdempotencyLedger: Sendable {
 
     /// The history of `scope`, without recording anything.
     func summary(of scope: String) -> Summary {
-        scopes.withLock { scopes in (scopes[scope] ?? Scope()).summary }
+        scopes.withLockedValue { scopes in (scopes[scope] ?? Scope()).summary }
     }
 }

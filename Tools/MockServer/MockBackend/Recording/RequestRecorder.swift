@@ -1,14 +1,14 @@
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// The thread-safe log behind ``MockServer/receivedRequests()``.
 ///
 /// Event-loop threads append to it while a test reads it, so every access takes the lock.
 final class RequestRecorder: Sendable {
-    private let requests = Mutex<[RecordedRequest]>([])
+    private let requests = NIOLockedValueBox<[RecordedRequest]>([])
 
     /// Appends `request` and returns a handle for reporting its body length later.
     func record(_ request: RecordedRequest) -> Entry {
-        let index = requests.withLock { requests in
+        let index = requests.withLockedValue { requests in
             requests.append(request)
             return requests.count - 1
         }
@@ -17,11 +17,11 @@ final class RequestRecorder: Sendable {
 
     /// A copy of every request recorded so far, oldest first.
     func snapshot() -> [RecordedRequest] {
-        requests.withLock { $0 }
+        requests.withLockedValue { $0 }
     }
 
     fileprivate func setBodyLength(_ length: Int, at index: Int) {
-        requests.withLock { requests in
+        requests.withLockedValue { requests in
             guard requests.indices.contains(index) else { return }
             requests[index].bodyLength = length
         }

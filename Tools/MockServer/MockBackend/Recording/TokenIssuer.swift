@@ -1,4 +1,4 @@
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// The tokens the `/auth` routes issue, and their counters, thread-safely.
 ///
@@ -6,7 +6,7 @@ import Synchronization
 /// tokens issued by this server from 1. A token expires when its lifetime is over or when
 /// ``expireAll()`` is called; it is never forgotten, so an expired token can still be refreshed.
 final class TokenIssuer: Sendable {
-    private let state = Mutex(State())
+    private let state = NIOLockedValueBox(State())
 
     private struct State {
         var tokens: [String: Token] = [:]
@@ -36,7 +36,7 @@ final class TokenIssuer: Sendable {
 
     /// Issues a token for a login that lives `lifetime` seconds, and counts the login.
     func login(lifetime: Int) -> String {
-        state.withLock { state in
+        state.withLockedValue { state in
             state.logins += 1
             return state.issue(lifetime: lifetime)
         }
@@ -48,7 +48,7 @@ final class TokenIssuer: Sendable {
     /// - Returns: The new token, or `nil` (counted as a failed refresh) when `presented` is
     ///   missing or was not issued here.
     func refresh(_ presented: String?, lifetime: Int) -> String? {
-        state.withLock { state in
+        state.withLockedValue { state in
             guard let presented, state.tokens[presented] != nil else {
                 state.failedRefreshes += 1
                 return nil
@@ -60,14 +60,14 @@ final class TokenIssuer: Sendable {
 
     /// Counts a refresh that was made to fail.
     func countFailedRefresh() {
-        state.withLock { $0.failedRefreshes += 1 }
+        state.withLockedValue { $0.failedRefreshes += 1 }
     }
 
     /// Expires every token issued so far.
     ///
     /// - Returns: How many tokens that is.
     func expireAll() -> Int {
-        state.withLock { state in
+        state.withLockedValue { state in
             for token in state.tokens.keys {
                 state.tokens[token]?.revoked = true
             }
@@ -80,7 +80,7 @@ final class TokenIssuer: Sendable {
     /// - Returns: How many protected requests have been accepted, this one included, or `nil`
     ///   when `presented` is missing, unknown or expired.
     func authorize(_ presented: String?) -> Int? {
-        state.withLock { state in
+        state.withLockedValue { state in
             guard let presented, state.tokens[presented]?.isValid == true else {
                 state.rejected += 1
                 return nil
@@ -93,12 +93,12 @@ final class TokenIssuer: Sendable {
     /// Whether `presented` was issued here and has not expired, without counting the check
     /// among the protected requests.
     func isValid(_ presented: String) -> Bool {
-        state.withLock { $0.tokens[presented]?.isValid == true }
+        state.withLockedValue { $0.tokens[presented]?.isValid == true }
     }
 
     /// `{"logins", "refreshes", "failedRefreshes", "protected": {"accepted", "rejected"}}`.
     func statistics() -> JSONValue {
-        state.withLock { state in
+        state.withLockedValue { state in
             .object([
                 "logins": .int(state.logins),
                 "refreshes": .int(state.refreshes),

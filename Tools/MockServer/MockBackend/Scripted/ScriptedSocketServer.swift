@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import NIOConcurrencyHelpers
 
 #if canImport(Glibc)
     import Glibc
@@ -161,7 +161,7 @@ private final class SharedState: Sendable {
     let listener: Int32
     let wakeRead: Int32
     private let wakeWrite: Int32
-    private let state = Mutex(State())
+    private let state = NIOLockedValueBox(State())
     /// Entered by every thread at start, left when it returns; ``stop()`` waits on it.
     private let threads = DispatchGroup()
 
@@ -177,11 +177,11 @@ private final class SharedState: Sendable {
     }
 
     var acceptedConnections: Int {
-        state.withLock { $0.accepted }
+        state.withLockedValue { $0.accepted }
     }
 
     func connectionAccepted() {
-        state.withLock { $0.accepted += 1 }
+        state.withLockedValue { $0.accepted += 1 }
     }
 
     /// Runs `work` on a new thread that ``stop()`` waits for.
@@ -198,7 +198,7 @@ private final class SharedState: Sendable {
     /// Wakes every thread (the wake pipe becomes readable for good), waits for them, and
     /// closes the descriptors. Only the first call does anything.
     func stop() {
-        let firstCall = state.withLock { state in
+        let firstCall = state.withLockedValue { state in
             defer { state.stopped = true }
             return !state.stopped
         }
