@@ -59,4 +59,12 @@ import Testing
         #expect(harness.screenRows == ["Toronto"])
         #expect(harness.terminal.isCursorVisible)
     }
+
+    /// Found by the `console-text` fuzz target: at a width of one column, a word of wide
+    /// characters stayed whole, eight columns on a line of one, because no wide character fits
+    /// in one column and the cutting stopped there. Each now gets a line of its own.
+    @Test func wrapGivesEachWideCharacterALineOfItsOwnWhenTheWidthIsOneColumn() {
+        let lines = ConsoleLayout(catalog: .english).wrap("ｆｕｌｌ wide", width: 1)
+        #expect(lines == ["ｆ", "ｕ", "ｌ", "ｌ", "w", "i", "d", "e"])
+    }
 }

@@ -278,16 +278,18 @@ public struct ConsoleLayout: Sendable {
                 }
                 if !line.isEmpty { lines.append(line) }
                 line = ""
-                // A word longer than a line is cut where it must be.
+                // A word longer than a line is cut where it must be. A character wider than the
+                // whole line (a wide one in a line of one column) gets a line of its own.
                 while TextWidth.columns(of: word) > width {
                     var head = ""
+                    var taken = 0
                     for character in word {
-                        if TextWidth.columns(of: head) + TextWidth.columns(of: character) > width { break }
+                        if taken > 0, TextWidth.columns(of: head) + TextWidth.columns(of: character) > width { break }
                         head.append(character)
+                        taken += 1
                     }
-                    if head.isEmpty { break }
                     lines.append(head)
-                    word.removeFirst(head.count)
+                    word.removeFirst(taken)
                 }
                 line = word
             }
