@@ -404,15 +404,11 @@ public final class ConsolePresenter: FeedbackPresenter, Sendable {
     }
 
     /// `text` with every grapheme cluster that holds a C0 or C1 control character or DEL
-    /// replaced by one `�`, as ``/Feedback/TextWidth`` measures it.
+    /// replaced by one `�`: ``/Feedback/TextWidth/replacingControlCharacters(in:)``, the text
+    /// ``/Feedback/TextWidth`` measures.
     ///
     /// `package` so that the fuzz target in `Tests/Fuzz` can check it on arbitrary text.
     package static func sanitized(_ text: String) -> String {
-        guard text.unicodeScalars.contains(where: TextWidth.isControl) else { return text }
-        var result = ""
-        for character in text {
-            result.append(character.unicodeScalars.contains(where: TextWidth.isControl) ? "\u{FFFD}" : character)
-        }
-        return result
+        TextWidth.replacingControlCharacters(in: text)
     }
 }

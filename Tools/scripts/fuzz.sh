@@ -31,7 +31,12 @@ scratch="${FUZZ_SCRATCH:-.build/fuzz}"
 # The gate's flags (see the Makefile), so the fuzz build is as strict as the others.
 read -r -a flags <<<"${SWIFT_FLAGS:---explicit-target-dependency-import-check error -Xswiftc -warnings-as-errors}"
 
+# The coverage libFuzzer steers by is asked for by name: SwiftPM passes `-sanitize=fuzzer
+# -sanitize=address` as two options, and swiftc 6.3 then instruments for coverage only when the
+# last of them names the fuzzer, so without this libFuzzer would mutate blindly ("Is the code
+# instrumented for coverage?").
 "$swift" build --product parley-fuzz "${flags[@]}" --sanitize=fuzzer --sanitize=address \
+    -Xswiftc -sanitize-coverage=edge,trace-cmp,inline-8bit-counters,pc-table \
     -Xswiftc -DPARLEY_FUZZ --scratch-path "$scratch"
 binary="$scratch/debug/parley-fuzz"
 
@@ -53,7 +58,9 @@ for target in "${targets[@]}"; do
     mkdir -p "$corpus" "$artifacts" "$(dirname "$log")"
     echo "fuzz.sh: $target for ${seconds}s (-max_len=${lengths[$target]})"
     status=0
-    PARLEY_FUZZ_TARGET="$target" "$binary" "$corpus" "$seeds" \
+    # A broken invariant is a `fatalError`: with Swift's backtracer off, it is the plain trap
+    # libFuzzer reports as a deadly signal, saving the input.
+    PARLEY_FUZZ_TARGET="$target" SWIFT_BACKTRACE=enable=no "$binary" "$corpus" "$seeds" \
         -max_total_time="$seconds" -max_len="${lengths[$target]}" -timeout="$timeout" \
         -artifact_prefix="$artifacts/" -print_final_stats=1 >"$log" 2>&1 || status=$?
     executions=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)

@@ -7,28 +7,60 @@
 /// its scalars is an emoji with emoji presentation (or is made one by `U+FE0F`), and
 /// otherwise as wide as its first scalar.
 ///
-/// A cluster holding a control character (a tab, a line break, an escape) counts as one
-/// column: presenters draw each such cluster as one `�`, never the control itself, so what is
-/// measured is what is drawn.
+/// Presenters never draw a control character (a tab, a line break, an escape): they draw
+/// ``replacingControlCharacters(in:)``, each cluster that holds one replaced by one `�`, and
+/// text is measured as drawn. A cluster holding a control counts as one column.
 public enum TextWidth {
-    /// The columns `text` occupies.
+    /// The columns `text` occupies once drawn, its control characters replaced (see
+    /// ``replacingControlCharacters(in:)``).
     public static func columns(of text: some StringProtocol) -> Int {
+        guard text.unicodeScalars.contains(where: isControl) else { return clusterColumns(of: text) }
+        return clusterColumns(of: replacingControlCharacters(in: String(text)))
+    }
+
+    /// The sum of the columns of the grapheme clusters of `text`, each on its own.
+    private static func clusterColumns(of text: some StringProtocol) -> Int {
         var total = 0
         for character in text { total += columns(of: character) }
         return total
     }
 
+    /// `text` as presenters draw it: every grapheme cluster that holds a C0 or C1 control
+    /// character or DEL replaced by one `�` (U+FFFD), so that text from a server cannot move
+    /// the cursor or change the terminal.
+    ///
+    /// The replacement may join the cluster after it, which a control kept apart: a combining
+    /// mark or an emoji modifier that followed the control now follows the `�`. So
+    /// `"\u{0}\u{1F3FD}"`, three columns counted cluster by cluster, is drawn as one cluster of
+    /// two, and `columns(of:)` measures it as two.
+    ///
+    /// - Parameter text: Text from anywhere.
+    /// - Returns: `text` itself when it holds no control character.
+    public static func replacingControlCharacters(in text: String) -> String {
+        guard text.unicodeScalars.contains(where: isControl) else { return text }
+        var result = ""
+        for character in text {
+            result.append(character.unicodeScalars.contains(where: isControl) ? "\u{FFFD}" : character)
+        }
+        return result
+    }
+
     /// The columns one grapheme cluster occupies: 0, 1 or 2.
+    ///
+    /// A cluster is as wide as its base, its first scalar that takes room: a prepended mark
+    /// such as `U+0600` (ARABIC NUMBER SIGN) joins the character after it into one cluster and
+    /// takes none itself, so `"\u{600}1"` is one column, like the `1`.
     public static func columns(of character: Character) -> Int {
         let scalars = character.unicodeScalars
         guard let first = scalars.first else { return 0 }
         if scalars.contains(where: isControl) { return 1 }
         if first.value < 0x80 { return 1 }
+        let base = scalars.first { columns(ofScalar: $0) > 0 } ?? first
         for scalar in scalars {
             if scalar.properties.isEmojiPresentation { return 2 }
-            if scalar.value == 0xFE0F, first.properties.isEmoji { return 2 }
+            if scalar.value == 0xFE0F, base.properties.isEmoji { return 2 }
         }
-        return columns(ofScalar: first)
+        return columns(ofScalar: base)
     }
 
     /// Whether a scalar is a C0 or C1 control or DEL, which presenters replace with `�`.

@@ -34,7 +34,7 @@ package struct ResponseHeadParser: Sendable {
     package private(set) var reason = ""
     /// Whether a final head is complete; the lines after it (trailers) are ignored.
     package private(set) var isComplete = false
-    /// The `Content-Length` of the head, when it has a valid one.
+    /// The `Content-Length` of the head, when it has a valid one: digits only, never negative.
     package private(set) var contentLength: Int64?
     /// Whether the head has a `Content-Encoding` field.
     package private(set) var hasContentEncoding = false
@@ -91,7 +91,7 @@ package struct ResponseHeadParser: Sendable {
     private mutating func noteField(_ text: UnsafeRawBufferPointer, colon: Int) {
         let name = UnsafeRawBufferPointer(rebasing: text[0..<colon])
         if Self.equalsIgnoringCase(name, Self.contentLengthName) {
-            contentLength = Int64(Self.trimmed(String(decoding: text[(colon + 1)...], as: UTF8.self)))
+            contentLength = Self.decimal(Self.trimmed(String(decoding: text[(colon + 1)...], as: UTF8.self)))
         } else if Self.equalsIgnoringCase(name, Self.contentEncodingName) {
             hasContentEncoding = true
         } else if Self.equalsIgnoringCase(name, Self.locationName) {
@@ -197,6 +197,15 @@ package struct ResponseHeadParser: Sendable {
             let last = bytes.lastIndex(where: { !isBlank($0) })
         else { return bytes[bytes.endIndex...] }
         return bytes[first...last]
+    }
+
+    /// A `Content-Length` value: one or more ASCII digits (RFC 9110 §8.6), at most 18 so that it
+    /// fits an `Int64`; `nil` for anything else, a sign included (`Int64("-5")` would read `-5`).
+    private static func decimal(_ text: String) -> Int64? {
+        guard !text.isEmpty, text.utf8.count <= 18, text.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else {
+            return nil
+        }
+        return Int64(text)
     }
 
     /// The string without leading and trailing spaces and tabs.
