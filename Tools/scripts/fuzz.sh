@@ -9,15 +9,15 @@
 #   FUZZ_TARGETS='content-range envelope' Tools/scripts/fuzz.sh
 #
 # FUZZ_SCRATCH (.build/fuzz) is the build's scratch folder, kept apart from the ordinary build
-# because every module is instrumented. Each target starts from its seeds in
-# Tests/Fuzz/Corpus/TARGET and adds what it finds to FUZZ_SCRATCH/corpus/TARGET, never to the
-# checkout (copy an input worth keeping into the seeds by hand). A failing input is saved as
-# FUZZ_SCRATCH/artifacts/TARGET/crash-… (or timeout-…, oom-…); replay it with the ordinary
-# build's `parley-fuzz TARGET FILE`, or under the sanitizers with
-# `PARLEY_FUZZ_TARGET=TARGET FUZZ_SCRATCH/debug/parley-fuzz FILE`. FUZZ_TIMEOUT (10 s) is the
-# most one input may take. The log of each run is FUZZ_SCRATCH/logs/TARGET.log; the last line
-# printed is a table of the executions each target ran (libFuzzer's
-# stat::number_of_executed_units).
+# because every module is instrumented, and FUZZ_CONFIGURATION (release) its configuration.
+# Each target starts from its seeds in Tests/Fuzz/Corpus/TARGET and adds what it finds to
+# FUZZ_SCRATCH/corpus/TARGET, never to the checkout (copy an input worth keeping into the seeds
+# by hand). A failing input is saved as FUZZ_SCRATCH/artifacts/TARGET/crash-… (or timeout-…,
+# oom-…); replay it with the ordinary build's `parley-fuzz TARGET FILE`, or under the
+# sanitizers with `PARLEY_FUZZ_TARGET=TARGET FUZZ_SCRATCH/release/parley-fuzz FILE`.
+# FUZZ_TIMEOUT (10 s) is the most one input may take. The log of each run is
+# FUZZ_SCRATCH/logs/TARGET.log; the last line printed lists the executions each target ran
+# (libFuzzer's stat::number_of_executed_units).
 
 set -euo pipefail
 
@@ -28,6 +28,9 @@ swift="${SWIFT:-swift}"
 seconds="${FUZZ_SECONDS:-120}"
 timeout="${FUZZ_TIMEOUT:-10}"
 scratch="${FUZZ_SCRATCH:-.build/fuzz}"
+# Optimised by default: the targets run several times as many inputs a second as in a debug
+# build, and the sanitizers and libFuzzer's coverage work the same.
+configuration="${FUZZ_CONFIGURATION:-release}"
 # The gate's flags (see the Makefile), so the fuzz build is as strict as the others.
 read -r -a flags <<<"${SWIFT_FLAGS:---explicit-target-dependency-import-check error -Xswiftc -warnings-as-errors}"
 
@@ -35,10 +38,10 @@ read -r -a flags <<<"${SWIFT_FLAGS:---explicit-target-dependency-import-check er
 # -sanitize=address` as two options, and swiftc 6.3 then instruments for coverage only when the
 # last of them names the fuzzer, so without this libFuzzer would mutate blindly ("Is the code
 # instrumented for coverage?").
-"$swift" build --product parley-fuzz "${flags[@]}" --sanitize=fuzzer --sanitize=address \
+"$swift" build -c "$configuration" --product parley-fuzz "${flags[@]}" --sanitize=fuzzer --sanitize=address \
     -Xswiftc -sanitize-coverage=edge,trace-cmp,inline-8bit-counters,pc-table \
     -Xswiftc -DPARLEY_FUZZ --scratch-path "$scratch"
-binary="$scratch/debug/parley-fuzz"
+binary="$scratch/$configuration/parley-fuzz"
 
 declare -A lengths=()
 all=()
