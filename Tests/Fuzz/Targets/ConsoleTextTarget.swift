@@ -27,9 +27,11 @@ let consoleTextTarget = FuzzTarget(
 
     let cut = TextWidth.truncate(safe, toColumns: width)
     check(TextWidth.columns(of: cut) <= width, "\(cut.debugDescription) is wider than \(width)")
-    if columns <= width {
+    if width == 0 {
+        check(cut.isEmpty, "\(cut.debugDescription) is not empty at a width of 0")
+    } else if columns <= width {
         check(cut == safe, "\(safe.debugDescription) fits in \(width) but was cut")
-    } else if width > 0 {
+    } else {
         check(
             cut.hasSuffix("…") && safe.unicodeScalars.starts(with: cut.unicodeScalars.dropLast()),
             "\(cut.debugDescription) is not a prefix of \(safe.debugDescription) and an ellipsis")

@@ -24,11 +24,13 @@ let keyPathTarget = FuzzTarget(
     let whole = mappingResult { try decoder.json(from: body) }
     let walked = mappingResult { try decoder.json(from: body, at: path) }
     let optional = mappingResult { try decoder.decode(JSONValue?.self, from: body, at: path) }
-    // JSONDecoder checks a string's UTF-8 only when it decodes that string, so a walk that
-    // skips a string with invalid bytes finds a value where decoding the whole document fails.
-    let isUTF8 = String(validating: body, as: UTF8.self) != nil
+    // JSONDecoder checks a string's bytes only when it decodes that string, so a walk that
+    // skips a string with invalid UTF-8 or a raw control character finds a value where
+    // decoding the whole document fails.
     if let value = walked {
-        check(!isUTF8 || whole != nil, "the walk to \(path) read \(value) from a document that does not decode")
+        check(
+            !stringsAreChecked(body) || whole != nil,
+            "the walk to \(path) read \(value) from a document that does not decode")
         check(optional == .some(.some(value)), "decode(JSONValue?) at \(path) gave \(String(describing: optional))")
     }
     guard !convertsKeys, let whole else { return }
@@ -64,9 +66,8 @@ let envelopeTarget = FuzzTarget(
     do {
         let value = try decoder.decodeEnvelope(JSONValue.self, from: body, at: path)
         guard let whole else {
-            // As in the key-path target: a string the walk skips is not checked for UTF-8.
-            return check(
-                String(validating: body, as: UTF8.self) == nil, "a value \(value) from a document that does not decode")
+            // As in the key-path target: a string the walk skips is not checked.
+            return check(!stringsAreChecked(body), "a value \(value) from a document that does not decode")
         }
         check(whole[path: "data" + path] == value, "\(value) is not what data.\(path) holds in \(whole)")
         guard case .success(let envelope) = head else { return check(false, "success(from:) failed: \(head)") }
@@ -95,4 +96,12 @@ private func mappingResult<Value>(_ read: () throws -> Value) -> Value? {
         check(false, "threw \(type(of: error)): \(error)")
         return nil
     }
+}
+
+/// Whether every string of `body` is as JSON requires whether it is decoded or skipped:
+/// valid UTF-8 and no control character but the whitespace between tokens. JSONDecoder checks
+/// a string's bytes only when it decodes it.
+private func stringsAreChecked(_ body: Data) -> Bool {
+    String(validating: body, as: UTF8.self) != nil
+        && body.allSatisfy { $0 >= 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }
 }
