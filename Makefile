@@ -18,6 +18,9 @@
 #   make sanitize       every suite, with the test servers up, under ThreadSanitizer, then
 #                       AddressSanitizer (leaks checked), each in a build of its own; fails on any
 #                       report (SANITIZE_SUITES='RetryTests FormsTests' for some)
+#   make fuzz           build the parsers' fuzz targets (Tests/Fuzz) with libFuzzer and ASan, run
+#                       each for FUZZ_SECONDS (120); fails on a crash, a broken invariant, a hang or
+#                       a sanitizer report (FUZZ_TARGETS='content-range envelope' runs some)
 #   make lint           swift format lint --strict
 #   make format         rewrite the sources in the house format
 #   make bench          compare Parley with its peers (BENCH_ARGS=--quick for a smoke run)
@@ -83,9 +86,11 @@ docs:
 # The servers are stopped by with-test-servers.sh whatever the tests do; the exit status is
 # that of `swift test`, or of the consumer check when the tests pass. The documentation is
 # built after the library and before the tests: a broken link fails in seconds, not after them.
+# A short fuzz run of every parser (FUZZ_SHORT_SECONDS each, see `fuzz`) comes last.
 test: setup layering lint build docs
 	bash Tools/scripts/with-test-servers.sh bash -c \
 		'$(SWIFT) test $(SWIFT_FLAGS) && bash Tools/scripts/check-consumer.sh'
+	FUZZ_SECONDS=$(FUZZ_SHORT_SECONDS) SWIFT='$(SWIFT)' SWIFT_FLAGS='$(SWIFT_FLAGS)' bash Tools/scripts/fuzz.sh
 
 consumer: setup
 	bash Tools/scripts/with-test-servers.sh bash Tools/scripts/check-consumer.sh
@@ -153,6 +158,15 @@ sanitize: setup
 		done; \
 	done; \
 	[[ -z "$$failed" ]] || { echo "make sanitize: failed under:$$failed" >&2; exit 1; }
+
+# Each target runs for FUZZ_SECONDS in turn, in a build of its own (.build/fuzz); `make test`
+# runs every target for FUZZ_SHORT_SECONDS after the tests. Tools/scripts/fuzz.sh says where
+# the corpora, the failing inputs and the logs go.
+FUZZ_SECONDS ?= 120
+FUZZ_SHORT_SECONDS ?= 5
+.PHONY: fuzz
+fuzz:
+	FUZZ_SECONDS=$(FUZZ_SECONDS) SWIFT='$(SWIFT)' SWIFT_FLAGS='$(SWIFT_FLAGS)' bash Tools/scripts/fuzz.sh
 
 lint:
 	$(SWIFT) format lint --strict --recursive $(LINT_PATHS)

@@ -212,6 +212,25 @@ let package = Package(
             ],
             path: "Tests/CacheWriter"
         ),
+        // The fuzz targets of the parsers that read bytes from a server or a disk, in one
+        // executable that `Tools/scripts/fuzz.sh` (`make fuzz`) builds with libFuzzer and
+        // AddressSanitizer. A target, not a product: it reaches the parsers' `package` API, and
+        // packages that use Parley never see it. The ordinary build makes it a replayer of inputs.
+        .executableTarget(
+            name: "parley-fuzz",
+            dependencies: [
+                "CZlib",
+                "Caching",
+                "Downloads",
+                "Feedback",
+                "FeedbackConsole",
+                "Mapping",
+                "Transport",
+                "TransportCurl",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            path: "Tests/Fuzz/Targets"
+        ),
         .target(
             name: "ServerTestSupport",
             dependencies: [

@@ -408,5 +408,7 @@ public final class ConsolePresenter: FeedbackPresenter, Sendable {
     /// `text` with every grapheme cluster that holds a control character or a bidi override
     /// replaced by one `�` (``/Feedback/TerminalText/escaped(_:keepingLineBreaks:)``), as
     /// ``/Feedback/TextWidth`` measures it.
-    static func sanitized(_ text: String) -> String { TerminalText.escaped(text) }
+    ///
+    /// `package` so that the fuzz target in `Tests/Fuzz` can check it on arbitrary text.
+    package static func sanitized(_ text: String) -> String { TerminalText.escaped(text) }
 }

@@ -170,4 +170,13 @@ import Testing
         #expect(CacheControl(parsing: "max-age").maxAge == .invalid)
         #expect(CacheControl(parsing: "only-if-cached").onlyIfCached)
     }
+
+    /// Found by the `cache-control` fuzz target: the value was split into grapheme clusters, so
+    /// a comma or a space followed by a combining mark was no separator. `no-store,\u{301}…`
+    /// hid `no-store` inside one long name, and a name kept a leading space.
+    @Test func splitsAndTrimsByScalarsNotGraphemeClusters() {
+        let control = CacheControl(parsing: "no-store,\u{301}max-age=5, \u{36D}x")
+        #expect(control.noStore)
+        #expect(control.directives.map(\.name) == ["no-store", "\u{301}max-age", "\u{36D}x"])
+    }
 }

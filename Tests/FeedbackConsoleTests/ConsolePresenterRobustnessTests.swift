@@ -59,4 +59,24 @@ import Testing
         #expect(harness.screenRows == ["Toronto"])
         #expect(harness.terminal.isCursorVisible)
     }
+
+    /// Found by the `console-text` fuzz target: at a width of one column, a word of wide
+    /// characters stayed whole, eight columns on a line of one, because no wide character fits
+    /// in one column and the cutting stopped there. Each now gets a line of its own.
+    @Test func wrapGivesEachWideCharacterALineOfItsOwnWhenTheWidthIsOneColumn() {
+        let lines = ConsoleLayout(catalog: .english).wrap("ｆｕｌｌ wide", width: 1)
+        #expect(lines == ["ｆ", "ｕ", "ｌ", "ｌ", "w", "i", "d", "e"])
+    }
+
+    /// The console-text fuzz target ran at a few hundred inputs a second because wrapping
+    /// measured the line again for every word and the rest of a long word again for every line:
+    /// time in the square of the length, minutes for a server message of 64 KiB in one word.
+    /// Each character is now measured once; the lines are the same.
+    @Test func wrapCutsAWordLongerThanTheLineIntoFullLinesAndKeepsTheRestForTheNextWord() {
+        let layout = ConsoleLayout(catalog: .english)
+        #expect(layout.wrap("abcdefgh ij k", width: 3) == ["abc", "def", "gh", "ij", "k"])
+        let lines = layout.wrap(String(repeating: "x", count: 20_000), width: 7)
+        #expect(lines.count == 2_858)
+        #expect(lines.dropLast().allSatisfy { $0 == "xxxxxxx" } && lines.last == "x")
+    }
 }

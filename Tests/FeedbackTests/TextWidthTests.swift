@@ -33,6 +33,30 @@ import Testing
         #expect(TextWidth.columns(of: character) == columns)
     }
 
+    /// Found by the `console-text` fuzz target: a cluster that starts with a prepended mark
+    /// (`U+0600`, which joins the character after it) was measured by that mark alone, as zero
+    /// columns. So `"\u{600}\u{7}"` measured one column but its sanitized form, in which the
+    /// mark joins the `�`, none, and text padded after such a mark came out a column short.
+    @Test(arguments: [("\u{600}1", 1), ("\u{600}多", 2), ("\u{600}\u{FFFD}", 1), ("\u{600}", 0)])
+    func measuresAClusterLedByAPrependedMarkAsItsBase(text: String, columns: Int) {
+        #expect(TextWidth.columns(of: text) == columns)
+    }
+
+    /// Found by the `console-text` fuzz target: a NUL followed by a skin-tone modifier was
+    /// measured as three columns (the control one, the modifier on its own two), but drawn as
+    /// `�🏽`, one cluster of two, so a box around it was drawn a column short.
+    @Test func measuresAControlFollowedByAModifierAsItIsDrawn() {
+        let text = "\u{0}\u{1F3FD} done"
+        let drawn = TerminalText.escaped(text)
+        #expect(drawn == "\u{FFFD}\u{1F3FD} done")
+        #expect(TextWidth.columns(of: text) == 7)
+        #expect(TextWidth.columns(of: text) == TextWidth.columns(of: drawn))
+    }
+
+    @Test func padsTextEndingInAPrependedMarkToTheWidth() {
+        #expect(TextWidth.columns(of: TextWidth.pad("\u{600}", toColumns: 5)) == 5)
+    }
+
     @Test func leavesTextThatFitsAsItIs() {
         let text = String(repeating: "a", count: 40)
         #expect(TextWidth.truncate(text, toColumns: 40) == text)

@@ -51,6 +51,16 @@ import Transport
         #expect(parser.location == nil)
     }
 
+    /// Found by the `response-head` fuzz target: `Content-Length: -5` was read as -5 (Swift's
+    /// `Int64(_:)` takes a sign), a negative length for the engine's early body-limit check.
+    @Test(arguments: ["-5", "+5", "0x10", "1e3", "5 5", "99999999999999999999"])
+    func leavesTheContentLengthUnsetWhenItIsNotDigitsOnly(value: String) {
+        var parser = ResponseHeadParser()
+        let events = Self.feed(["HTTP/1.1 200 OK", "Content-Length: \(value)", ""], to: &parser)
+        #expect(events == [.continue, .continue, .headComplete])
+        #expect(parser.contentLength == nil)
+    }
+
     @Test func skipsInterimHeadsAndKeepsTheFinalOne() throws {
         var parser = ResponseHeadParser()
         let events = Self.feed(

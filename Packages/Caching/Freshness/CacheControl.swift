@@ -123,42 +123,47 @@ package struct CacheControl: Sendable, Hashable {
 
     /// Splits a field value into directives, honouring quoted strings (a comma inside quotes
     /// does not end a directive).
+    ///
+    /// The value is read scalar by scalar, as HTTP's grammar reads bytes, not by grapheme
+    /// clusters: a comma, quote or `=` followed by a combining mark is still a separator.
     private static func parse(_ value: String) -> [Directive] {
         var result: [Directive] = []
         var members: [String] = []
-        var current = ""
+        var current = String.UnicodeScalarView()
         var inQuotes = false
         var escaped = false
-        for character in value {
+        for scalar in value.unicodeScalars {
             if escaped {
-                current.append(character)
+                current.append(scalar)
                 escaped = false
                 continue
             }
-            switch character {
+            switch scalar {
             case "\\" where inQuotes:
-                current.append(character)
+                current.append(scalar)
                 escaped = true
             case "\"":
                 inQuotes.toggle()
-                current.append(character)
+                current.append(scalar)
             case "," where !inQuotes:
-                members.append(current)
-                current = ""
+                members.append(String(current))
+                current = String.UnicodeScalarView()
             default:
-                current.append(character)
+                current.append(scalar)
             }
         }
-        members.append(current)
+        members.append(String(current))
         for member in members {
-            let trimmed = member.trimmingSpaces()
+            let trimmed = member.trimmingSpaces().unicodeScalars
             guard !trimmed.isEmpty else { continue }
-            let parts = trimmed.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            let name = String(parts[0]).trimmingSpaces().lowercased()
+            let equals = trimmed.firstIndex(of: "=")
+            let name = String(String.UnicodeScalarView(trimmed[..<(equals ?? trimmed.endIndex)])).trimmingSpaces()
+                .lowercased()
             guard !name.isEmpty else { continue }
             var argument: String?
-            if parts.count > 1 {
-                argument = unquoted(String(parts[1]).trimmingSpaces())
+            if let equals {
+                let text = String(String.UnicodeScalarView(trimmed[trimmed.index(after: equals)...]))
+                argument = unquoted(text.trimmingSpaces())
             }
             result.append(Directive(name: name, argument: argument))
         }
@@ -167,27 +172,30 @@ package struct CacheControl: Sendable, Hashable {
 
     /// The text of a quoted string without its quotes and escapes; other text as it is.
     private static func unquoted(_ text: String) -> String {
-        guard text.count >= 2, text.first == "\"", text.last == "\"" else { return text }
-        var result = ""
+        let scalars = text.unicodeScalars
+        guard scalars.count >= 2, scalars.first == "\"", scalars.last == "\"" else { return text }
+        var result = String.UnicodeScalarView()
         var escaped = false
-        for character in text.dropFirst().dropLast() {
+        for scalar in scalars.dropFirst().dropLast() {
             if escaped {
-                result.append(character)
+                result.append(scalar)
                 escaped = false
-            } else if character == "\\" {
+            } else if scalar == "\\" {
                 escaped = true
             } else {
-                result.append(character)
+                result.append(scalar)
             }
         }
-        return result
+        return String(result)
     }
 }
 
 extension String {
     /// The string without leading and trailing spaces and horizontal tabs (HTTP's OWS).
+    ///
+    /// Scalars, not grapheme clusters: a space followed by a combining mark is still trimmed.
     func trimmingSpaces() -> String {
-        var view = Substring(self)
+        var view = Substring(self).unicodeScalars
         while let first = view.first, first == " " || first == "\t" { view = view.dropFirst() }
         while let last = view.last, last == " " || last == "\t" { view = view.dropLast() }
         return String(view)

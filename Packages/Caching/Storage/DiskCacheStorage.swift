@@ -150,7 +150,6 @@ public final class DiskCacheStorage: CacheStorage {
     private let queue = DispatchQueue(label: "parley.cache.disk")
     private let state = PThreadMutex(State())
 
-    static let journalHeader = "parley-http-cache-journal 1"
     static let entrySuffix = ".entry"
     static let temporarySuffix = ".tmp"
 
@@ -699,9 +698,8 @@ public final class DiskCacheStorage: CacheStorage {
     /// Rewrites the journal as one `CLEAN` line per entry, least recently used first: to a
     /// temporary file, then renamed over the old journal.
     private func compactJournal(_ state: inout State) {
-        var text = Self.journalHeader + "\n"
         let names = state.files.keysFromLeastRecent
-        for name in names { text += "CLEAN \(name)\n" }
+        let text = CacheJournal.compacted(names)
         let temporaryPath = journalPath + Self.temporarySuffix
         do {
             let descriptor = try FileCalls.openFile(temporaryPath, O_WRONLY | O_CREAT | O_TRUNC)
@@ -731,28 +729,14 @@ public final class DiskCacheStorage: CacheStorage {
                 FileCalls.removeFile(directory + "/" + file.name)
             } else if file.name.hasSuffix(Self.entrySuffix) {
                 let name = String(file.name.dropLast(Self.entrySuffix.count))
-                if Self.isValidName(name) { files[name] = (file.size, file.modified) }
+                if CacheJournal.isValidName(name) { files[name] = (file.size, file.modified) }
             }
         }
-        // The journal's order, for the files that exist.
-        var replayed = LRUDictionary<String, Void>()
-        if let journal = try? FileCalls.readFile(journalPath), let text = String(bytes: journal, encoding: .utf8) {
-            let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
-            if lines.first.map(String.init) == Self.journalHeader {
-                for line in lines.dropFirst() {
-                    let parts = line.split(separator: " ")
-                    guard parts.count == 2, Self.isValidName(parts[1]) else { continue }
-                    let name = String(parts[1])
-                    switch parts[0] {
-                    case "CLEAN", "READ": replayed.set((), forKey: name)
-                    case "REMOVE": replayed.removeValue(forKey: name)
-                    default: continue
-                    }
-                }
-            }
-        }
+        // The order `CacheJournal` replays, for the files that exist.
+        let journal = (try? FileCalls.readFile(journalPath)) ?? nil
+        let replayed = journal.map { CacheJournal.order(of: $0) } ?? []
         var order = LRUDictionary<String, Record>()
-        for name in replayed.keysFromLeastRecent {
+        for name in replayed {
             guard let file = files[name] else { continue }
             order.set(Record(size: file.size, generation: state.nextSequence), forKey: name)
             state.nextSequence += 1
@@ -800,9 +784,5 @@ public final class DiskCacheStorage: CacheStorage {
             }
             return 16
         }
-    }
-
-    private static func isValidName(_ name: some StringProtocol) -> Bool {
-        name.utf8.count == 16 && name.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
     }
 }

@@ -1,5 +1,5 @@
 import CZlib
-import Foundation
+package import Foundation
 import HTTPTypes
 import Transport
 
@@ -24,19 +24,26 @@ import Transport
 /// A file whose length is not exactly `32 + N`, whose magic, version or checksum differ, whose
 /// payload does not inflate to the length it declares, or whose payload does not parse, is
 /// damaged: ``decode(_:)`` says so and never traps.
-enum EntryFile {
+///
+/// `package` rather than internal so that the fuzz target in `Tests/Fuzz` can decode
+/// arbitrary files and check that what it encodes decodes back the same; nothing outside this
+/// package sees it.
+package enum EntryFile {
     /// The format version this code writes and reads.
-    static let version: UInt16 = 1
-    static let magic: [UInt8] = Array("PARLEYCE".utf8)
-    static let headerSize = 28
-    static let trailerSize = 4
+    package static let version: UInt16 = 1
+    /// The first eight bytes of every entry file.
+    package static let magic: [UInt8] = Array("PARLEYCE".utf8)
+    /// The bytes before the payload: magic, version, flags and the two lengths.
+    package static let headerSize = 28
+    /// The bytes after the payload: the CRC-32.
+    package static let trailerSize = 4
     /// The largest payload written or read: 1 GiB. Guards the allocation a declared length
     /// asks for.
-    static let maximumPayloadSize = 1 << 30
+    package static let maximumPayloadSize = 1 << 30
     private static let deflatedFlag: UInt16 = 1
 
     /// Why a file could not be read back.
-    enum Damage: Error, Equatable {
+    package enum Damage: Error, Equatable {
         case tooShort
         case wrongLength
         case badMagic
@@ -53,7 +60,7 @@ enum EntryFile {
     ///   uncompressed when deflating does not make it smaller, and is not even tried for media
     ///   types that are compressed already (images other than SVG, audio, video, archives).
     /// - Throws: ``CacheError`` when the entry is larger than ``maximumPayloadSize``.
-    static func encode(_ entry: CacheEntry, compressionLevel: Int32 = 1) throws -> [UInt8] {
+    package static func encode(_ entry: CacheEntry, compressionLevel: Int32 = 1) throws -> [UInt8] {
         // The payload goes straight after room for the header, so that a payload kept as it is
         // becomes the file without a copy.
         var file = try payloadBytes(entry, after: headerSize)
@@ -81,7 +88,7 @@ enum EntryFile {
     }
 
     /// The entry in `data`, or why it is damaged.
-    static func decode(_ data: Data) -> Result<CacheEntry, Damage> {
+    package static func decode(_ data: Data) -> Result<CacheEntry, Damage> {
         guard data.count >= headerSize + trailerSize else { return .failure(.tooShort) }
         var header = ByteReader(data.prefix(headerSize))
         guard let fileMagic = try? header.bytes(magic.count), fileMagic == magic else { return .failure(.badMagic) }
@@ -222,7 +229,7 @@ enum EntryFile {
     // MARK: - zlib
 
     /// zlib's CRC-32 of `data`.
-    static func checksum(_ data: some ContiguousBytes) -> UInt32 {
+    package static func checksum(_ data: some ContiguousBytes) -> UInt32 {
         data.withUnsafeBytes { raw -> UInt32 in
             let bytes = raw.bindMemory(to: Bytef.self)
             return UInt32(truncatingIfNeeded: crc32_z(0, bytes.baseAddress, z_size_t(bytes.count)))

@@ -1,4 +1,4 @@
-import Foundation
+package import Foundation
 
 /// The small JSON record beside a partial download, `DEST.partial.json`: which URL the bytes
 /// in `DEST.partial` came from, which version of the file they belong to, and how long the
@@ -13,23 +13,27 @@ import Foundation
 /// never resumed. `totalLength` is absent when the server did not say. The number of bytes
 /// already downloaded is deliberately not recorded: it is the partial file's size, the only
 /// figure a crash cannot make stale.
-struct DownloadSidecar: Codable, Equatable, Sendable {
+///
+/// `package` rather than internal so that the fuzz target in `Tests/Fuzz` can read arbitrary
+/// bytes with it and check that what it writes reads back the same; nothing outside this
+/// package sees it.
+package struct DownloadSidecar: Codable, Equatable, Sendable {
     /// The format version this code writes and reads.
-    static let currentVersion = 1
+    package static let currentVersion = 1
 
     /// The format version.
-    var version: Int
+    package var version: Int
     /// The URL the download asked for (before redirects).
-    var url: String
+    package var url: String
     /// The strong entity tag of the version on disk.
-    var etag: String?
+    package var etag: String?
     /// The `Last-Modified` date of the version on disk, when it had no entity tag.
-    var lastModified: String?
+    package var lastModified: String?
     /// The whole length of that version, when known.
-    var totalLength: Int64?
+    package var totalLength: Int64?
 
     /// Creates a record for the current format.
-    init(url: String, validator: DownloadValidator?, totalLength: Int64?) {
+    package init(url: String, validator: DownloadValidator?, totalLength: Int64?) {
         self.version = Self.currentVersion
         self.url = url
         self.totalLength = totalLength
@@ -41,13 +45,13 @@ struct DownloadSidecar: Codable, Equatable, Sendable {
     }
 
     /// The recorded validator; a recorded entity tag that is not strong counts as none.
-    var validator: DownloadValidator? {
+    package var validator: DownloadValidator? {
         if let etag { return DownloadValidator.isStrongEntityTag(etag) ? .entityTag(etag) : nil }
         return lastModified.map(DownloadValidator.lastModified)
     }
 
     /// The record as one line of JSON with sorted keys.
-    func encoded() throws -> Data {
+    package func encoded() throws -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         var data = try encoder.encode(self)
@@ -56,7 +60,7 @@ struct DownloadSidecar: Codable, Equatable, Sendable {
     }
 
     /// Reads a record; `nil` for anything that is not a record of the current format.
-    static func decode(_ data: Data) -> DownloadSidecar? {
+    package static func decode(_ data: Data) -> DownloadSidecar? {
         guard let record = try? JSONDecoder().decode(DownloadSidecar.self, from: data),
             record.version == currentVersion, record.totalLength.map({ $0 >= 0 }) ?? true
         else { return nil }

@@ -11,24 +11,41 @@
 /// counts as one column: presenters draw each such cluster as one `�`, never the control
 /// itself (``TerminalText/escaped(_:keepingLineBreaks:)``), so what is measured is what is drawn.
 public enum TextWidth {
-    /// The columns `text` occupies.
+    /// The columns `text` occupies once drawn: as ``TerminalText/escaped(_:keepingLineBreaks:)``
+    /// makes it, each cluster holding a control character or a bidi override replaced by one `�`.
+    ///
+    /// The replacement may join the cluster after it, which a control kept apart: a combining
+    /// mark or an emoji modifier that followed the control now follows the `�`. So
+    /// `"\u{0}\u{1F3FD}"`, three columns counted cluster by cluster, is drawn as one cluster of
+    /// two, and is measured as two.
     public static func columns(of text: some StringProtocol) -> Int {
+        guard text.unicodeScalars.contains(where: TerminalText.isUnsafe) else { return clusterColumns(of: text) }
+        return clusterColumns(of: TerminalText.escaped(String(text)))
+    }
+
+    /// The sum of the columns of the grapheme clusters of `text`, each on its own.
+    private static func clusterColumns(of text: some StringProtocol) -> Int {
         var total = 0
         for character in text { total += columns(of: character) }
         return total
     }
 
     /// The columns one grapheme cluster occupies: 0, 1 or 2.
+    ///
+    /// A cluster is as wide as its base, its first scalar that takes room: a prepended mark
+    /// such as `U+0600` (ARABIC NUMBER SIGN) joins the character after it into one cluster and
+    /// takes none itself, so `"\u{600}1"` is one column, like the `1`.
     public static func columns(of character: Character) -> Int {
         let scalars = character.unicodeScalars
         guard let first = scalars.first else { return 0 }
         if scalars.contains(where: TerminalText.isUnsafe) { return 1 }
         if first.value < 0x80 { return 1 }
+        let base = scalars.first { columns(ofScalar: $0) > 0 } ?? first
         for scalar in scalars {
             if scalar.properties.isEmojiPresentation { return 2 }
-            if scalar.value == 0xFE0F, first.properties.isEmoji { return 2 }
+            if scalar.value == 0xFE0F, base.properties.isEmoji { return 2 }
         }
-        return columns(ofScalar: first)
+        return columns(ofScalar: base)
     }
 
     /// Whether a scalar is a C0 or C1 control or DEL. Presenters replace these with `�`, and the

@@ -264,32 +264,42 @@ public struct ConsoleLayout: Sendable {
     }
 
     /// `text` broken into lines of at most `width` columns, at spaces where possible.
+    ///
+    /// A word longer than a line is cut where it must be, and a character wider than the whole
+    /// line (a wide one in a line of one column) gets a line of its own. Each word and each
+    /// character of a cut word is measured once, so the time grows with the text's length, not
+    /// with its square: the text may be a server's message of any size.
     public func wrap(_ text: String, width: Int) -> [String] {
         let width = max(1, width)
         var lines: [String] = []
         for paragraph in text.split(separator: "\n", omittingEmptySubsequences: false) {
             var line = ""
+            var used = 0
             for word in paragraph.split(separator: " ") {
-                var word = String(word)
-                let separator = line.isEmpty ? "" : " "
-                if TextWidth.columns(of: line + separator + word) <= width {
-                    line += separator + word
+                let columns = TextWidth.columns(of: word)
+                let separator = line.isEmpty ? 0 : 1
+                if used + separator + columns <= width {
+                    if separator > 0 { line += " " }
+                    line += word
+                    used += separator + columns
                     continue
                 }
                 if !line.isEmpty { lines.append(line) }
+                line = String(word)
+                used = columns
+                guard columns > width else { continue }
                 line = ""
-                // A word longer than a line is cut where it must be.
-                while TextWidth.columns(of: word) > width {
-                    var head = ""
-                    for character in word {
-                        if TextWidth.columns(of: head) + TextWidth.columns(of: character) > width { break }
-                        head.append(character)
+                used = 0
+                for character in word {
+                    let next = TextWidth.columns(of: character)
+                    if !line.isEmpty, used + next > width {
+                        lines.append(line)
+                        line = ""
+                        used = 0
                     }
-                    if head.isEmpty { break }
-                    lines.append(head)
-                    word.removeFirst(head.count)
+                    line.append(character)
+                    used += next
                 }
-                line = word
             }
             lines.append(line)
         }

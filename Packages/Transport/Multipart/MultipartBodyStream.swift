@@ -1,4 +1,4 @@
-import Foundation
+package import Foundation
 
 /// The chunks of one sending of a ``MultipartFormData`` body: in-memory segments as they are,
 /// files read a chunk at a time.
@@ -71,17 +71,12 @@ struct MultipartBodyStream: AsyncSequence, Sendable {
 }
 
 /// Reads a file part's content in chunks, checking that the boundary never occurs in it.
-///
-/// The search covers each chunk and the seam with the previous one (the last
-/// `boundary.count - 1` bytes before it), so a boundary split across two reads is found too.
 struct FilePartReader {
     private let path: String
     private let handle: FileHandle
     private var remaining: Int64
-    private let boundary: Data
     private let chunkSize: Int
-    /// The end of the previous chunk: at most `boundary.count - 1` bytes.
-    private var tail = Data()
+    private var scanner: BoundaryScanner
 
     /// Opens the file.
     ///
@@ -94,7 +89,7 @@ struct FilePartReader {
         }
         self.path = path
         self.remaining = size
-        self.boundary = boundary
+        self.scanner = BoundaryScanner(boundary: boundary)
         self.chunkSize = max(1, chunkSize)
     }
 
@@ -117,23 +112,53 @@ struct FilePartReader {
                 path, "ended \(remaining) bytes before the size it had when the body was made; was it truncated?")
         }
         remaining -= Int64(chunk.count)
-        try checkBoundary(in: chunk)
+        if scanner.scan(chunk) {
+            throw MultipartFormData.fileError(
+                path,
+                "contains the multipart boundary \"\(String(decoding: scanner.boundary, as: UTF8.self))\", so the "
+                    + "server would split the part there; build the form again, which draws a new random boundary")
+        }
         return chunk
     }
+}
 
-    /// Fails if `chunk`, or the seam between the previous chunk and this one, holds the boundary.
-    private mutating func checkBoundary(in chunk: Data) throws {
+/// Finds a multipart boundary in content that arrives in chunks of any size.
+///
+/// The search covers each chunk and the seam with the chunks before it (the last
+/// `boundary.count - 1` bytes seen), so a boundary split across two reads, or spread over
+/// several short ones, is found too. It keeps no more than that tail between chunks.
+///
+/// `package` so that the fuzz target in `Tests/Fuzz` can compare it, on arbitrary content cut
+/// at arbitrary places, with a search of the whole content.
+package struct BoundaryScanner: Sendable {
+    /// The bytes searched for.
+    package let boundary: Data
+    /// The end of the content seen so far: at most `boundary.count - 1` bytes.
+    private var tail = Data()
+
+    /// A scanner at the start of the content.
+    ///
+    /// - Parameter boundary: The bytes to find. An empty boundary, which no form makes, is
+    ///   never found.
+    package init(boundary: Data) {
+        self.boundary = boundary
+    }
+
+    /// Scans the next chunk of the content.
+    ///
+    /// - Parameter chunk: The bytes that follow those already scanned.
+    /// - Returns: Whether the boundary occurs in the content seen so far and ends in `chunk`.
+    package mutating func scan(_ chunk: Data) -> Bool {
+        guard !boundary.isEmpty else { return false }
         let overlap = boundary.count - 1
         var seam = tail
         seam.append(chunk.prefix(overlap))
         if chunk.range(of: boundary) != nil || (seam.count >= boundary.count && seam.range(of: boundary) != nil) {
-            throw MultipartFormData.fileError(
-                path,
-                "contains the multipart boundary \"\(String(decoding: boundary, as: UTF8.self))\", so the server "
-                    + "would split the part there; build the form again, which draws a new random boundary")
+            return true
         }
         var joined = tail
         joined.append(chunk.suffix(overlap))
         tail = Data(joined.suffix(overlap))
+        return false
     }
 }

@@ -1,4 +1,4 @@
-import HTTPTypes
+package import HTTPTypes
 import Transport
 
 /// Collects a response head from the header lines libcurl hands to the header callback.
@@ -12,9 +12,12 @@ import Transport
 /// comparisons, and appends each field line to one byte buffer. Building the validated
 /// `HTTPFields` (``makeHead()``) is left to the thread that receives the response, so the
 /// loop's time per request stays close to libcurl's own.
-struct ResponseHeadParser: Sendable {
+///
+/// `package` rather than internal so that the fuzz target in `Tests/Fuzz` can drive it with
+/// the bytes of arbitrary heads; nothing outside this package sees it.
+package struct ResponseHeadParser: Sendable {
     /// What the last line meant.
-    enum Event: Equatable {
+    package enum Event: Equatable {
         /// Keep going.
         case `continue`
         /// A final (non-`1xx`) head is complete.
@@ -25,27 +28,30 @@ struct ResponseHeadParser: Sendable {
         case invalid(String)
     }
 
-    private(set) var status = 0
-    private(set) var reason = ""
-    private(set) var isComplete = false
-    /// The `Content-Length` of the head, when it has a valid one.
-    private(set) var contentLength: Int64?
+    /// The status code of the head being read, `0` before its status line.
+    package private(set) var status = 0
+    /// The reason phrase of the status line, empty when it has none.
+    package private(set) var reason = ""
+    /// Whether a final head is complete; the lines after it (trailers) are ignored.
+    package private(set) var isComplete = false
+    /// The `Content-Length` of the head, when it has a valid one: digits only, never negative.
+    package private(set) var contentLength: Int64?
     /// Whether the head has a `Content-Encoding` field.
-    private(set) var hasContentEncoding = false
+    package private(set) var hasContentEncoding = false
     /// The `Location` field's value, if any.
-    private(set) var location: String?
+    package private(set) var location: String?
     /// The field lines, each without its CRLF and followed by a `\n`.
     private var lines: [UInt8] = []
     private var bytes = 0
 
     /// A parser at the start of a head.
-    init() {}
+    package init() {}
 
     /// A parser for a new head after `bytes` bytes of earlier heads.
     private init(bytes: Int) { self.bytes = bytes }
 
     /// Consumes one line, including its CRLF.
-    mutating func consume(_ line: UnsafeRawBufferPointer, limit: Int) -> Event {
+    package mutating func consume(_ line: UnsafeRawBufferPointer, limit: Int) -> Event {
         if isComplete { return .continue }  // Trailers: not part of the head.
         bytes += line.count
         if bytes > limit { return .tooLarge }
@@ -85,7 +91,7 @@ struct ResponseHeadParser: Sendable {
     private mutating func noteField(_ text: UnsafeRawBufferPointer, colon: Int) {
         let name = UnsafeRawBufferPointer(rebasing: text[0..<colon])
         if Self.equalsIgnoringCase(name, Self.contentLengthName) {
-            contentLength = Int64(Self.trimmed(String(decoding: text[(colon + 1)...], as: UTF8.self)))
+            contentLength = Self.decimal(Self.trimmed(String(decoding: text[(colon + 1)...], as: UTF8.self)))
         } else if Self.equalsIgnoringCase(name, Self.contentEncodingName) {
             hasContentEncoding = true
         } else if Self.equalsIgnoringCase(name, Self.locationName) {
@@ -97,7 +103,7 @@ struct ResponseHeadParser: Sendable {
     ///
     /// - Parameter url: The response's URL, for the error message.
     /// - Throws: ``TransportError`` with category `.invalidResponse` for a malformed field.
-    func makeHead(url: String) throws -> HTTPResponse {
+    package func makeHead(url: String) throws -> HTTPResponse {
         var fields = HTTPFields()
         fields.reserveCapacity(16)
         var start = 0
@@ -191,6 +197,15 @@ struct ResponseHeadParser: Sendable {
             let last = bytes.lastIndex(where: { !isBlank($0) })
         else { return bytes[bytes.endIndex...] }
         return bytes[first...last]
+    }
+
+    /// A `Content-Length` value: one or more ASCII digits (RFC 9110 §8.6), at most 18 so that it
+    /// fits an `Int64`; `nil` for anything else, a sign included (`Int64("-5")` would read `-5`).
+    private static func decimal(_ text: String) -> Int64? {
+        guard !text.isEmpty, text.utf8.count <= 18, text.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else {
+            return nil
+        }
+        return Int64(text)
     }
 
     /// The string without leading and trailing spaces and tabs.
