@@ -226,8 +226,8 @@ public final class FaultInjector: Sendable {
     /// Setting an empty list, or one holding only `ok`, restores ``defaultChaosFaults``. List a
     /// fault twice to make it twice as likely. Setting it keeps the generator where it is.
     public var chaosFaults: [Outcome] {
-        get { state.withLock { $0.chaosFaults } }
-        set { state.withLock { $0.chaosFaults = Self.usable(newValue) } }
+        get { state.withLockedValue { $0.chaosFaults } }
+        set { state.withLockedValue { $0.chaosFaults = Self.usable(newValue) } }
     }
 
     // MARK: - Scripts and delays

@@ -113,7 +113,7 @@ final class IdempotencyLedger: Sendable {
     /// Every scope summed up, without recording anything: with one scope per logical request,
     /// a key applied twice shows as its scope in ``Ledger/appliedMoreThanOnce``.
     func ledger() -> Ledger {
-        scopes.withLock { scopes in
+        scopes.withLockedValue { scopes in
             var scopesByKey: [String: Int] = [:]
             for scope in scopes.values {
                 for key in scope.appliedKeys { scopesByKey[key, default: 0] += 1 }
