@@ -124,13 +124,14 @@ extension ChildProcess {
     }
 }
 
-/// Spawn attributes that give a child the signal state a shell gives it.
+/// Spawn attributes that give a child the signal state a shell gives it: nothing blocked, and
+/// `SIGINT`, `SIGTERM`, `SIGHUP`, `SIGCHLD` and `SIGPIPE` at their default dispositions.
 ///
-/// The threads of this test process (Foundation's among them) run with signals blocked, and a
+/// Every child the tests start gets them. The threads of this test process (Foundation's among them) run with signals blocked, and a
 /// child inherits the blocked set of the thread that starts it: a child that cannot receive
 /// `SIGTERM` never stops, and one with `SIGPIPE` blocked would hide the very signal a test looks
 /// for.
-private struct SignalReset {
+struct SignalReset {
     var value = posix_spawnattr_t()
 
     init() {
@@ -140,7 +141,7 @@ private struct SignalReset {
         posix_spawnattr_setsigmask(&value, &empty)
         var defaults = sigset_t()
         sigemptyset(&defaults)
-        for signal in [SIGINT, SIGTERM, SIGHUP, SIGPIPE] { sigaddset(&defaults, signal) }
+        for signal in [SIGINT, SIGTERM, SIGHUP, SIGCHLD, SIGPIPE] { sigaddset(&defaults, signal) }
         posix_spawnattr_setsigdefault(&value, &defaults)
         posix_spawnattr_setflags(&value, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
     }

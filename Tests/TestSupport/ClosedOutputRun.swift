@@ -76,17 +76,8 @@ package struct ClosedOutputRun: Sendable {
         posix_spawn_file_actions_adddup2(&actions, writeEnd, 1)
         posix_spawn_file_actions_addopen(&actions, 2, errorFile.path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
 
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var empty = sigset_t()
-        sigemptyset(&empty)
-        posix_spawnattr_setsigmask(&attributes, &empty)
-        var defaults = sigset_t()
-        sigemptyset(&defaults)
-        for signal in [SIGINT, SIGTERM, SIGPIPE] { sigaddset(&defaults, signal) }
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        var attributes = SignalReset()
+        defer { attributes.destroy() }
 
         let command = (ignoringSIGPIPE ? ["/usr/bin/env", "--ignore-signal=PIPE", path] : [path]) + arguments
         var variables = ProcessInfo.processInfo.environment
@@ -96,7 +87,7 @@ package struct ClosedOutputRun: Sendable {
         let envp = variables.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { for pointer in envp { free(pointer) } }
         var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, command[0], &actions, &attributes, argv, envp)
+        let spawned = posix_spawn(&pid, command[0], &actions, &attributes.value, argv, envp)
         close(writeEnd)
         guard spawned == 0 else {
             close(readEnd)
