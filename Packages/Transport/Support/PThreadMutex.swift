@@ -25,8 +25,18 @@ package struct PThreadMutex<Value>: @unchecked Sendable {
     // holds the mutex while `body` runs; it enters as `sending` (a region no one else holds)
     // and leaves only through `body`'s `sending` result, as with `Mutex`.
 
+    /// The value, and a byte that keeps the mutex apart from it.
+    ///
+    /// A value of no size (`PThreadMutex(())`, a plain lock) would otherwise share its address
+    /// with the mutex in the tail, and ThreadSanitizer would report the mutex's own reads and
+    /// writes against the `inout` access to the value that `withLock` makes under it.
+    private struct Header {
+        var value: Value
+        let separator: UInt8 = 0
+    }
+
     /// The value and, in its tail, the mutex.
-    private final class Storage: ManagedBuffer<Value, pthread_mutex_t> {
+    private final class Storage: ManagedBuffer<Header, pthread_mutex_t> {
         deinit {
             _ = withUnsafeMutablePointerToElements { pthread_mutex_destroy($0) }
         }
@@ -37,7 +47,7 @@ package struct PThreadMutex<Value>: @unchecked Sendable {
 
     /// A lock protecting `initialValue`.
     package init(_ initialValue: sending Value) {
-        let buffer = Storage.create(minimumCapacity: 1) { _ in initialValue }
+        let buffer = Storage.create(minimumCapacity: 1) { _ in Header(value: initialValue) }
         storage = unsafeDowncast(buffer, to: Storage.self)
         _ = storage.withUnsafeMutablePointerToElements { pthread_mutex_init($0, nil) }
     }
@@ -57,6 +67,6 @@ package struct PThreadMutex<Value>: @unchecked Sendable {
         // this thread the value's only user until `body` returns, which is what lets the value
         // be handed to `body` as `sending`; the same reasoning as `Mutex.withLock`.
         nonisolated(unsafe) let value = pointer
-        return try body(&value.pointee)
+        return try body(&value.pointee.value)
     }
 }
