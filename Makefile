@@ -103,7 +103,8 @@ consumer: setup
 # SANITIZE_SUITES='RetryTests FormsTests' runs some of them only. A report fails the run twice
 # over: the test process exits with the sanitizer's status (a child built with a sanitizer
 # exits with it too, so the tests that run parley-fetch fail on its reports), and the log is
-# searched for a report (indented too: a test that shows a child's output indents it). Every target runs whatever the others find; the logs are
+# searched for a report (indented too: a test that shows a child's output indents it). Every
+# target runs whatever the others find; the logs are
 # $(SANITIZE_SCRATCH)-{thread,address}/sanitize-<target>.log, and sanitize.log all of them.
 # Under AddressSanitizer the leak checker stays on, less the toolchain's own leaks, allowed by
 # name:
