@@ -88,8 +88,9 @@ struct ParleySoak: AsyncParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "The most open sockets (the engine's idle connections) may grow after the baseline.", valueName: "n"))
-    var socketBound = 4
+            "The most open sockets (the engine's idle connections to the backend) beyond those at the start; the "
+                + "engine's connection limit per host by default.", valueName: "n"))
+    var socketBound = CurlTransport.Configuration().maximumConnectionsPerHost
 
     @Option(help: ArgumentHelp("The most threads may grow after the baseline.", valueName: "n"))
     var threadBound = 0

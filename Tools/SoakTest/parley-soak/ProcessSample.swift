@@ -8,8 +8,10 @@ struct ProcessSample: Sendable, CustomStringConvertible {
         var residentKiB: Int
         /// Open descriptors other than sockets: files, pipes, event and timer descriptors.
         var descriptors: Int
-        /// Open sockets: the engine keeps idle connections for reuse, and how many are left
-        /// open when the traffic stops depends on which answers came last.
+        /// Open sockets beyond those at the start: the engine keeps idle connections to the
+        /// backend for reuse, as many as its connection limit per host, and how many are left
+        /// open when the traffic stops depends on which answers came last, not on how many came
+        /// before; a leak grows with the requests past any such limit.
         var sockets: Int
         /// Threads.
         var threads: Int
@@ -44,8 +46,9 @@ struct ProcessSample: Sendable, CustomStringConvertible {
             + (quiet ? " (none in flight)" : "")
     }
 
-    /// What grew past `bounds` from `baseline` to this sample, one sentence each.
-    func growth(since baseline: ProcessSample, bounds: Bounds, label: String) -> [String] {
+    /// What grew past `bounds` from `baseline` (sockets: from `start`) to this sample, one
+    /// sentence each.
+    func growth(since baseline: ProcessSample, start: ProcessSample, bounds: Bounds, label: String) -> [String] {
         var found: [String] = []
         if residentKiB - baseline.residentKiB > bounds.residentKiB {
             found.append(
@@ -59,10 +62,10 @@ struct ProcessSample: Sendable, CustomStringConvertible {
                 "open descriptors other than sockets grew from \(baselineOthers) to \(others) (\(label)), more than "
                     + "the bound of +\(bounds.descriptors): \(Self.descriptorTargets().joined(separator: ", "))")
         }
-        if sockets - baseline.sockets > bounds.sockets {
+        if sockets - start.sockets > bounds.sockets {
             found.append(
-                "open sockets grew from \(baseline.sockets) to \(sockets) (\(label)), more than the bound of "
-                    + "+\(bounds.sockets)")
+                "open sockets grew from \(start.sockets) at the start to \(sockets) (\(label)), more than the "
+                    + "bound of +\(bounds.sockets), the most idle connections the engine keeps to the backend")
         }
         if threads - baseline.threads > bounds.threads {
             found.append(

@@ -194,13 +194,13 @@ extension Soak {
     /// behind. It first waits 6 seconds, as the quiet samples do, for Dispatch's idle workers to
     /// end; memory is not compared, as the allocator may keep what the downloads' buffers took.
     func finalSample() async {
-        guard let afterRequests = report.sampleAfterRequests else { return }
+        guard let afterRequests = report.sampleAfterRequests, let start = report.firstSample else { return }
         var bounds = plan.bounds
         bounds.residentKiB = Int.max / 2
         try? await Task.sleep(for: .seconds(6))
         let final = ProcessSample.now(requests: report.counts.ended, quiet: true)
         report.sample(final, serverResidentKiB: server.residentKiB)
-        let growth = final.growth(since: afterRequests, bounds: bounds, label: "after the downloads")
+        let growth = final.growth(since: afterRequests, start: start, bounds: bounds, label: "after the downloads")
         report.grew(growth.map { "\($0); threads now: \(ProcessSample.threadNames().joined(separator: ", "))" })
     }
 

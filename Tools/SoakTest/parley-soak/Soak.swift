@@ -59,7 +59,7 @@ final class Soak: Sendable {
     /// the end, and samples on the way.
     func runRequests() async {
         let started = clock.now
-        await sample(quiet: true)
+        let start = await sample(quiet: true)
         await run(0..<plan.baselineAfter)
         await drain()
         let baseline = await sample(quiet: true)
@@ -68,7 +68,7 @@ final class Soak: Sendable {
         await drain()
         let final = await sample(quiet: true)
         report.sampleAfterRequests = final
-        report.grew(final.growth(since: baseline, bounds: plan.bounds, label: "after the requests"))
+        report.grew(final.growth(since: baseline, start: start, bounds: plan.bounds, label: "after the requests"))
         report.took("requests", clock.now - started)
     }
 
