@@ -52,7 +52,9 @@ import TransportCurl
             #expect(received == pattern(0..<length))
             // The buffer, plus the write that filled it (libcurl hands over 16 KiB at most;
             // the bound leaves room for a larger one).
-            #expect(waiting.count <= bufferSize + 64 * 1024, "\(waiting.count) bytes were read while the consumer waited")
+            #expect(
+                waiting.count <= bufferSize + 64 * 1024,
+                "\(waiting.count) bytes were read while the consumer waited")
         }
     }
 

@@ -44,7 +44,15 @@ final class OwnThreadBodyServer: Sendable {
         close(listener)
     }
 
-    func url(_ path: String) -> URL { URL(string: "http://127.0.0.1:\(port)\(path)")! }
+    func url(_ path: String) -> URL {
+        var components = URLComponents()
+        components.scheme = "http"
+        components.host = "127.0.0.1"
+        components.port = port
+        components.path = path
+        guard let url = components.url else { preconditionFailure("not a URL path: \(path)") }
+        return url
+    }
 
     private static func serve(listener: Int32, body: Data) {
         let connection = accept(listener, nil, nil)
@@ -58,13 +66,13 @@ final class OwnThreadBodyServer: Sendable {
             guard count > 0 else { return }
             head += chunk.prefix(count)
         }
-        let response =
-            Data("HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\nContent-Length: \(body.count)\r\n\r\n".utf8)
-            + body
+        let head = "HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\nContent-Length: \(body.count)\r\n\r\n"
+        let response = Data(head.utf8) + body
         response.withUnsafeBytes { bytes in
+            guard let base = bytes.baseAddress else { return }
             var sent = 0
             while sent < bytes.count {
-                let count = send(connection, bytes.baseAddress! + sent, bytes.count - sent, Int32(MSG_NOSIGNAL))
+                let count = send(connection, base + sent, bytes.count - sent, Int32(MSG_NOSIGNAL))
                 if count < 0, errno == EINTR { continue }
                 guard count > 0 else { return }  // The client went away.
                 sent += count
@@ -80,5 +88,7 @@ final class OwnThreadBodyServer: Sendable {
 }
 
 extension Array where Element == UInt8 {
-    fileprivate func ends(with suffix: [UInt8]) -> Bool { count >= suffix.count && Array(self[(count - suffix.count)...]) == suffix }
+    fileprivate func ends(with suffix: [UInt8]) -> Bool {
+        count >= suffix.count && Array(self[(count - suffix.count)...]) == suffix
+    }
 }
