@@ -66,8 +66,9 @@ final class OwnThreadBodyServer: Sendable {
             guard count > 0 else { return }
             head += chunk.prefix(count)
         }
-        let head = "HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\nContent-Length: \(body.count)\r\n\r\n"
-        let response = Data(head.utf8) + body
+        let responseHead =
+            "HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\nContent-Length: \(body.count)\r\n\r\n"
+        let response = Data(responseHead.utf8) + body
         response.withUnsafeBytes { bytes in
             guard let base = bytes.baseAddress else { return }
             var sent = 0
