@@ -14,6 +14,15 @@
 //   length and no `Expect: 100-continue` round trip.
 // - No content decoding is requested (CURLOPT_ACCEPT_ENCODING is left unset).
 //
+// With --socket-interface the same transfers are driven the other way libcurl offers, the one an event loop uses:
+// an epoll set holds the sockets libcurl names through CURLMOPT_SOCKETFUNCTION, CURLMOPT_TIMERFUNCTION sets a
+// one-shot deadline (the epoll_wait timeout), and each ready socket, or the deadline, is handed to
+// curl_multi_socket_action. libcurl then looks only at the transfers on that socket instead of every transfer,
+// which is what separates the two with thousands in flight.
+//
+// Every request is checked: libcurl's result, a 2xx status, the body stored, and as many body bytes as a
+// Content-Length announced.
+//
 // Timing uses CLOCK_MONOTONIC; CPU time is getrusage(RUSAGE_SELF), user plus system, across the timed phase.
 // Percentiles are nearest-rank, as in BenchmarkSupport's `percentile(_:ofSorted:)`.
 
@@ -29,6 +38,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/epoll.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/types.h>
@@ -50,14 +60,15 @@ struct options {
     const char *in;     // required for upload
     long warmup;        // 0 by default
     const char *cacert; // optional
-    const char *label;  // "curl" by default
+    const char *label;  // "curl" by default, "curl-epoll" with --socket-interface
     bool idle;          // --idle: start the multi handle, send nothing, exit
+    bool socket_interface; // --socket-interface: curl_multi_socket_action on an epoll set
 };
 
 static void usage(FILE *stream) {
     fputs("USAGE: parley-bench-curl --url <url> [--requests <n>] [--concurrency <c>] [--mode get|download|upload]\n"
           "                         [--out <file>] [--in <file>] [--warmup <n>] [--cacert <file>] [--label <name>]\n"
-          "                         [--idle]\n",
+          "                         [--idle] [--socket-interface]\n",
           stream);
 }
 
@@ -79,11 +90,11 @@ static bool parse_options(int argc, char **argv, struct options *options) {
         {"out", required_argument, NULL, 'o'},   {"in", required_argument, NULL, 'i'},
         {"warmup", required_argument, NULL, 'w'}, {"cacert", required_argument, NULL, 'a'},
         {"label", required_argument, NULL, 'l'}, {"idle", no_argument, NULL, 'd'},
-        {"help", no_argument, NULL, 'h'},
+        {"socket-interface", no_argument, NULL, 's'}, {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     *options = (struct options){
-        .requests = 1000, .concurrency = 1, .mode = MODE_GET, .out = "/dev/null", .warmup = 0, .label = "curl",
+        .requests = 1000, .concurrency = 1, .mode = MODE_GET, .out = "/dev/null", .warmup = 0, .label = NULL,
     };
     int option;
     while ((option = getopt_long(argc, argv, "", long_options, NULL)) != -1) {
@@ -124,6 +135,7 @@ static bool parse_options(int argc, char **argv, struct options *options) {
         case 'a': options->cacert = optarg; break;
         case 'l': options->label = optarg; break;
         case 'd': options->idle = true; break;
+        case 's': options->socket_interface = true; break;
         case 'h': usage(stdout); exit(0);
         default: usage(stderr); return false;
         }
@@ -131,6 +143,9 @@ static bool parse_options(int argc, char **argv, struct options *options) {
     if (optind < argc) {
         fprintf(stderr, "Error: unexpected argument '%s'.\n", argv[optind]);
         return false;
+    }
+    if (options->label == NULL) {
+        options->label = options->socket_interface ? "curl-epoll" : "curl";
     }
     if (options->url == NULL) {
         fprintf(stderr, "Error: missing --url.\n");
@@ -363,12 +378,16 @@ static void finish_request(struct slot *slot, CURLcode result, struct phase *pha
     double end = monotonic_seconds();
     long status = 0;
     curl_easy_getinfo(slot->easy, CURLINFO_RESPONSE_CODE, &status);
+    // -1 when the response announced no length (a chunked body, whose end libcurl checks itself).
+    curl_off_t announced = -1;
+    curl_easy_getinfo(slot->easy, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &announced);
+    bool complete = announced < 0 || (long long)announced == slot->received;
     if (slot->out_fd >= 0) {
         close(slot->out_fd);
         slot->out_fd = -1;
     }
     phase->last_end = end;
-    bool ok = result == CURLE_OK && !slot->write_failed && status >= 200 && status < 300;
+    bool ok = result == CURLE_OK && !slot->write_failed && status >= 200 && status < 300 && complete;
     if (ok) {
         phase->latencies[phase->ok] = (end - slot->start) * 1e6;
         phase->ok += 1;
@@ -381,21 +400,64 @@ static void finish_request(struct slot *slot, CURLcode result, struct phase *pha
             fprintf(stderr, "%s request failed: %s\n", phase->name, curl_easy_strerror(result));
         } else if (slot->write_failed) {
             fprintf(stderr, "%s request failed: could not store the body\n", phase->name);
+        } else if (!complete) {
+            fprintf(stderr, "%s request failed: %lld body bytes where Content-Length announced %lld\n", phase->name,
+                    slot->received, (long long)announced);
         } else {
             fprintf(stderr, "%s request failed: unexpected HTTP status %ld\n", phase->name, status);
         }
     }
 }
 
-// Runs `phase->target` requests, back to back on `slot_count` workers. Returns false on a local failure that
-// stops the run (not on a failed request, which is counted).
-static bool run_phase(CURLM *multi, struct slot *slots, long slot_count, struct phase *phase) {
+// Finishes every transfer libcurl reports done, and starts the slot's next request while the phase wants more.
+// Returns the number started, or -1 on a local failure that stops the run (not on a failed request, which is
+// counted).
+static long finish_completed(CURLM *multi, struct phase *phase, long *active) {
+    long started = 0;
+    CURLMsg *message;
+    int queued = 0;
+    while ((message = curl_multi_info_read(multi, &queued)) != NULL) {
+        if (message->msg != CURLMSG_DONE) {
+            continue;
+        }
+        CURL *easy = message->easy_handle;
+        CURLcode result = message->data.result;
+        struct slot *slot = NULL;
+        curl_easy_getinfo(easy, CURLINFO_PRIVATE, (char **)&slot);
+        finish_request(slot, result, phase);
+        curl_multi_remove_handle(multi, easy);
+        *active -= 1;
+        if (phase->issued < phase->target) {
+            if (!start_request(multi, slot, phase)) {
+                return -1;
+            }
+            *active += 1;
+            started += 1;
+        }
+    }
+    return started;
+}
+
+// Starts the first request of every worker. Returns the number started, or -1 on a local failure.
+static long start_workers(CURLM *multi, struct slot *slots, long slot_count, struct phase *phase) {
     long active = 0;
     for (long i = 0; i < slot_count && phase->issued < phase->target; i++) {
         if (!start_request(multi, &slots[i], phase)) {
-            return false;
+            return -1;
         }
         active += 1;
+    }
+    return active;
+}
+
+// MARK: - curl_multi_perform
+
+// Runs `phase->target` requests, back to back on `slot_count` workers, with curl_multi_perform and
+// curl_multi_poll. Returns false on a local failure that stops the run (not on a failed request, which is counted).
+static bool run_phase_perform(CURLM *multi, struct slot *slots, long slot_count, struct phase *phase) {
+    long active = start_workers(multi, slots, slot_count, phase);
+    if (active < 0) {
+        return false;
     }
     while (active > 0) {
         int running = 0;
@@ -404,29 +466,11 @@ static bool run_phase(CURLM *multi, struct slot *slots, long slot_count, struct 
             fprintf(stderr, "curl_multi_perform: %s\n", curl_multi_strerror(code));
             return false;
         }
-        bool restarted = false;
-        CURLMsg *message;
-        int queued = 0;
-        while ((message = curl_multi_info_read(multi, &queued)) != NULL) {
-            if (message->msg != CURLMSG_DONE) {
-                continue;
-            }
-            CURL *easy = message->easy_handle;
-            CURLcode result = message->data.result;
-            struct slot *slot = NULL;
-            curl_easy_getinfo(easy, CURLINFO_PRIVATE, (char **)&slot);
-            finish_request(slot, result, phase);
-            curl_multi_remove_handle(multi, easy);
-            active -= 1;
-            if (phase->issued < phase->target) {
-                if (!start_request(multi, slot, phase)) {
-                    return false;
-                }
-                active += 1;
-                restarted = true;
-            }
+        long restarted = finish_completed(multi, phase, &active);
+        if (restarted < 0) {
+            return false;
         }
-        if (active > 0 && !restarted) {
+        if (active > 0 && restarted == 0) {
             code = curl_multi_poll(multi, NULL, 0, 1000, NULL);
             if (code != CURLM_OK) {
                 fprintf(stderr, "curl_multi_poll: %s\n", curl_multi_strerror(code));
@@ -435,6 +479,173 @@ static bool run_phase(CURLM *multi, struct slot *slots, long slot_count, struct 
         }
     }
     return true;
+}
+
+// MARK: - curl_multi_socket_action
+
+/// The event loop of --socket-interface: the epoll set of libcurl's sockets and libcurl's one deadline.
+struct socket_loop {
+    CURLM *multi;
+    int epoll_fd;
+    bool has_deadline;
+    long long deadline_ns; // CLOCK_MONOTONIC, when has_deadline
+    bool failed;           // a socket libcurl named could not be watched
+};
+
+/// The most events one epoll_wait returns; the others wait for the next turn.
+#define SOCKET_EVENTS 1024
+
+static long long monotonic_nanoseconds(void) {
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (long long)now.tv_sec * 1000000000LL + now.tv_nsec;
+}
+
+// CURLMOPT_SOCKETFUNCTION: what libcurl wants to hear about `socket`. A socket in the set carries a non-NULL
+// pointer assigned with curl_multi_assign, so the first call adds it and later ones change its events.
+static int on_socket(CURL *easy, curl_socket_t socket, int what, void *userdata, void *socket_data) {
+    (void)easy;
+    struct socket_loop *loop = userdata;
+    if (what == CURL_POLL_REMOVE) {
+        // libcurl forgets the socket (and its assigned pointer) itself. A socket already closed has left the set.
+        if (socket_data != NULL && epoll_ctl(loop->epoll_fd, EPOLL_CTL_DEL, socket, NULL) != 0 && errno != ENOENT &&
+            errno != EBADF) {
+            fprintf(stderr, "epoll_ctl(EPOLL_CTL_DEL, %d): %s\n", socket, strerror(errno));
+            loop->failed = true;
+            return -1;
+        }
+        return 0;
+    }
+    struct epoll_event event = {
+        .events = ((what & CURL_POLL_IN) ? EPOLLIN : 0u) | ((what & CURL_POLL_OUT) ? EPOLLOUT : 0u),
+        .data.fd = socket,
+    };
+    int operation = socket_data == NULL ? EPOLL_CTL_ADD : EPOLL_CTL_MOD;
+    if (epoll_ctl(loop->epoll_fd, operation, socket, &event) != 0) {
+        // The set and libcurl's bookkeeping disagree (a descriptor number reused): take the set as it is.
+        int retry = errno == EEXIST ? EPOLL_CTL_MOD : errno == ENOENT ? EPOLL_CTL_ADD : -1;
+        if (retry < 0 || epoll_ctl(loop->epoll_fd, retry, socket, &event) != 0) {
+            fprintf(stderr, "epoll_ctl(%d): %s\n", socket, strerror(errno));
+            loop->failed = true;
+            return -1;
+        }
+    }
+    if (socket_data == NULL) {
+        curl_multi_assign(loop->multi, socket, loop);
+    }
+    return 0;
+}
+
+// CURLMOPT_TIMERFUNCTION: when libcurl wants curl_multi_socket_action(CURL_SOCKET_TIMEOUT); -1 for never. The
+// deadline is one-shot, as a timerfd's: once it has fired, libcurl sets the next one.
+static int on_timer(CURLM *multi, long timeout_ms, void *userdata) {
+    (void)multi;
+    struct socket_loop *loop = userdata;
+    if (timeout_ms < 0) {
+        loop->has_deadline = false;
+        return 0;
+    }
+    loop->has_deadline = true;
+    loop->deadline_ns = monotonic_nanoseconds() + (long long)timeout_ms * 1000000LL;
+    return 0;
+}
+
+static bool configure_socket_loop(struct socket_loop *loop, CURLM *multi) {
+    *loop = (struct socket_loop){.multi = multi};
+    loop->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
+    if (loop->epoll_fd < 0) {
+        fprintf(stderr, "epoll_create1: %s\n", strerror(errno));
+        return false;
+    }
+    CURLMcode code = curl_multi_setopt(multi, CURLMOPT_SOCKETFUNCTION, on_socket);
+    if (code == CURLM_OK) {
+        code = curl_multi_setopt(multi, CURLMOPT_SOCKETDATA, (void *)loop);
+    }
+    if (code == CURLM_OK) {
+        code = curl_multi_setopt(multi, CURLMOPT_TIMERFUNCTION, on_timer);
+    }
+    if (code == CURLM_OK) {
+        code = curl_multi_setopt(multi, CURLMOPT_TIMERDATA, (void *)loop);
+    }
+    if (code != CURLM_OK) {
+        fprintf(stderr, "curl_multi_setopt: %s\n", curl_multi_strerror(code));
+        return false;
+    }
+    return true;
+}
+
+// The epoll_wait timeout: until the deadline, rounded up so that the wait does not end just before it, or a
+// second without one.
+static int socket_loop_timeout_ms(const struct socket_loop *loop) {
+    if (!loop->has_deadline) {
+        return 1000;
+    }
+    long long remaining = loop->deadline_ns - monotonic_nanoseconds();
+    if (remaining <= 0) {
+        return 0;
+    }
+    long long milliseconds = (remaining + 999999LL) / 1000000LL;
+    return milliseconds > 1000 ? 1000 : (int)milliseconds;
+}
+
+static bool socket_action(struct socket_loop *loop, curl_socket_t socket, int events) {
+    int running = 0;
+    CURLMcode code = curl_multi_socket_action(loop->multi, socket, events, &running);
+    // A socket libcurl has just let go of may still have an event in this turn's batch.
+    if (code != CURLM_OK && code != CURLM_BAD_SOCKET) {
+        fprintf(stderr, "curl_multi_socket_action: %s\n", curl_multi_strerror(code));
+        return false;
+    }
+    return !loop->failed;
+}
+
+// Runs `phase->target` requests, back to back on `slot_count` workers, with curl_multi_socket_action on the
+// sockets epoll reports ready and on libcurl's deadline. Returns false on a local failure that stops the run (not
+// on a failed request, which is counted).
+static bool run_phase_socket(struct socket_loop *loop, struct slot *slots, long slot_count, struct phase *phase) {
+    static struct epoll_event events[SOCKET_EVENTS];
+    long active = start_workers(loop->multi, slots, slot_count, phase);
+    if (active < 0) {
+        return false;
+    }
+    while (active > 0) {
+        int ready = epoll_wait(loop->epoll_fd, events, SOCKET_EVENTS, socket_loop_timeout_ms(loop));
+        if (ready < 0) {
+            if (errno == EINTR) {
+                continue;
+            }
+            fprintf(stderr, "epoll_wait: %s\n", strerror(errno));
+            return false;
+        }
+        for (int i = 0; i < ready; i++) {
+            uint32_t what = events[i].events;
+            // A hang-up or an error is read as readable, so that libcurl's read finds the end or the error.
+            int action = ((what & (EPOLLIN | EPOLLHUP | EPOLLERR)) ? CURL_CSELECT_IN : 0) |
+                         ((what & EPOLLOUT) ? CURL_CSELECT_OUT : 0) | ((what & EPOLLERR) ? CURL_CSELECT_ERR : 0);
+            if (!socket_action(loop, events[i].data.fd, action)) {
+                return false;
+            }
+        }
+        if (loop->has_deadline && loop->deadline_ns <= monotonic_nanoseconds()) {
+            loop->has_deadline = false;
+            if (!socket_action(loop, CURL_SOCKET_TIMEOUT, 0)) {
+                return false;
+            }
+        }
+        // A request started here sets a deadline of now: the next epoll_wait returns at once and its timeout
+        // action connects it.
+        if (finish_completed(loop->multi, phase, &active) < 0) {
+            return false;
+        }
+    }
+    return true;
+}
+
+// Runs one phase the way the options ask.
+static bool run_phase(CURLM *multi, struct socket_loop *loop, struct slot *slots, long slot_count,
+                      struct phase *phase) {
+    return loop != NULL ? run_phase_socket(loop, slots, slot_count, phase)
+                        : run_phase_perform(multi, slots, slot_count, phase);
 }
 
 // MARK: - Main
@@ -468,16 +679,33 @@ int main(int argc, char **argv) {
     curl_multi_setopt(multi, CURLMOPT_PIPELINING, (long)CURLPIPE_MULTIPLEX);
     curl_multi_setopt(multi, CURLMOPT_MAX_HOST_CONNECTIONS, options.concurrency);
     curl_multi_setopt(multi, CURLMOPT_MAXCONNECTS, options.concurrency);
+    // Outlives the multi handle's cleanup, which reports the sockets it closes.
+    struct socket_loop socket_loop;
+    struct socket_loop *loop = NULL;
+    if (options.socket_interface) {
+        if (!configure_socket_loop(&socket_loop, multi)) {
+            return 1;
+        }
+        loop = &socket_loop;
+    }
 
-    // --idle: the multi handle exists and its loop polls once, with no transfer; the run that measures what the
-    // process costs before its first request. The result line reports zero requests.
+    // --idle: the multi handle exists and its loop waits once, 0.2 s, with no transfer; the run that measures what
+    // the process costs before its first request. The result line reports zero requests.
     if (options.idle) {
-        curl_multi_poll(multi, NULL, 0, 200, NULL);
+        if (loop != NULL) {
+            struct epoll_event event;
+            epoll_wait(loop->epoll_fd, &event, 1, 200);
+        } else {
+            curl_multi_poll(multi, NULL, 0, 200, NULL);
+        }
         printf("RESULT peer=%s mode=%s requests=0 concurrency=%ld ok=0 errors=0 seconds=0.000000 rps=0.0 "
                "p50_us=0.0 p99_us=0.0 bytes=0 bytes_per_s=0 cpu_s=0.000000\n",
                options.label, mode_names[options.mode], options.concurrency);
         fflush(stdout);
         curl_multi_cleanup(multi);
+        if (loop != NULL) {
+            close(loop->epoll_fd);
+        }
         curl_global_cleanup();
         return 0;
     }
@@ -505,7 +733,7 @@ int main(int argc, char **argv) {
     long warmup_errors = 0;
     if (options.warmup > 0) {
         struct phase warmup = {.name = "warm-up", .target = options.warmup, .latencies = latencies};
-        if (!run_phase(multi, slots, slot_count, &warmup)) {
+        if (!run_phase(multi, loop, slots, slot_count, &warmup)) {
             return 1;
         }
         warmup_errors = warmup.errors;
@@ -513,7 +741,7 @@ int main(int argc, char **argv) {
 
     struct phase timed = {.name = "timed", .target = options.requests, .latencies = latencies};
     double cpu_before = cpu_seconds();
-    if (!run_phase(multi, slots, slot_count, &timed)) {
+    if (!run_phase(multi, loop, slots, slot_count, &timed)) {
         return 1;
     }
     double cpu_after = cpu_seconds();
@@ -538,6 +766,9 @@ int main(int argc, char **argv) {
         }
     }
     curl_multi_cleanup(multi);
+    if (loop != NULL) {
+        close(loop->epoll_fd);
+    }
     curl_slist_free_all(headers);
     free(slots);
     free(latencies);
