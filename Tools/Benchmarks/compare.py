@@ -1,15 +1,17 @@
 #!/usr/bin/env python3
 """Compares Parley's CurlTransport with raw libcurl, AsyncHTTPClient and URLSession on loopback.
 
-Builds the four benchmark peers in release, starts a private nginx (its own prefix, configuration, test
+Builds the benchmark peers in release, starts a private nginx (its own prefix, configuration, test
 certificate authority and free ports), runs every scenario over several interleaved rounds and prints one Markdown
 table per scenario: medians across rounds, and each peer's same-round ratio to the raw libcurl baseline (the median
-of the per-round ratios). docs/BENCHMARKS.md explains the scenarios and the targets.
+of the per-round ratios). Raw libcurl runs twice: driven by curl_multi_perform (`curl`, the baseline) and by
+curl_multi_socket_action on an epoll set (`curl-epoll`). docs/BENCHMARKS.md explains the scenarios and the targets.
 
     python3 Tools/Benchmarks/compare.py             # the full run, about 10 minutes on 2 cores
     python3 Tools/Benchmarks/compare.py --quick     # a smoke run, about a minute
     python3 Tools/Benchmarks/compare.py --scenarios inflight     # 100, 1,000 and 10,000 requests in flight
     python3 Tools/Benchmarks/compare.py --serve     # only start nginx and print the URLs, for runs by hand
+    python3 Tools/Benchmarks/compare.py --parley-loops 2         # parley-bench with --loops 2
 
 Exits 1 if any peer failed a request (or did not run), 0 otherwise. Missing a target is reported, not fatal.
 """
@@ -48,16 +50,21 @@ PEERS = {
     # by Mapping's ResponseDecoder. In (f) only.
     "parley-direct": "parley-bench",
     "curl": "parley-bench-curl",
+    # The same C program driving libcurl the way an event loop does: curl_multi_socket_action on the sockets an
+    # epoll set reports ready and on libcurl's timer, where `curl` calls curl_multi_perform and curl_multi_poll.
+    "curl-epoll": "parley-bench-curl",
     "ahc": "parley-bench-ahc",
     "urlsession": "parley-bench-urlsession",
 }
 BASELINE = "curl"
 # The arguments a peer adds to every run of its binary.
-PEER_ARGUMENTS = {"parley-loop": ("--executor", "loop")}
+PEER_ARGUMENTS = {"parley-loop": ("--executor", "loop"), "curl-epoll": ("--socket-interface",)}
 # The arguments that replace a scenario's envelope arguments (`--stack full`) for a peer in the full stack.
 ENVELOPE_ARGUMENTS = {"parley-direct": ("--stack", "direct")}
 # Parley's peers, each held to the targets.
 PARLEY_PEERS = ("parley", "parley-loop", "parley-direct")
+# libcurl driven from C, one way each: Parley's in-flight figures are read against both.
+C_PEERS = ("curl", "curl-epoll")
 
 # Scenarios a peer cannot run, with the reason printed in the table.
 UNSUPPORTED = {
@@ -132,7 +139,7 @@ SCENARIOS = [
 INFLIGHT_KEY = "inflight"
 INFLIGHT_TITLE = "(g) Requests in flight: GETs of 200 B answered after 0.5 s, one HTTP/1.1 connection each"
 INFLIGHT_LEVELS = (100, 1_000, 10_000)
-INFLIGHT_PEERS = ("parley", "ahc", "curl")
+INFLIGHT_PEERS = ("parley", "ahc", "curl", "curl-epoll")
 INFLIGHT_DELAY_S = 0.5
 INFLIGHT_WAVES = 3
 INFLIGHT_QUICK_WAVES = 1
@@ -400,7 +407,16 @@ class Run:
     error: str = ""
 
 
-def run_peer(binary: Path, peer: str, scenario: Scenario, server: Server, quick: bool, round_index: int) -> Run:
+def peer_arguments(peer: str, parley_loops: int | None = None) -> tuple[str, ...]:
+    """The arguments `peer` adds to every run of its binary: its own, and `--loops N` to parley-bench's when asked."""
+    arguments = PEER_ARGUMENTS.get(peer, ())
+    if parley_loops is not None and PEERS[peer] == PEERS["parley"]:
+        arguments += ("--loops", str(parley_loops))
+    return arguments
+
+
+def run_peer(binary: Path, peer: str, scenario: Scenario, server: Server, quick: bool, round_index: int,
+             own_arguments: tuple[str, ...] = ()) -> Run:
     requests = scenario.quick_requests if quick else scenario.requests
     warmup = scenario.quick_warmup if quick else scenario.warmup
     url = server.url(scenario)
@@ -409,7 +425,7 @@ def run_peer(binary: Path, peer: str, scenario: Scenario, server: Server, quick:
         url = url.removesuffix(scenario.path) + scenario.envelope_path
         extra = ENVELOPE_ARGUMENTS.get(peer, scenario.envelope_arguments)
     arguments = [
-        str(binary), "--url", url, *extra, *PEER_ARGUMENTS.get(peer, ()), "--requests", str(requests), "--concurrency",
+        str(binary), "--url", url, *extra, *own_arguments, "--requests", str(requests), "--concurrency",
         str(scenario.concurrency), "--mode", scenario.mode, "--warmup", str(warmup), "--label", peer,
         "--out", "/dev/null",
     ]
@@ -461,10 +477,11 @@ def inflight_requests(level: int, quick: bool) -> tuple[int, int]:
     return waves * level, (0 if quick else level)
 
 
-def run_inflight_peer(binary: Path, peer: str, level: int, server: Server, quick: bool,
-                      round_index: int) -> InflightRun:
+def run_inflight_peer(binary: Path, peer: str, level: int, server: Server, quick: bool, round_index: int,
+                      own_arguments: tuple[str, ...] = ()) -> InflightRun:
     """Runs `peer` with `level` requests in flight, or idle when `level` is 0."""
-    arguments = [str(binary), "--url", server.delay_url, "--mode", "get", "--label", peer, "--out", "/dev/null"]
+    arguments = [str(binary), "--url", server.delay_url, *own_arguments, "--mode", "get", "--label", peer,
+                 "--out", "/dev/null"]
     requests = 0
     if level == 0:
         arguments += ["--idle", "--concurrency", str(INFLIGHT_LEVELS[0])]
@@ -492,12 +509,12 @@ def run_inflight_peer(binary: Path, peer: str, level: int, server: Server, quick
     )
 
 
-def idle_rss_mib(binary: Path, server: Server, runs: int = 3) -> float | None:
+def idle_rss_mib(binary: Path, server: Server, own_arguments: tuple[str, ...] = (), runs: int = 3) -> float | None:
     """The median peak RSS of `binary` started with `--idle` (its engine running, no request sent), in MiB."""
     values = []
     for index in range(runs):
         time_report = server.prefix / f"time-idle-{index}.txt"
-        command = ["/usr/bin/time", "-v", "-o", str(time_report), str(binary), "--idle", "--url",
+        command = ["/usr/bin/time", "-v", "-o", str(time_report), str(binary), "--idle", *own_arguments, "--url",
                    f"http://127.0.0.1:{server.http_port}/small.bin"]
         completed = subprocess.run(command, capture_output=True, text=True, timeout=120)
         rss_kib = parse_peak_rss_kib(time_report.read_text()) if time_report.exists() else None
@@ -626,8 +643,10 @@ def peer_verdicts(scenario: Scenario, runs: list[Run], parley: str, idle_rss_mib
 
 def inflight_table(runs: list[InflightRun], peers: list[str], levels: tuple[int, ...]) -> str:
     """The in-flight scenario: one row per peer and level, medians over rounds."""
+    c_peers = [peer for peer in C_PEERS if peer in peers]
     header = ["peer", "in flight", "requests", "req/s", "p50 ms", "p99 ms", "CPU µs/req", "CPU vs 100",
-              "peak RSS MiB", "idle RSS MiB", "KiB per request in flight"]
+              *(f"CPU vs {c_peer}" for c_peer in c_peers), "peak RSS MiB", "idle RSS MiB",
+              "KiB per request in flight"]
     lines = [f"#### {INFLIGHT_TITLE}", "", "| " + " | ".join(header) + " |", "|---|" + "--:|" * (len(header) - 1)]
 
     def row(cells: list[str]) -> str:
@@ -651,6 +670,7 @@ def inflight_table(runs: list[InflightRun], peers: list[str], levels: tuple[int,
                 number(median([run.p99_us / 1e3 for run in good]), 0),
                 number(median([run.cpu_per_request_us for run in good]), 1),
                 number(inflight_cpu_growth(runs, peer, level, levels[0]), 2),
+                *(number(inflight_ratio(runs, peer, c_peer, level, inflight_cpu), 2) for c_peer in c_peers),
                 number(median([run.peak_rss_kib / 1024 for run in good]), 1),
                 number(median([idle.peak_rss_kib / 1024 for idle in idle_runs(runs, peer)]), 1),
                 number(inflight_kib_per_request(runs, peer, level), 1),
@@ -677,6 +697,42 @@ def inflight_cpu_growth(runs: list[InflightRun], peer: str, level: int, base: in
               for run in runs if run.peer == peer and run.level == level and run.ok and run.round in base_by_round
               and base_by_round[run.round].cpu_per_request_us > 0]
     return median(values)
+
+
+def inflight_cpu(run: InflightRun) -> float:
+    return run.cpu_per_request_us
+
+
+def inflight_rps(run: InflightRun) -> float:
+    return run.rps
+
+
+def inflight_ratio(runs: list[InflightRun], peer: str, baseline: str, level: int, value) -> float | None:
+    """Median over rounds of value(peer) / value(baseline), both with `level` in flight, in the same round."""
+    base_by_round = {run.round: run for run in runs if run.peer == baseline and run.level == level and run.ok}
+    values = [value(run) / value(base_by_round[run.round])
+              for run in runs if run.peer == peer and run.level == level and run.ok and run.round in base_by_round
+              and value(base_by_round[run.round]) > 0]
+    return median(values)
+
+
+def inflight_readings(runs: list[InflightRun], peers: list[str], levels: tuple[int, ...]) -> list[str]:
+    """Parley's peers, and libcurl on its socket interface, against the C peers: same level, same round."""
+    found = []
+    for peer in peers:
+        baselines = [c_peer for c_peer in C_PEERS if c_peer in peers and c_peer != peer]
+        if peer not in PARLEY_PEERS + C_PEERS or peer == BASELINE or not baselines:
+            continue
+        for level in levels:
+            rps = [(baseline, inflight_ratio(runs, peer, baseline, level, inflight_rps)) for baseline in baselines]
+            cpu = [(baseline, inflight_ratio(runs, peer, baseline, level, inflight_cpu)) for baseline in baselines]
+            if all(ratio is None for _, ratio in rps + cpu):
+                continue
+            found.append(f"{peer} with {level:,} in flight: req/s "
+                         + ", ".join(f"{number(ratio, 2)}× {baseline}" for baseline, ratio in rps)
+                         + "; CPU per request "
+                         + ", ".join(f"{number(ratio, 2)}× {baseline}" for baseline, ratio in cpu))
+    return found
 
 
 def inflight_verdicts(runs: list[InflightRun], levels: tuple[int, ...]) -> list[str]:
@@ -713,7 +769,12 @@ def main() -> int:
     parser.add_argument("--workers", type=int, default=NGINX_WORKERS,
                         help=f"nginx worker processes ({NGINX_WORKERS} by default)")
     parser.add_argument("--serve", action="store_true", help="start nginx, print its URLs, wait for Ctrl-C")
+    parser.add_argument("--parley-loops", type=int, metavar="N",
+                        help="pass --loops N (the engine's event loops) to every run of parley-bench; "
+                             "left out unless given")
     arguments = parser.parse_args()
+    if arguments.parley_loops is not None and arguments.parley_loops < 1:
+        parser.error("--parley-loops must be a positive integer")
 
     peers = [peer for peer in arguments.peers.split(",") if peer]
     unknown = [peer for peer in peers if peer not in PEERS]
@@ -737,6 +798,7 @@ def main() -> int:
         log(f"warning: RLIMIT_NOFILE is {descriptors}; skipping {sorted(set(INFLIGHT_LEVELS) - set(levels))} "
             "requests in flight (raise the hard limit, ulimit -Hn, to run them)")
     inflight_peers = [peer for peer in peers if peer in INFLIGHT_PEERS and (peer, INFLIGHT_KEY) not in UNSUPPORTED]
+    own_arguments = {peer: peer_arguments(peer, arguments.parley_loops) for peer in PEERS}
 
     bin_path = None
     if not arguments.serve:
@@ -772,7 +834,7 @@ def main() -> int:
                 time.sleep(3600)
         assert bin_path is not None
         if any(s.idle_rss_margin_mib is not None for s in scenarios) and any(p in PARLEY_PEERS for p in peers):
-            parley_idle_mib = idle_rss_mib(bin_path / PEERS["parley"], server)
+            parley_idle_mib = idle_rss_mib(bin_path / PEERS["parley"], server, own_arguments["parley"])
             log(f"parley-bench idle: {parley_idle_mib or 0:.1f} MiB peak RSS (median of 3)")
         for round_index in range(rounds):
             for scenario in scenarios:
@@ -781,7 +843,8 @@ def main() -> int:
                 for peer in order:
                     if (peer, scenario.key) in UNSUPPORTED:
                         continue
-                    run = run_peer(bin_path / PEERS[peer], peer, scenario, server, arguments.quick, round_index)
+                    run = run_peer(bin_path / PEERS[peer], peer, scenario, server, arguments.quick, round_index,
+                                   own_arguments[peer])
                     runs.append(run)
                     summary = (f"{run.rps:,.0f} req/s, {run.bytes_per_s / 1e6:,.1f} MB/s, "
                                f"{run.peak_rss_mib:.1f} MiB" if run.ok else f"FAILED {run.error}")
@@ -793,7 +856,7 @@ def main() -> int:
                 for level in (0, *levels):
                     for peer in order:
                         run = run_inflight_peer(bin_path / PEERS[peer], peer, level, server, arguments.quick,
-                                                round_index)
+                                                round_index, own_arguments[peer])
                         inflight_runs.append(run)
                         what = "idle" if level == 0 else f"{level:,} in flight"
                         summary = (f"{run.rps:,.0f} req/s, {run.cpu_per_request_us:,.1f} µs CPU/req, "
@@ -813,6 +876,8 @@ def main() -> int:
           f"{minutes:.1f} minutes, load average {load:.2f} at the start, {end_load:.2f} at the end\n")
     print(f"Medians across rounds; ratios are same-round ratios to `{BASELINE}`, median across rounds. "
           f"Throughput ratios compare req/s (a–c, f) or MB/s (d, e).\n")
+    if arguments.parley_loops is not None:
+        print(f"parley-bench ran with `--loops {arguments.parley_loops}`.\n")
     for scenario in scenarios:
         print(table(scenario, runs, peers))
         found = verdicts(scenario, runs, parley_idle_mib)
@@ -825,9 +890,12 @@ def main() -> int:
         print(inflight_table(inflight_runs, peers, levels))
         print(f"\nCPU vs {levels[0] if levels else '–'}: same-round ratio of CPU per request to the same peer's with "
               f"{levels[0] if levels else '–'} in flight. KiB per request in flight: (peak RSS − the same round's "
-              "idle RSS) / requests in flight.\n")
+              "idle RSS) / requests in flight. CPU vs a C peer: same-round ratio of CPU per request to that peer's "
+              "with as many in flight.\n")
         for verdict in inflight_verdicts(inflight_runs, levels):
             print(f"- parley: {verdict}")
+        for reading in inflight_readings(inflight_runs, peers, levels):
+            print(f"- {reading}")
         print()
     if arguments.json:
         arguments.json.write_text(json.dumps([dataclasses.asdict(run) for run in runs + inflight_runs], indent=2))
