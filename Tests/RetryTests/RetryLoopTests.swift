@@ -113,7 +113,7 @@ import Transport
 
     @Test func aRetryableBusinessCodeIsRetried() async throws {
         var policy = RetryPolicy.testing(clock: clock)
-        policy.retryableBusinessCodes = [5031]
+        policy.classifier = EnvelopeClassifier(retryableCodes: [5031])
         let script = Script([
             .success(response(200, body: #"{"code": 5031, "message": "busy"}"#)),
             .success(response(200, body: #"{"code": 200, "data": 1}"#)),
