@@ -136,7 +136,8 @@ import Transport
         let get = RetryRequest(method: .get, url: "u", host: "h")
         func busy(_ verdict: ResponseClassification.Verdict) -> RetryFailure {
             .business(
-                ResponseClassification(verdict: verdict, code: "5031", message: "busy"), head: HTTPResponse(status: .ok),
+                ResponseClassification(verdict: verdict, code: "5031", message: "busy"),
+                head: HTTPResponse(status: .ok),
                 url: "u")
         }
         #expect(policy.classify(busy(.failure), of: get) != .retryable)
