@@ -142,7 +142,6 @@ let package = Package(
         .target(
             name: "Retry",
             dependencies: [
-                "Mapping",
                 "Transport",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),

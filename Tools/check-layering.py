@@ -71,8 +71,6 @@ ALLOWED_LAYERS: dict[int, set[int]] = {
 #: Edges between two targets allowed beyond ALLOWED_LAYERS.
 ALLOWED_EDGES: set[tuple[str, str]] = {
     ("Feedback", "Mapping"),
-    # Retrying on an envelope's code (a "server busy", an expired token) reads the envelope.
-    ("Retry", "Mapping"),
     # A client's call can ask for the cached answer first, then the network's.
     ("Forms", "Caching"),
     # Clients retry their requests, and downloads their attempts, under one policy.
