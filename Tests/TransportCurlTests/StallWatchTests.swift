@@ -72,4 +72,11 @@ import Testing
             Sample(bytes: 0, at: .seconds(4), stalled: true),
         ])
     }
+
+    /// A transfer is looked at eight times per stall timeout, however short the timeout.
+    @Test func checksEightTimesPerTimeout() {
+        #expect(StallWatch.checkInterval(for: .seconds(30)) == .milliseconds(3750))
+        #expect(StallWatch.checkInterval(for: .seconds(1)) == .milliseconds(125))
+        #expect(StallWatch.checkInterval(for: .microseconds(80)) == .milliseconds(1))
+    }
 }
