@@ -4,10 +4,8 @@ import Testing
 
 /// The heap the loop orders its transfers' stall checks in, on instants the test chooses.
 ///
-/// Checked to fail: with `siftDown` comparing the parent to the later child, the drained
-/// orders come out unsorted; with `remove` not moving the last entry up when it is earlier
-/// than its new parent, `removingAnyElementKeepsTheOrder` fails; with indices not updated on
-/// a swap, the removals remove the wrong element.
+/// Checked to fail: with `siftDown` always following the left child (not the earlier one),
+/// both drained orders come out unsorted.
 @Suite struct DeadlineHeapTests {
     final class Item: DeadlineHeapElement {
         let name: Int

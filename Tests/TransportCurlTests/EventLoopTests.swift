@@ -15,9 +15,8 @@ import TransportCurl
     /// a body of its own length: each completes exactly once (one final `.metrics` event per
     /// request, and a second completion would emit another) with its own body.
     ///
-    /// Checked to fail: with `SocketReadiness` giving no bits for `EPOLLIN` (every ready socket
-    /// ignored), the test ran into its time limit; with `finish` completing a transfer twice
-    /// (`transfer.complete` called again after `detach`), the metrics count was 2 for every request.
+    /// Checked to fail: with `finish` completing each transfer twice (`transfer.complete` called
+    /// again), every request counted two completions.
     @Test(.timeLimit(.minutes(3)))
     func thousandsOfTransfersInFlightEachCompleteOnceWithTheirOwnBody() async throws {
         let count = 2000
@@ -67,8 +66,8 @@ import TransportCurl
     /// in the middle of a body the server stopped sending, paused for a consumer that does not
     /// read, and just posted. Every one fails with `.shutDown`, and shutdown returns.
     ///
-    /// Checked to fail: with `tearDown` finishing no attached transfer (the loop exits and
-    /// leaves them), the test ran into its time limit waiting for the first request.
+    /// Checked to fail: with `tearDown` failing the transfers it ends with `.cancelled`, all
+    /// six attached ones failed the check (the just-posted one may be a leftover command).
     @Test(.timeLimit(.minutes(1)))
     func shutdownEndsTransfersInEveryState() async throws {
         let unanswered = try UnansweredListener()
@@ -127,9 +126,9 @@ import TransportCurl
     /// time libcurl stops watching the socket, and each unpause must get it going again with
     /// no other socket or transfer to wake the loop. The body arrives whole.
     ///
-    /// Checked to fail: with the loop ignoring libcurl's timer when it asks to run at once
-    /// (`LoopWakeRules.curlTimer` giving `nil` for 0), the transfer stopped at its first pause
-    /// and the stall check failed it as stalled.
+    /// Checked to fail: with the loop ignoring what libcurl's socket and timer callbacks ask
+    /// while it applies a delivery or a resume (when `curl_easy_pause` lifts a pause), the
+    /// transfer stopped at its first pause and the stall check failed it as stalled.
     @Test(.timeLimit(.minutes(1)))
     func aBodyPausedAgainAndAgainArrivesWholeWithNothingElseInFlight() async throws {
         let length = 2 << 20
@@ -153,8 +152,8 @@ import TransportCurl
     /// Timers with no socket activity at all: a request whose answer comes after a delay with
     /// nothing else in flight, and connect timeouts to a peer that never answers.
     ///
-    /// Checked to fail: with the epoll wait ignoring libcurl's timer (always -1 without a
-    /// stall check), the connects never timed out and the test ran into its time limit.
+    /// Checked to fail: with libcurl's timer run only in passes that had socket activity, the
+    /// test ran into its time limit.
     @Test(.timeLimit(.minutes(1)))
     func timersFireWithoutSocketActivity() async throws {
         try await MockServer.withRunning { server in
@@ -189,10 +188,11 @@ import TransportCurl
     }
 
     /// HTTP/2 streams share one socket: several streamed downloads over one TLS connection,
-    /// one of them read slowly (paused while the others go on), all arrive whole, and only
-    /// the first request opened a connection.
+    /// one of them read slowly (paused while the others go on), all arrive whole, and none
+    /// opened a connection of its own, though the host's limit would allow it.
     ///
-    /// Checked to fail: with `CURLPIPE_MULTIPLEX` off, five connections were opened.
+    /// Checked to fail: with `CURLMOPT_PIPELINING` set to `CURLPIPE_NOTHING`, the downloads
+    /// opened connections of their own.
     @Test(.enabled(if: ExternalServers.nginxAvailable, "nginx is not running: use `make test`"), .timeLimit(.minutes(1)))
     func http2StreamsShareOneSocketWhileOneIsPaused() async throws {
         let tlsURL = try ExternalServers.require(ExternalServers.nginxTLSURL, "PARLEY_NGINX_TLS_URL")
@@ -201,7 +201,7 @@ import TransportCurl
         try await withTransport(
             .with {
                 $0.tls.caFile = caFile
-                $0.maximumConnectionsPerHost = 1
+                $0.maximumConnectionsPerHost = 8
                 $0.streamBufferSize = 32 * 1024
             }
         ) { transport in

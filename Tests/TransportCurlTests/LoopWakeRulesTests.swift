@@ -5,10 +5,8 @@ import Testing
 /// When the loop wakes, on instants the test chooses: no clock, no sleep.
 ///
 /// Checked to fail: with the wait rounded down instead of up, "half a millisecond to go"
-/// gives 0 (the loop would spin); with pending commands ignored, "commands pending" gives the
-/// timer's wait; with the stall check left out, "the stall check comes first" gives libcurl's
-/// timer; with a silent timeout forgetting the timer, `aTimeoutLibcurlDidNotAnswerIsAskedAgain`
-/// fails.
+/// gives 0 (the loop would spin until the deadline) and "a fraction past a millisecond"
+/// gives 1.
 @Suite struct LoopWakeRulesTests {
     static let now = ContinuousClock.now
 

@@ -8,10 +8,10 @@ import Testing
 /// `epoll_ctl` operation and the events watched afterwards; and how each `epoll_ctl` failure
 /// that descriptor reuse causes is recovered.
 ///
-/// Checked to fail: with a repeated `CURL_POLL_IN` answered by a modification instead of
-/// nothing, "the same interest again" fails; with `CURL_POLL_INOUT` read as `EPOLLIN` alone,
-/// the rows that want both fail; with `EEXIST` on an addition treated as a failure, the
-/// recovery row "add: EEXIST" fails.
+/// Checked to fail: with an interest the set already holds answered by a modification instead
+/// of nothing, "the same interest again" and "both ways again" fail; with `EEXIST` on an
+/// addition and `ENOENT` on a modification treated as failures, their recovery rows and both
+/// tests on a real epoll set fail (the socket is left unwatched).
 @Suite struct SocketInterestTests {
     static let inOnly = parley_epoll_in
     static let outOnly = parley_epoll_out

@@ -7,10 +7,9 @@ import Testing
 /// events on a socket watched for reading, writing or both, read as libcurl's own
 /// `Curl_socket_check` reads `poll`.
 ///
-/// Checked to fail: with a hang-up on a socket watched for reading given as
-/// `CURL_CSELECT_ERR`, the rows "a hang-up while reading" and "an error while reading" fail
-/// (libcurl would report "select/poll returned error" instead of reading the real cause); with
-/// the watched events ignored, "a stale event" fails.
+/// Checked to fail: with only `EPOLLIN` making a socket watched for reading readable (an
+/// error or a hang-up ignored), the rows "a hang-up while reading", "an error while reading"
+/// and "an error both ways" fail: libcurl would never read the end of the stream or the error.
 @Suite struct SocketReadinessTests {
     static let inBit = parley_epoll_in
     static let outBit = parley_epoll_out

@@ -7,7 +7,8 @@ import Testing
 ///
 /// Checked to fail: with `>` for `>=`, every table misses the stall at its timeout; with
 /// excused samples not restarting the clock, `anExcusedSampleRestartsTheClock` stalls early;
-/// with a changed count not restarting it, `aMovingCountRestartsTheClock` does.
+/// with a changed count not restarting it, `aMovingCountRestartsTheClock` does; with a check
+/// every quarter of the timeout, `checksEightTimesPerTimeout` fails.
 @Suite struct StallWatchTests {
     /// The instant every table starts at.
     static let start = ContinuousClock.now
