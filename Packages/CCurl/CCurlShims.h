@@ -211,6 +211,17 @@ static inline void parley_eventfd_drain(int fd) {
     } while (got < 0 && errno == EINTR);
 }
 
+// MARK: - The loop's clock
+
+// clock_gettime comes with <time.h>, which <curl/curl.h> includes.
+
+/// CLOCK_MONOTONIC in nanoseconds: one vDSO read, for the loop's deadlines.
+static inline int64_t parley_monotonic_nanoseconds(void) {
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (int64_t)now.tv_sec * 1000000000 + (int64_t)now.tv_nsec;
+}
+
 // MARK: - Threads
 
 #include <pthread.h>

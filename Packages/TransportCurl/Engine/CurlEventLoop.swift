@@ -60,7 +60,7 @@ final class CurlEventLoop: @unchecked Sendable {
     private var idleHandles: [CurlEasyHandle] = []
     private var spareCommands: [CurlCommandQueue.Command] = []
     /// When libcurl wants its timers run, as its timer callback last said; `nil` for never.
-    private var curlTimer: ContinuousClock.Instant?
+    private var curlTimer: LoopInstant?
     /// How many times libcurl's timer callback has been called (it is called only on a change).
     private var curlTimerCalls = 0
 
@@ -158,7 +158,7 @@ final class CurlEventLoop: @unchecked Sendable {
             // Commands posted during the pass keep the loop from sleeping; ready sockets are
             // still read (a wait of 0).
             let timeout = LoopWakeRules.timeout(
-                now: .now, curlTimer: curlTimer, nextStallCheck: attached.earliestDeadline,
+                now: .now(), curlTimer: curlTimer, nextStallCheck: attached.earliestDeadline,
                 commandsPending: !commands.announcePoll())
             sockets.wait(timeout: timeout) { descriptor, events in
                 if descriptor == wakeup.descriptor {
@@ -169,12 +169,12 @@ final class CurlEventLoop: @unchecked Sendable {
                 if bits != 0 { curl_multi_socket_action(multi, descriptor, bits, &stillRunning) }
             }
 
-            let now = ContinuousClock.now
+            let now = LoopInstant.now()
             if LoopWakeRules.isDue(curlTimer, now: now) {
                 let calls = curlTimerCalls
                 curl_multi_socket_action(multi, parley_socket_timeout, 0, &stillRunning)
                 if curlTimerCalls == calls {
-                    curlTimer = LoopWakeRules.curlTimerAfterSilentTimeout(curlTimer, now: .now)
+                    curlTimer = LoopWakeRules.curlTimerAfterSilentTimeout(curlTimer, now: .now())
                 }
             }
             drainFinished()
@@ -208,7 +208,7 @@ final class CurlEventLoop: @unchecked Sendable {
     /// libcurl wants its timers run in `milliseconds` (0: at once; -1: it has none).
     func onTimer(milliseconds: Int) {
         curlTimerCalls &+= 1
-        curlTimer = LoopWakeRules.curlTimer(milliseconds: milliseconds, now: .now)
+        curlTimer = LoopWakeRules.curlTimer(milliseconds: milliseconds, now: .now())
     }
 
     // MARK: - Commands
@@ -252,7 +252,7 @@ final class CurlEventLoop: @unchecked Sendable {
             transfer.complete(.failure(TransportError(wrapping: error, url: transfer.initialURL)))
             return
         }
-        attached.insert(transfer, deadline: transfer.startStallWatch(now: .now))
+        attached.insert(transfer, deadline: transfer.startStallWatch(now: .now()))
         let code = curl_multi_add_handle(multi, handle.pointer)
         if code != CURLM_OK {
             attached.remove(transfer)
@@ -329,7 +329,7 @@ final class CurlEventLoop: @unchecked Sendable {
 
     /// Checks the transfers whose stall check is due, and fails those that stalled; the others
     /// are checked again later. Looks at no other transfer.
-    private func checkStalls(now: ContinuousClock.Instant) {
+    private func checkStalls(now: LoopInstant) {
         while let transfer = attached.firstDue(at: now) {
             switch transfer.checkStall(now: now) {
             case .checkAgain(let next):

@@ -13,8 +13,16 @@ protocol DeadlineHeapElement: AnyObject {
 /// pass looks only at the transfers whose check is due and never walks them all. Each element
 /// stores its own index (``DeadlineHeapElement/deadlineHeapIndex``), which is how it can be
 /// removed when it finishes early; an element is in at most one heap at a time.
+///
+/// Deadlines are ``LoopInstant``s, plain integers, so that sifting copies and compares no
+/// `LoopInstant` (each of which would be a call).
 struct DeadlineHeap<Element: DeadlineHeapElement> {
-    private var entries: [(deadline: ContinuousClock.Instant, element: Element)] = []
+    private struct Entry {
+        var deadline: LoopInstant
+        let element: Element
+    }
+
+    private var entries: [Entry] = []
 
     /// How many elements the heap holds.
     var count: Int { entries.count }
@@ -23,17 +31,16 @@ struct DeadlineHeap<Element: DeadlineHeapElement> {
     var isEmpty: Bool { entries.isEmpty }
 
     /// The earliest deadline, or `nil` when the heap is empty.
-    var earliestDeadline: ContinuousClock.Instant? { entries.first?.deadline }
+    var earliestDeadline: LoopInstant? { entries.first?.deadline }
 
     /// Every element, in no particular order.
     var elements: [Element] { entries.map(\.element) }
 
     /// Adds an element that is in no heap, due at `deadline`.
-    mutating func insert(_ element: Element, deadline: ContinuousClock.Instant) {
+    mutating func insert(_ element: Element, deadline: LoopInstant) {
         precondition(element.deadlineHeapIndex == nil, "the element is in a heap already")
-        entries.append((deadline, element))
-        element.deadlineHeapIndex = entries.count - 1
-        siftUp(from: entries.count - 1)
+        entries.append(Entry(deadline: deadline, element: element))
+        siftUp(entries.count - 1)
     }
 
     /// Removes an element, if it is in this heap.
@@ -45,24 +52,27 @@ struct DeadlineHeap<Element: DeadlineHeapElement> {
         let last = entries.removeLast()
         guard index < entries.count else { return }
         entries[index] = last
-        last.element.deadlineHeapIndex = index
         // The moved entry may belong above or below its new place.
-        if !siftUp(from: index) { siftDown(from: index) }
+        if index > 0 && last.deadline < entries[(index - 1) / 2].deadline {
+            siftUp(index)
+        } else {
+            siftDown(index)
+        }
     }
 
     /// The element with the earliest deadline when that deadline is at or before `now`, without
     /// removing it; `nil` when none is due.
-    func firstDue(at now: ContinuousClock.Instant) -> Element? {
+    func firstDue(at now: LoopInstant) -> Element? {
         guard let first = entries.first, first.deadline <= now else { return nil }
         return first.element
     }
 
     /// Gives the element with the earliest deadline a new deadline (the element that
     /// ``firstDue(at:)`` returned, once it has been looked at).
-    mutating func rescheduleFirst(to deadline: ContinuousClock.Instant) {
+    mutating func rescheduleFirst(to deadline: LoopInstant) {
         guard !entries.isEmpty else { return }
         entries[0].deadline = deadline
-        siftDown(from: 0)
+        siftDown(0)
     }
 
     /// Removes every element.
@@ -71,38 +81,38 @@ struct DeadlineHeap<Element: DeadlineHeapElement> {
         entries.removeAll()
     }
 
-    /// Moves the entry at `index` up while it is earlier than its parent.
-    ///
-    /// - Returns: Whether it moved.
-    @discardableResult
-    private mutating func siftUp(from index: Int) -> Bool {
-        var child = index
-        while child > 0 {
-            let parent = (child - 1) / 2
-            guard entries[child].deadline < entries[parent].deadline else { break }
-            swapAt(child, parent)
-            child = parent
+    /// Moves the entry at `index` up past every later parent, then records the index of each
+    /// entry that moved (each once).
+    private mutating func siftUp(_ index: Int) {
+        let moving = entries[index]
+        var hole = index
+        while hole > 0 {
+            let parent = (hole - 1) / 2
+            guard moving.deadline < entries[parent].deadline else { break }
+            entries[hole] = entries[parent]
+            entries[hole].element.deadlineHeapIndex = hole
+            hole = parent
         }
-        return child != index
+        entries[hole] = moving
+        moving.element.deadlineHeapIndex = hole
     }
 
-    /// Moves the entry at `index` down while a child is earlier.
-    private mutating func siftDown(from index: Int) {
-        var parent = index
+    /// Moves the entry at `index` down past every earlier child, then records the index of each
+    /// entry that moved (each once).
+    private mutating func siftDown(_ index: Int) {
+        let moving = entries[index]
+        var hole = index
         while true {
-            let left = 2 * parent + 1
-            guard left < entries.count else { return }
+            let left = 2 * hole + 1
+            guard left < entries.count else { break }
             let right = left + 1
             let earlier = right < entries.count && entries[right].deadline < entries[left].deadline ? right : left
-            guard entries[earlier].deadline < entries[parent].deadline else { return }
-            swapAt(parent, earlier)
-            parent = earlier
+            guard entries[earlier].deadline < moving.deadline else { break }
+            entries[hole] = entries[earlier]
+            entries[hole].element.deadlineHeapIndex = hole
+            hole = earlier
         }
-    }
-
-    private mutating func swapAt(_ first: Int, _ second: Int) {
-        entries.swapAt(first, second)
-        entries[first].element.deadlineHeapIndex = first
-        entries[second].element.deadlineHeapIndex = second
+        entries[hole] = moving
+        moving.element.deadlineHeapIndex = hole
     }
 }

@@ -7,8 +7,8 @@
 /// check of a transfer. Commands queued during the pass (a delivery a callback scheduled) keep
 /// it from sleeping at all.
 enum LoopWakeRules {
-    /// The longest wait `epoll_wait` is given, well inside its `int` of milliseconds.
-    static let longestWait = Duration.seconds(3600)
+    /// The longest wait `epoll_wait` is given (an hour), well inside its `int` of milliseconds.
+    static let longestWaitNanoseconds: Int64 = 3_600_000_000_000
 
     /// The `epoll_wait` timeout in milliseconds: -1 to wait for a socket or a wakeup alone, 0
     /// not to sleep, otherwise the time to the earlier deadline, rounded up to a whole
@@ -22,11 +22,10 @@ enum LoopWakeRules {
     ///   - nextStallCheck: The earliest stall check of a transfer; `nil` with no transfer.
     ///   - commandsPending: Whether commands wait in the queue.
     static func timeout(
-        now: ContinuousClock.Instant, curlTimer: ContinuousClock.Instant?,
-        nextStallCheck: ContinuousClock.Instant?, commandsPending: Bool
+        now: LoopInstant, curlTimer: LoopInstant?, nextStallCheck: LoopInstant?, commandsPending: Bool
     ) -> Int32 {
         if commandsPending { return 0 }
-        let deadline: ContinuousClock.Instant
+        let deadline: LoopInstant
         switch (curlTimer, nextStallCheck) {
         case (nil, nil): return -1
         case (let timer?, nil): deadline = timer
@@ -34,22 +33,19 @@ enum LoopWakeRules {
         case (let timer?, let check?): deadline = min(timer, check)
         }
         guard deadline > now else { return 0 }
-        let wait = min(deadline - now, longestWait)
-        let (seconds, attoseconds) = wait.components
-        let wholeMilliseconds = seconds * 1000 + attoseconds / 1_000_000_000_000_000
-        let remainder = attoseconds % 1_000_000_000_000_000
-        return Int32(wholeMilliseconds + (remainder > 0 ? 1 : 0))
+        let wait = min(deadline.nanoseconds - now.nanoseconds, longestWaitNanoseconds)
+        return Int32((wait + 999_999) / 1_000_000)
     }
 
     /// The instant libcurl's timer callback asks for: `nil` for -1 (no timer), `now` for 0
     /// (act at once), otherwise `now` plus the milliseconds.
-    static func curlTimer(milliseconds: Int, now: ContinuousClock.Instant) -> ContinuousClock.Instant? {
+    static func curlTimer(milliseconds: Int, now: LoopInstant) -> LoopInstant? {
         guard milliseconds >= 0 else { return nil }
-        return now + .milliseconds(milliseconds)
+        return now.advanced(byNanoseconds: Int64(milliseconds) * 1_000_000)
     }
 
     /// Whether libcurl's timer has come.
-    static func isDue(_ curlTimer: ContinuousClock.Instant?, now: ContinuousClock.Instant) -> Bool {
+    static func isDue(_ curlTimer: LoopInstant?, now: LoopInstant) -> Bool {
         guard let curlTimer else { return false }
         return curlTimer <= now
     }
@@ -63,10 +59,8 @@ enum LoopWakeRules {
     /// down, so the loop can wake a fraction of a millisecond before libcurl counts the time
     /// as come. The timer then stays, one millisecond on, so that the loop asks again instead
     /// of either forgetting it (a transfer would hang) or spinning until it is due.
-    static func curlTimerAfterSilentTimeout(
-        _ curlTimer: ContinuousClock.Instant?, now: ContinuousClock.Instant
-    ) -> ContinuousClock.Instant? {
+    static func curlTimerAfterSilentTimeout(_ curlTimer: LoopInstant?, now: LoopInstant) -> LoopInstant? {
         guard let curlTimer else { return nil }
-        return curlTimer <= now ? now + .milliseconds(1) : curlTimer
+        return curlTimer <= now ? now.advanced(byNanoseconds: 1_000_000) : curlTimer
     }
 }

@@ -110,6 +110,8 @@ final class CurlTransfer: DeadlineHeapElement, @unchecked Sendable {
     var stallWatch = StallWatch()
     /// Where the transfer sits in the loop's heap of stall checks while it is attached.
     var deadlineHeapIndex: Int?
+    /// The time between two stall checks, in nanoseconds (``StallWatch/checkInterval(for:)``).
+    private var stallCheckInterval: Int64 = 0
 
     /// Whether the transfer is on the multi handle now.
     var isAttached: Bool { handle != nil }
@@ -192,24 +194,25 @@ final class CurlTransfer: DeadlineHeapElement, @unchecked Sendable {
         /// The transfer stalled: fail it with this error.
         case stalled(TransportError)
         /// The transfer is healthy (or waits on its caller, or still connects): look again then.
-        case checkAgain(at: ContinuousClock.Instant)
+        case checkAgain(at: LoopInstant)
     }
 
     /// Starts the stall clock when the transfer is attached.
     ///
     /// - Returns: When the loop first checks the transfer.
-    func startStallWatch(now: ContinuousClock.Instant) -> ContinuousClock.Instant {
-        _ = stallWatch.isStalled(bytesMoved: bytesMoved, excused: true, now: now, timeout: request.options.stallTimeout)
-        return now + StallWatch.checkInterval(for: request.options.stallTimeout)
+    func startStallWatch(now: LoopInstant) -> LoopInstant {
+        stallCheckInterval = StallWatch.checkIntervalNanoseconds(for: request.options.stallTimeout)
+        stallWatch.start(bytesMoved: bytesMoved, now: now)
+        return now.advanced(byNanoseconds: stallCheckInterval)
     }
 
     /// The stall error when no byte has moved for the stall timeout while the transfer was
     /// connected and not paused by its own consumer or producer; otherwise when to check
     /// again. The loop asks when the transfer's check comes due (``StallWatch/checkInterval(for:)``).
-    func checkStall(now: ContinuousClock.Instant) -> StallCheck {
-        let timeout = request.options.stallTimeout
-        let next = StallCheck.checkAgain(at: now + StallWatch.checkInterval(for: timeout))
+    func checkStall(now: LoopInstant) -> StallCheck {
+        let next = StallCheck.checkAgain(at: now.advanced(byNanoseconds: stallCheckInterval))
         guard let handle else { return next }
+        let timeout = request.options.stallTimeout
         let waitingOnCaller = isReceivePaused || isSendPaused
         guard stallWatch.isStalled(bytesMoved: bytesMoved, excused: waitingOnCaller, now: now, timeout: timeout)
         else { return next }

@@ -10,21 +10,32 @@ struct StallWatch {
     /// The time between two samples of a transfer whose stall timeout is `timeout`: an eighth
     /// of it, and at least a millisecond.
     static func checkInterval(for timeout: Duration) -> Duration {
-        max(timeout / 8, .milliseconds(1))
+        .nanoseconds(checkIntervalNanoseconds(for: timeout))
+    }
+
+    /// ``checkInterval(for:)`` in nanoseconds, computed without `Duration` arithmetic (each
+    /// step of which is a call into the standard library).
+    static func checkIntervalNanoseconds(for timeout: Duration) -> Int64 {
+        max(LoopInstant.nanoseconds(of: timeout) / 8, 1_000_000)
     }
 
     private var lastBytes: Int64 = -1
     /// When the byte count last changed (or an excused sample restarted the clock); `nil`
     /// before the first sample.
-    private var since: ContinuousClock.Instant?
+    private var since: LoopInstant?
+
+    /// Starts the clock at `now` with the transfer's byte count.
+    mutating func start(bytesMoved: Int64, now: LoopInstant) {
+        lastBytes = bytesMoved
+        since = now
+    }
 
     /// Whether the transfer has been idle for at least `timeout` as of `now`.
-    mutating func isStalled(bytesMoved: Int64, excused: Bool, now: ContinuousClock.Instant, timeout: Duration) -> Bool {
+    mutating func isStalled(bytesMoved: Int64, excused: Bool, now: LoopInstant, timeout: Duration) -> Bool {
         guard bytesMoved == lastBytes, !excused, let since else {
-            lastBytes = bytesMoved
-            since = now
+            start(bytesMoved: bytesMoved, now: now)
             return false
         }
-        return now - since >= timeout
+        return now.nanoseconds - since.nanoseconds >= LoopInstant.nanoseconds(of: timeout)
     }
 }
