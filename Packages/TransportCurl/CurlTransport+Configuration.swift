@@ -73,6 +73,32 @@ extension CurlTransport {
         /// ``maximumConnectionsPerHost``, the connection cache grows to it.
         public var maximumTotalConnections = 0
 
+        /// How many event loops the transport runs, each a thread of its own with its own libcurl
+        /// multi handle, connection cache and pool of easy handles: ``defaultLoopCount`` by
+        /// default.
+        ///
+        /// One loop serves any number of requests, but on one core; more loops let a transport
+        /// with many requests in flight use more of the machine. A request goes to the loop its
+        /// task prefers as an executor (``CurlTransport/taskExecutor``), else, for an HTTPS origin
+        /// that may speak HTTP/2, to the origin's own loop, so that its requests share one
+        /// connection, else to the loop with the fewest transfers in flight (ties keep the
+        /// origin's own loop, so requests one at a time reuse one connection).
+        ///
+        /// The connection limits hold for the transport as a whole: ``maximumConnectionsPerHost``
+        /// and ``maximumTotalConnections`` are divided between the loops (16 per host over 2 loops
+        /// is 8 on each), and there are never more loops than either limit allows for one
+        /// connection each (with ``maximumConnectionsPerHost`` at 1, one loop). A request waits for
+        /// a connection of its own loop, even while another loop has one free.
+        ///
+        /// ``CurlTransport/init(configuration:)`` throws when it is below 1. Each loop holds a
+        /// thread and two file descriptors.
+        public var loopCount = Configuration.defaultLoopCount
+
+        /// The default ``loopCount``: 1.
+        ///
+        /// Measured with `parley-bench --loops N` (docs/BENCHMARKS.md, "Several event loops").
+        public static var defaultLoopCount: Int { 1 }
+
         /// libcurl's receive buffer per transfer, in bytes (`CURLOPT_BUFFERSIZE`): 64 KiB by
         /// default. Larger buffers (512 KiB) raise throughput for big downloads at the cost of
         /// memory per transfer. libcurl accepts 1 KiB to 10 MiB; values outside are clamped.

@@ -3,7 +3,8 @@
 // Each request is built from the URL string, validated, and handed to the transport: `data(for:)` for `get` and
 // `upload`, `send(_:)` and the streamed body for `download`. The engine is configured for the scenario and for
 // nothing else: up to `--concurrency` connections per host, `--cacert` as the CA file, and a 512 KiB receive
-// buffer for downloads (the baseline's CURLOPT_BUFFERSIZE).
+// buffer for downloads (the baseline's CURLOPT_BUFFERSIZE). `--loops N` sets the engine's event loops (its default
+// otherwise); the connection limit is the transport's whole, divided between them.
 
 import ArgumentParser
 import BenchmarkSupport
@@ -49,9 +50,17 @@ struct ParleyBench: AsyncParsableCommand {
     @Option(help: "pool (Swift's global executor) or loop (the engine's thread, CurlTransport.taskExecutor).")
     var executor: Executor = .pool
 
+    /// How many event loops the engine runs (`CurlTransport.Configuration.loopCount`); its
+    /// default when not given.
+    @Option(help: "The engine's event loops (CurlTransport.Configuration.loopCount); the engine's default if not given.")
+    var loops: Int?
+
     func validate() throws {
         if stack != .transport && options.mode != .get {
             throw ValidationError("--stack \(stack.rawValue) works with --mode get only.")
+        }
+        if let loops, loops < 1 {
+            throw ValidationError("--loops must be at least 1.")
         }
     }
 
@@ -59,6 +68,7 @@ struct ParleyBench: AsyncParsableCommand {
         let options = self.options
         var configuration = CurlTransport.Configuration()
         configuration.maximumConnectionsPerHost = options.concurrency
+        if let loops { configuration.loopCount = loops }
         configuration.tls.caFile = options.cacert
         if options.mode == .download {
             configuration.receiveBufferSize = downloadReceiveBufferSize
@@ -72,17 +82,23 @@ struct ParleyBench: AsyncParsableCommand {
             try await Task.sleep(for: idleDuration)
             report = .idle(options: options)
         } else {
-            let preferred: (any TaskExecutor)? = executor == .loop ? transport.taskExecutor : nil
+            let onLoops = executor == .loop
             switch stack {
             case .transport:
-                report = await withTaskExecutorPreference(preferred) {
-                    await runClosedLoop(options: options) { _ in
-                        try await perform(on: transport, options: options, uploadSize: uploadSize)
-                    }
+                // Each worker prefers one loop, the loops taken in turn, so that with several
+                // loops the workers spread over all of them (and each request stays on its
+                // worker's loop).
+                let workerExecutor: @Sendable () -> (any TaskExecutor)? = {
+                    onLoops ? transport.taskExecutor : nil
+                }
+                report = await runClosedLoop(options: options, workerExecutor: workerExecutor) { _ in
+                    try await perform(on: transport, options: options, uploadSize: uploadSize)
                 }
             case .full, .direct:
-                let client = try FullStackClient(
-                    transport: transport, url: options.url, onEngineThread: executor == .loop)
+                // The handles' operations prefer one loop (the client's `taskExecutor`), and the
+                // workers that one too.
+                let preferred: (any TaskExecutor)? = onLoops ? transport.taskExecutor : nil
+                let client = try FullStackClient(transport: transport, url: options.url, taskExecutor: preferred)
                 let throughHandle = stack == .full
                 report = await withTaskExecutorPreference(preferred) {
                     await runClosedLoop(options: options) { _ in
