@@ -10,6 +10,7 @@ import ArgumentParser
 import BenchmarkSupport
 import Foundation
 import HTTPTypes
+import Synchronization
 import Transport
 import TransportCurl
 
@@ -55,6 +56,12 @@ struct ParleyBench: AsyncParsableCommand {
     @Option(help: "The engine's event loops (CurlTransport.Configuration.loopCount); the engine's default if not given.")
     var loops: Int?
 
+    /// Whether to count the responses that came on a new connection, to see how often the
+    /// engine reuses one.
+    @Flag(
+        help: "Print to standard error how many responses, warm-up included, came on a new connection (get mode).")
+    var countConnections = false
+
     func validate() throws {
         if stack != .transport && options.mode != .get {
             throw ValidationError("--stack \(stack.rawValue) works with --mode get only.")
@@ -75,6 +82,7 @@ struct ParleyBench: AsyncParsableCommand {
         }
         let transport = try CurlTransport(configuration: configuration)
         let uploadSize = try options.input.map { try InputFile.size(atPath: $0) }
+        let opened: ConnectionCount? = countConnections ? ConnectionCount() : nil
 
         let report: ClosedLoopReport
         if options.idle {
@@ -92,7 +100,7 @@ struct ParleyBench: AsyncParsableCommand {
                     onLoops ? transport.taskExecutor : nil
                 }
                 report = await runClosedLoop(options: options, workerExecutor: workerExecutor) { _ in
-                    try await perform(on: transport, options: options, uploadSize: uploadSize)
+                    try await perform(on: transport, options: options, uploadSize: uploadSize, opened: opened)
                 }
             case .full, .direct:
                 // The handles' operations prefer one loop (the client's `taskExecutor`), and the
@@ -108,6 +116,11 @@ struct ParleyBench: AsyncParsableCommand {
             }
         }
         await transport.shutdown()
+        if let opened {
+            printToStandardError(
+                "connections opened: \(opened.count.load(ordering: .relaxed)) for \(options.warmup + options.requests) "
+                    + "requests on \(transport.loopCount) loop(s)")
+        }
         print(report.resultLine(peer: options.label ?? "parley"))
         if !report.succeeded {
             throw ExitCode.failure
@@ -121,8 +134,16 @@ private let idleDuration = Duration.milliseconds(200)
 /// The receive buffer of a download, as large as the baseline's: 512 KiB.
 private let downloadReceiveBufferSize = 512 * 1024
 
-/// Performs one request in `options.mode` and returns its body byte count.
-private func perform(on transport: CurlTransport, options: BenchmarkOptions, uploadSize: Int?) async throws -> Int {
+/// Counts responses that came on a new connection (`--count-connections`).
+private final class ConnectionCount: Sendable {
+    let count = Atomic(0)
+}
+
+/// Performs one request in `options.mode` and returns its body byte count; counts it in
+/// `opened` when it came on a new connection.
+private func perform(
+    on transport: CurlTransport, options: BenchmarkOptions, uploadSize: Int?, opened: ConnectionCount? = nil
+) async throws -> Int {
     // Bodies are collected whatever their size, as every peer collects them.
     var transfer = TransferOptions()
     transfer.maximumBodySize = .max
@@ -132,6 +153,7 @@ private func perform(on transport: CurlTransport, options: BenchmarkOptions, upl
         let request = try TransportRequest(method: .get, url: options.url, options: transfer)
         let response = try await transport.data(for: request)
         try requireSuccess(response.head)
+        if let opened, response.metrics?.reusedConnection == false { opened.count.add(1, ordering: .relaxed) }
         return response.body.count
 
     case .download:
