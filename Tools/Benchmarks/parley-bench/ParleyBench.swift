@@ -56,6 +56,11 @@ struct ParleyBench: AsyncParsableCommand {
     @Option(help: "The engine's event loops (CurlTransport.Configuration.loopCount); the engine's default if not given.")
     var loops: Int?
 
+    /// The transport's connection limit per host; `--concurrency` when not given (every worker
+    /// a connection of its own).
+    @Option(help: "The transport's connections per host; --concurrency if not given.")
+    var connectionsPerHost: Int?
+
     /// Whether to count the responses that came on a new connection, to see how often the
     /// engine reuses one.
     @Flag(
@@ -69,12 +74,15 @@ struct ParleyBench: AsyncParsableCommand {
         if let loops, loops < 1 {
             throw ValidationError("--loops must be at least 1.")
         }
+        if let connectionsPerHost, connectionsPerHost < 1 {
+            throw ValidationError("--connections-per-host must be at least 1.")
+        }
     }
 
     func run() async throws {
         let options = self.options
         var configuration = CurlTransport.Configuration()
-        configuration.maximumConnectionsPerHost = options.concurrency
+        configuration.maximumConnectionsPerHost = connectionsPerHost ?? options.concurrency
         if let loops { configuration.loopCount = loops }
         configuration.tls.caFile = options.cacert
         if options.mode == .download {
