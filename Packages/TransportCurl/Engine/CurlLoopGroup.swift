@@ -116,7 +116,8 @@ final class CurlLoopGroup: Sendable {
     /// The loop whose executor the current task prefers, if any.
     private func senderLoop() -> Int? {
         guard let preferred = withUnsafeCurrentTask(body: { $0?.unownedTaskExecutor }) else { return nil }
-        return executorIdentities.firstIndex(of: preferred)
+        for index in executorIdentities.indices where executorIdentities[index] == preferred { return index }
+        return nil
     }
 
     /// Counts a transfer started on `loop` (with more than one loop).

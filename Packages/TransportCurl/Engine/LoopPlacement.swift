@@ -101,8 +101,8 @@ struct LoopPlacement: Sendable, Equatable {
             schemeEnd += 1
         }
         guard schemeEnd + 2 < bytes.count else { return Origin(hash: fnvOffset, isHTTPS: false) }
-        let isHTTPS = schemeEnd == 5 && lowercased(bytes[0..<5]).elementsEqual("https".utf8)
-        let isHTTP = schemeEnd == 4 && lowercased(bytes[0..<4]).elementsEqual("http".utf8)
+        let isHTTP = (schemeEnd == 4 || schemeEnd == 5) && matches(bytes, "http")
+        let isHTTPS = isHTTP && schemeEnd == 5 && lowercased(bytes[4]) == UInt8(ascii: "s")
 
         // The authority runs to the first "/", "?" or "#"; the host starts after its last "@".
         let authorityStart = schemeEnd + 3
@@ -115,26 +115,35 @@ struct LoopPlacement: Sendable, Equatable {
             end += 1
         }
         // The scheme's default port is the same origin as no port.
-        let defaultPort: StaticString? = isHTTPS ? ":443" : isHTTP ? ":80" : nil
-        if let defaultPort, end - hostStart > defaultPort.utf8CodeUnitCount {
-            let suffix = UnsafeBufferPointer(start: defaultPort.utf8Start, count: defaultPort.utf8CodeUnitCount)
-            if bytes[(end - suffix.count)..<end].elementsEqual(suffix) { end -= suffix.count }
+        let defaultPort: StaticString? = isHTTPS ? ":443" : isHTTP && schemeEnd == 4 ? ":80" : nil
+        if let defaultPort, end - hostStart > defaultPort.utf8CodeUnitCount,
+            matches(UnsafeBufferPointer(rebasing: bytes[(end - defaultPort.utf8CodeUnitCount)..<end]), defaultPort)
+        {
+            end -= defaultPort.utf8CodeUnitCount
         }
 
         var hash = fnvOffset
-        for byte in lowercased(bytes[0..<schemeEnd]) { hash = (hash ^ UInt64(byte)) &* fnvPrime }
+        for index in 0..<schemeEnd { hash = (hash ^ UInt64(lowercased(bytes[index]))) &* fnvPrime }
         hash = (hash ^ UInt64(colon)) &* fnvPrime
-        for byte in lowercased(bytes[hostStart..<end]) { hash = (hash ^ UInt64(byte)) &* fnvPrime }
+        for index in hostStart..<end { hash = (hash ^ UInt64(lowercased(bytes[index]))) &* fnvPrime }
         return Origin(hash: hash, isHTTPS: isHTTPS)
     }
 
     private static let fnvOffset: UInt64 = 0xcbf2_9ce4_8422_2325
     private static let fnvPrime: UInt64 = 0x100_0000_01b3
 
-    /// The bytes with ASCII capitals in lowercase.
-    private static func lowercased(_ bytes: Slice<UnsafeBufferPointer<UInt8>>) -> LazyMapSequence<
-        Slice<UnsafeBufferPointer<UInt8>>, UInt8
-    > {
-        bytes.lazy.map { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") ? $0 | 0x20 : $0 }
+    /// A byte with an ASCII capital in lowercase.
+    @inline(__always)
+    private static func lowercased(_ byte: UInt8) -> UInt8 {
+        byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
+    }
+
+    /// Whether `bytes` start with `text` (ASCII, in lowercase), ignoring the case of letters.
+    private static func matches(_ bytes: UnsafeBufferPointer<UInt8>, _ text: StaticString) -> Bool {
+        guard bytes.count >= text.utf8CodeUnitCount else { return false }
+        for index in 0..<text.utf8CodeUnitCount where lowercased(bytes[index]) != text.utf8Start[index] {
+            return false
+        }
+        return true
     }
 }
