@@ -7,15 +7,17 @@ import Transport
 /// tables without a server.
 ///
 /// Checked to fail without each rule: with the sender's loop ignored, the rows "sent from a
-/// loop" fail; with pinning ignored, "a pinned origin stays home however busy" fails; with the
-/// scan starting at 0 instead of the home loop, the two tie rows fail; with the default port
-/// kept in the hash, "an explicit default port" fails; with the limits copied to every loop,
-/// every division row fails.
+/// loop" fail; with pinning ignored, "a pinned origin stays home however busy" fails; without
+/// the busy threshold, "not yet busy" and "not busy" fail; with the scan starting at 0 instead
+/// of the home loop, the tie rows fail; with the default port kept in the hash, the rows with
+/// ":80" and ":443" fail; with the limits copied to every loop, every division row fails.
 @Suite struct LoopPlacementTests {
-    /// One row: loops' loads, the request's facts, the loop expected.
+    /// One row: loops' loads, the least per-host connections a loop has, the request's facts,
+    /// the loop expected.
     struct Row: Sendable, CustomTestStringConvertible {
         let name: String
         let loads: [Int]
+        var connectionsPerHost = Int.max
         let request: LoopPlacement.Request
         let expected: Int
 
@@ -27,17 +29,26 @@ import Transport
             name: "one loop takes everything", loads: [7],
             request: .init(home: 0, pinsOrigin: false, senderLoop: nil), expected: 0),
         Row(
-            name: "the least loaded loop", loads: [3, 1, 2, 5],
+            name: "requests one at a time stay home", loads: [0, 0, 0],
+            request: .init(home: 1, pinsOrigin: false, senderLoop: nil), expected: 1),
+        Row(
+            name: "a home loop not yet busy keeps the request", loads: [15, 0, 0, 0],
+            request: .init(home: 0, pinsOrigin: false, senderLoop: nil), expected: 0),
+        Row(
+            name: "a busy home loop gives way to the least loaded", loads: [16, 4, 9, 20],
             request: .init(home: 0, pinsOrigin: false, senderLoop: nil), expected: 1),
         Row(
-            name: "a tie keeps the home loop", loads: [2, 2, 2, 2],
+            name: "busy means as many as the loop's connections to a host, when fewer", loads: [4, 0, 0, 0],
+            connectionsPerHost: 4, request: .init(home: 0, pinsOrigin: false, senderLoop: nil), expected: 1),
+        Row(
+            name: "fewer than the loop's connections to a host is not busy", loads: [3, 0, 0, 0],
+            connectionsPerHost: 4, request: .init(home: 0, pinsOrigin: false, senderLoop: nil), expected: 0),
+        Row(
+            name: "a tie between busy loops keeps the home loop", loads: [20, 20, 20, 20],
             request: .init(home: 2, pinsOrigin: false, senderLoop: nil), expected: 2),
         Row(
-            name: "a tie between others goes to the first after home", loads: [5, 1, 5, 1],
+            name: "a tie between others goes to the first after home", loads: [25, 17, 25, 17],
             request: .init(home: 2, pinsOrigin: false, senderLoop: nil), expected: 3),
-        Row(
-            name: "idle loops keep requests one at a time at home", loads: [0, 0, 0],
-            request: .init(home: 1, pinsOrigin: false, senderLoop: nil), expected: 1),
         Row(
             name: "a pinned origin stays home however busy", loads: [0, 0, 90, 0],
             request: .init(home: 2, pinsOrigin: true, senderLoop: nil), expected: 2),
@@ -48,13 +59,19 @@ import Transport
             name: "sent from a loop, it stays there even for a pinned origin", loads: [0, 0, 0, 0],
             request: .init(home: 0, pinsOrigin: true, senderLoop: 3), expected: 3),
         Row(
-            name: "a sender loop out of range is ignored", loads: [4, 0],
+            name: "a sender loop out of range is ignored", loads: [20, 0],
             request: .init(home: 0, pinsOrigin: false, senderLoop: 5), expected: 1),
     ]
 
     @Test(arguments: rows) func placesEachRequest(_ row: Row) {
-        let placement = LoopPlacement(loopCount: row.loads.count)
+        let placement = LoopPlacement(loopCount: row.loads.count, connectionsPerHost: row.connectionsPerHost)
         #expect(placement.loop(for: row.request) { row.loads[$0] } == row.expected)
+    }
+
+    @Test func aLoopIsBusyFromSixteenTransfersOrItsConnectionsToAHost() {
+        #expect(LoopPlacement(loopCount: 2).spreadThreshold == 16)
+        #expect(LoopPlacement(loopCount: 2, connectionsPerHost: 8).spreadThreshold == 8)
+        #expect(LoopPlacement(loopCount: 2, connectionsPerHost: 0).spreadThreshold == 1)
     }
 
     /// URL pairs of one origin.
@@ -120,12 +137,14 @@ import Transport
         #expect(group.place(url).pinnedOrigin == origin)
 
         // When it answers in HTTP/1.1, its requests spread like cleartext ones
+        // (and a busy home loop, with as many transfers as its 4 connections to a host, gives
+        // them to another)
         group.learn(httpVersion: "1.1", of: origin)
-        group.began(on: home)
+        for _ in 0..<4 { group.began(on: home) }
         let later = group.place(url)
         #expect(later.pinnedOrigin == nil)
         #expect(later.loop != home)
-        group.ended(on: home)
+        for _ in 0..<4 { group.ended(on: home) }
 
         // And another origin is still pinned
         #expect(group.place("https://b.example/").pinnedOrigin != nil)

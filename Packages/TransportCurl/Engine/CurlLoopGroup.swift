@@ -68,7 +68,8 @@ final class CurlLoopGroup: Sendable {
         self.loops = loops
         self.loads = loops.map { _ in Load() }
         self.executorIdentities = loops.map { $0.executor.asUnownedTaskExecutor() }
-        self.placement = LoopPlacement(loopCount: loops.count)
+        let perHost = max(1, configuration.maximumConnectionsPerHost)
+        self.placement = LoopPlacement(loopCount: loops.count, connectionsPerHost: perHost / loops.count)
         self.pinsHTTPS = configuration.allowsHTTP2
     }
 
