@@ -89,8 +89,10 @@ extension CurlTransport {
         /// with many requests in flight use more of the machine. A request goes to the loop its
         /// task prefers as an executor (``CurlTransport/taskExecutor``), else, for an HTTPS origin
         /// that may speak HTTP/2, to the origin's own loop, so that its requests share one
-        /// connection, else to the loop with the fewest transfers in flight (ties keep the
-        /// origin's own loop, so requests one at a time reuse one connection).
+        /// connection, else to the origin's own loop until that loop is busy (16 transfers in
+        /// flight, or its share of ``maximumConnectionsPerHost`` when fewer), so that a light load
+        /// stays on one loop and reuses its connections, else to the loop with the fewest
+        /// transfers in flight.
         ///
         /// The connection limits hold for the transport as a whole: ``maximumConnectionsPerHost``
         /// and ``maximumTotalConnections`` are divided between the loops (16 per host over 2 loops
@@ -106,11 +108,11 @@ extension CurlTransport {
         /// (`ProcessInfo.activeProcessorCount`), at most 8.
         ///
         /// A loop is busy on one core while transfers run, so a loop per core lets a transport use
-        /// the machine. With 10,000 requests in flight on 2 cores, 2 loops served about 2.9 times
-        /// as many requests per second as 1, at 0.6 times the CPU per request; with 64 in flight
-        /// they served as many, at 1 to 2 % more CPU per request (docs/BENCHMARKS.md, "Several
-        /// event loops"). At most 8, so that the default 16 connections per host leave each loop
-        /// two.
+        /// the machine. With 10,000 requests in flight on 2 cores, 2 loops served 1.4 to 2.9 times
+        /// as many requests per second as 1, at 0.6 to 0.7 times the CPU per request; with 64 in
+        /// flight at least as many, at 1 % more instructions per request (docs/BENCHMARKS.md,
+        /// "Several event loops"). At most 8, so that the default 16 connections per host leave
+        /// each loop two.
         public static var defaultLoopCount: Int { min(max(1, ProcessInfo.processInfo.activeProcessorCount), 8) }
 
         /// libcurl's receive buffer per transfer, in bytes (`CURLOPT_BUFFERSIZE`): 64 KiB by

@@ -6,7 +6,8 @@ public import Transport
 /// with its own libcurl multi handle, connection cache and pool of easy handles; the requests
 /// sent through it share them, so create one transport for the application and share it. Each
 /// request runs on one loop: the loop its task prefers as an executor (``taskExecutor``), else
-/// for an HTTPS origin the origin's own loop, else the loop with the fewest transfers in flight.
+/// for an HTTPS origin the origin's own loop, else the origin's own loop until it is busy, then
+/// the loop with the fewest transfers in flight.
 /// HTTPS connections negotiate HTTP/2 and multiplex requests to the same origin over one
 /// connection; cleartext connections use HTTP/1.1 keep-alive. The connection limits hold for the
 /// transport as a whole, divided between its loops.

@@ -15,8 +15,9 @@
 ///    same server.
 /// 3. **The origin's home, while it is not busy**: while the home loop has fewer transfers in
 ///    flight than ``spreadThreshold``. One loop serves a few transfers at a lower cost per
-///    request than two: each pass and each wakeup serves more of them (8 in flight over 2 loops
-///    took about 20 % more CPU per request than on one, for the same throughput). Requests one
+///    request than two: each pass and each wakeup serves more of them (8 in flight spread over
+///    2 loops took 13 to 23 % more CPU per request than on one, for the same throughput;
+///    docs/BENCHMARKS.md, "Several event loops"). Requests one
 ///    at a time to one host stay on one loop and reuse its connection.
 /// 4. **The least loaded loop**, by transfers in flight, scanning from the origin's home loop, so
 ///    that a tie keeps the home loop: under load, transfers spread evenly over every loop.
