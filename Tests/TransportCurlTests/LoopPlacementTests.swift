@@ -151,6 +151,23 @@ import Transport
         await group.shutdown()
     }
 
+    @Test func remembersABoundedNumberOfHTTP11Origins() async throws {
+        var configuration = CurlTransport.Configuration()
+        configuration.loopCount = 2
+        let group = try CurlLoopGroup(configuration: configuration)
+        // Given as many HTTPS/1.1 origins learnt as the group remembers
+        for host in 0..<CurlLoopGroup.http1OriginLimit {
+            group.learn(httpVersion: "1.1", of: LoopPlacement.origin(of: "https://h\(host).example/").hash)
+        }
+        #expect(group.place("https://h0.example/").pinnedOrigin == nil)
+
+        // When one more answers in HTTP/1.1, it is not remembered, and stays pinned
+        let extra = "https://extra.example/"
+        group.learn(httpVersion: "1.1", of: LoopPlacement.origin(of: extra).hash)
+        #expect(group.place(extra).pinnedOrigin != nil)
+        await group.shutdown()
+    }
+
     @Test func cleartextAndHTTPSWithoutHTTP2AreNeverPinned() async throws {
         var configuration = CurlTransport.Configuration()
         configuration.loopCount = 2

@@ -279,6 +279,35 @@ import Transport
         }
     }
 
+    @Test(.timeLimit(.minutes(1))) func theBenchmarkPeerRunsOnTheLoopsItIsGiven() async throws {
+        try await MockServer.withRunning { server in
+            // Given parley-bench with three loops and 8 connections for its 8 workers (3, 3 and 2
+            // on the loops)
+            let run = try await ChildProcess.launch(
+                ChildProcess.siblingExecutable("parley-bench"),
+                arguments: [
+                    "--url", server.url("/bytes/10"), "--requests", "400", "--concurrency", "8", "--loops", "3",
+                    "--count-connections",
+                ])
+
+            // Then every request succeeds on the three loops, which open at most the 8 connections
+            // allowed, and more than one loop's share of them
+            #expect(run.status == 0, "parley-bench failed: \(run.output)")
+            #expect(run.output.contains("ok=400 errors=0"))
+            let counted = try #require(
+                run.output.firstMatch(of: /connections opened: (\d+) for 400 requests on 3 loop\(s\)/), "\(run.output)")
+            let opened = try #require(Int(counted.1))
+            #expect(opened > 3 && opened <= 8, "\(opened) connections opened")
+
+            // And no loops is refused before any request
+            let refused = try await ChildProcess.launch(
+                ChildProcess.siblingExecutable("parley-bench"),
+                arguments: ["--url", server.url("/bytes/10"), "--loops", "0"])
+            #expect(refused.status != 0)
+            #expect(refused.output.contains("--loops must be at least 1."), "\(refused.output)")
+        }
+    }
+
     @Test func aLoopCountBelowOneIsAClearError() {
         var configuration = CurlTransport.Configuration()
         configuration.loopCount = 0

@@ -100,12 +100,19 @@ final class CurlLoopGroup: Sendable {
 
     /// Records the HTTP version a pinned origin answered in: an origin that answers HTTPS in
     /// HTTP/1.1 gains nothing from one loop (it cannot multiplex), so its later requests spread
-    /// over the loops like cleartext ones, with every loop's share of its connections.
+    /// over the loops like cleartext ones, with every loop's share of its connections. Up to
+    /// ``http1OriginLimit`` origins are remembered, so that the set stays small whatever a
+    /// process visits; beyond, origins stay pinned.
     func learn(httpVersion: String, of origin: UInt64) {
         guard httpVersion != "2", httpVersion != "3" else { return }
-        _ = http1Origins.withLock { $0.insert(origin) }
+        http1Origins.withLock { origins in
+            if origins.count < Self.http1OriginLimit { origins.insert(origin) }
+        }
         knowsHTTP1Origins.store(true, ordering: .releasing)
     }
+
+    /// The most HTTPS origins remembered as answering in HTTP/1.x: 4,096 (32 KiB of hashes).
+    static let http1OriginLimit = 4096
 
     /// Whether `origin` is known to answer HTTPS in HTTP/1.x; without taking the lock while
     /// no origin is.

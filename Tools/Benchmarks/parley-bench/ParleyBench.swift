@@ -53,7 +53,7 @@ struct ParleyBench: AsyncParsableCommand {
 
     /// How many event loops the engine runs (`CurlTransport.Configuration.loopCount`); its
     /// default when not given.
-    @Option(help: "The engine's event loops (CurlTransport.Configuration.loopCount); the engine's default if not given.")
+    @Option(help: "The engine's event loops (Configuration.loopCount); the engine's default if not given.")
     var loops: Int?
 
     /// The transport's connection limit per host; `--concurrency` when not given (every worker
