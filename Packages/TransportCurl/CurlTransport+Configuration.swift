@@ -35,12 +35,12 @@ extension CurlTransport {
     ///   and for a streamed response up to ``streamBufferSize`` of bytes the caller has not read.
     ///   Each loop keeps up to 64 finished easy handles, with their buffers, for reuse.
     ///
-    /// Nothing else caps how many requests are in flight: a loop waits with `poll(2)`, which
-    /// has no `FD_SETSIZE` limit, and 10,000 requests in flight on one transport work, at about
-    /// 35 KiB of resident memory each. libcurl 7.88.1 walks every open connection and every
-    /// transfer of its loop for part of each transfer's work, though, so CPU time per request
-    /// grows with the number in flight on a loop (docs/BENCHMARKS.md, "Ten thousand requests in
-    /// flight"); several loops divide it.
+    /// Nothing else caps how many requests are in flight: a loop waits with `epoll(7)`, which
+    /// has no `FD_SETSIZE` limit and wakes for the ready sockets only, and 10,000 requests in
+    /// flight on one transport work. libcurl 7.88.1 still walks every open connection of its
+    /// loop for part of each transfer's work (a finished transfer's removal searches the
+    /// connection cache), so CPU time per request grows with the number in flight on a loop
+    /// (docs/BENCHMARKS.md, "Ten thousand requests in flight"); several loops divide it.
     public struct Configuration: Sendable {
         /// The options every request of this transport starts from.
         ///

@@ -32,7 +32,9 @@ import Testing
     @Test func comesOutInDeadlineOrder() {
         var heap = DeadlineHeap<Item>()
         let items = Self.deadlines.enumerated().map { Item($0.offset) }
-        for (item, seconds) in zip(items, Self.deadlines) { heap.insert(item, deadline: Self.start + .seconds(seconds)) }
+        for (item, seconds) in zip(items, Self.deadlines) {
+            heap.insert(item, deadline: Self.start + .seconds(seconds))
+        }
         #expect(heap.count == 200)
         let order = Self.drain(&heap)
         #expect(order.map { Self.deadlines[$0] } == Self.deadlines.sorted())
@@ -43,7 +45,9 @@ import Testing
     @Test func removingAnyElementKeepsTheOrder() {
         var heap = DeadlineHeap<Item>()
         let items = Self.deadlines.enumerated().map { Item($0.offset) }
-        for (item, seconds) in zip(items, Self.deadlines) { heap.insert(item, deadline: Self.start + .seconds(seconds)) }
+        for (item, seconds) in zip(items, Self.deadlines) {
+            heap.insert(item, deadline: Self.start + .seconds(seconds))
+        }
         // Every third element leaves early, as finished transfers do.
         for item in items where item.name % 3 == 0 { heap.remove(item) }
         // Removing one that is no longer there changes nothing.

@@ -33,11 +33,14 @@ import Testing
         Row(name: "a new socket both ways", what: CURL_POLL_INOUT, registered: 0, operation: .add, events: both),
         Row(name: "the same interest again", what: CURL_POLL_IN, registered: inOnly, operation: .none, events: inOnly),
         Row(name: "both ways again", what: CURL_POLL_INOUT, registered: both, operation: .none, events: both),
-        Row(name: "from writing to reading", what: CURL_POLL_IN, registered: outOnly, operation: .modify, events: inOnly),
+        Row(
+            name: "from writing to reading", what: CURL_POLL_IN, registered: outOnly, operation: .modify, events: inOnly
+        ),
         Row(name: "from reading to both", what: CURL_POLL_INOUT, registered: inOnly, operation: .modify, events: both),
         Row(name: "from both to writing", what: CURL_POLL_OUT, registered: both, operation: .modify, events: outOnly),
         Row(name: "remove a watched socket", what: CURL_POLL_REMOVE, registered: both, operation: .remove, events: 0),
-        Row(name: "remove a socket paused for reading", what: CURL_POLL_REMOVE, registered: inOnly, operation: .remove,
+        Row(
+            name: "remove a socket paused for reading", what: CURL_POLL_REMOVE, registered: inOnly, operation: .remove,
             events: 0),
         Row(name: "remove a socket never added", what: CURL_POLL_REMOVE, registered: 0, operation: .none, events: 0),
         Row(name: "no direction is a removal", what: CURL_POLL_NONE, registered: inOnly, operation: .remove, events: 0),

@@ -32,9 +32,11 @@ import Testing
         Row(name: "an error while reading", events: errBit, watched: inBit, bits: CURL_CSELECT_IN),
         Row(name: "data and a hang-up", events: inBit | hupBit, watched: inBit, bits: CURL_CSELECT_IN),
         Row(name: "an error while writing", events: errBit, watched: outBit, bits: CURL_CSELECT_ERR),
-        Row(name: "a hang-up while writing", events: hupBit | outBit, watched: outBit,
+        Row(
+            name: "a hang-up while writing", events: hupBit | outBit, watched: outBit,
             bits: CURL_CSELECT_OUT | CURL_CSELECT_ERR),
-        Row(name: "an error both ways", events: errBit | hupBit, watched: inBit | outBit,
+        Row(
+            name: "an error both ways", events: errBit | hupBit, watched: inBit | outBit,
             bits: CURL_CSELECT_IN | CURL_CSELECT_ERR),
         Row(name: "a stale event for a removed socket", events: inBit, watched: 0, bits: 0),
         Row(name: "readable but watched for writing only", events: inBit, watched: outBit, bits: 0),

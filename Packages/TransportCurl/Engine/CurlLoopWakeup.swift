@@ -20,7 +20,8 @@ final class CurlLoopWakeup: Sendable {
         guard descriptor >= 0 else {
             throw TransportError(
                 .other,
-                message: "The engine could not create its wakeup descriptor (eventfd: \(String(cString: strerror(errno)))); "
+                message:
+                    "The engine could not create its wakeup descriptor (eventfd: \(String(cString: strerror(errno)))); "
                     + "the process may be out of file descriptors (raise `ulimit -n`).",
                 mayHaveReachedServer: false)
         }

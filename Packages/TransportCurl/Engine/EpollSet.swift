@@ -29,7 +29,8 @@ final class EpollSet {
         guard descriptor >= 0 else {
             throw TransportError(
                 .other,
-                message: "The engine could not create its epoll set (epoll_create1: \(String(cString: strerror(errno)))); "
+                message:
+                    "The engine could not create its epoll set (epoll_create1: \(String(cString: strerror(errno)))); "
                     + "the process may be out of file descriptors (raise `ulimit -n`).",
                 mayHaveReachedServer: false)
         }
@@ -65,7 +66,8 @@ final class EpollSet {
         guard watching else {
             throw TransportError(
                 .other,
-                message: "The engine could not watch its wakeup descriptor (epoll_ctl: \(String(cString: strerror(error)))).",
+                message:
+                    "The engine could not watch its wakeup descriptor (epoll_ctl: \(String(cString: strerror(error)))).",
                 mayHaveReachedServer: false)
         }
     }
