@@ -1,7 +1,8 @@
-public import Mapping
+public import Transport
 
 /// A type that shows messages to a person: the base of ``Warnable`` and ``Informable``, on
-/// Mapping's `Errorable` vocabulary (codes, success codes, messages).
+/// Transport's ``/Transport/MessageDescribable`` vocabulary (business codes, success codes,
+/// messages, catalog keys), which Mapping's errors and `Errorable` adopt.
 ///
 /// The caller decides which business codes are which with ``successCodes``, as MBNetwork's
 /// `successCodes` did: a failure whose code is among them is not warned about, and only a

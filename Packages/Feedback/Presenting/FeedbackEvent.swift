@@ -1,4 +1,3 @@
-public import Mapping
 public import Transport
 
 /// Something a presenter is asked to show.
