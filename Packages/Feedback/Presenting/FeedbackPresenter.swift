@@ -10,8 +10,10 @@ import Transport
 /// standard error, FeedbackTesting's `RecordingPresenter` records them for assertions.
 ///
 /// ``present(_:)`` is called from any thread, the engine's own among them (for progress):
-/// record the event and return; draw later, on a thread of your own. ``FeedbackScene`` holds
-/// the state every presenter needs (masks stacked per container, transfers, held lines).
+/// record the event and return; draw later, on a thread of your own. A presenter keeps what is
+/// live itself: the masks stacked per container (the newest shown, each ended by its own
+/// ``FeedbackEvent/maskEnded(_:outcome:)``), the transfers, and the log lines a masked region
+/// holds back.
 public protocol FeedbackPresenter: Sendable {
     /// Takes one event; must return quickly and never block on drawing.
     func present(_ event: FeedbackEvent)
@@ -82,7 +84,7 @@ public struct ActivityID: Sendable, Hashable, Comparable, CustomStringConvertibl
     public let rawValue: UInt64
 
     /// Creates an identifier with a chosen number, for tests.
-    public init(rawValue: UInt64) {
+    package init(rawValue: UInt64) {
         self.rawValue = rawValue
     }
 
