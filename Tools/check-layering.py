@@ -28,8 +28,9 @@ The documents hold the tables between markers, which `--write-docs` fills in:
 beyond it and their reasons, `modules` the dependencies each library module declares in
 `Package.swift`. The check fails when a block differs from what this script generates, when
 one of DOCUMENTS has no block, and when a document says a module "is layer N", "sits in layer
-N" or writes "Module (layer N)" with the wrong number. Exit status: 0 when nothing is wrong,
-1 otherwise, 2 when the manifest cannot be read.
+N", writes "Module (layer N)", or has a table row `| `Module` | N Name |` (README's module
+map) with the wrong layer. Exit status: 0 when nothing is wrong, 1 otherwise, 2 when the
+manifest cannot be read.
 """
 
 from __future__ import annotations
@@ -127,10 +128,12 @@ ALLOWED_PRODUCTS: dict[int, set[str]] = {
 
 #: The documents that hold generated tables, from the root of the checkout; each needs at
 #: least one block.
-DOCUMENTS = ("README.md", "CONTRIBUTING.md", "docs/ARCHITECTURE.md")
+DOCUMENTS = ("CONTRIBUTING.md", "docs/ARCHITECTURE.md")
 
-#: Where else a module's layer is named in prose: every DocC catalog and the other guides.
-PROSE_GLOBS = ("docs/*.md", "Packages/**/*.docc/*.md", "Tools/**/*.docc/*.md", "Apps/**/*.docc/*.md")
+#: Where else a module's layer is named, in prose or in a table row of its own (README's
+#: module map, whose "depend on it when" column no script could write): the guides and every
+#: DocC catalog.
+PROSE_GLOBS = ("README.md", "docs/*.md", "Packages/**/*.docc/*.md", "Tools/**/*.docc/*.md", "Apps/**/*.docc/*.md")
 
 
 # MARK: - The check
@@ -276,8 +279,11 @@ def rules_table() -> str:
 
 
 def modules_table(manifest: dict) -> str:
-    """Each library module with the dependencies `Package.swift` declares for it."""
-    targets = [target for target in targets_of(manifest) if layer_of(target) not in (None, ANYTHING)]
+    """Each module of the layer table with the dependencies `Package.swift` declares for it.
+
+    A feature a team adds (`make feature`) is left out, so that adding or removing one leaves
+    the documents current: its line in the manifest's features table says what it imports."""
+    targets = [target for target in targets_of(manifest) if target.name in LAYERS]
     targets.sort(key=lambda target: (layer_of(target), target.name))
     lines = [
         "| Layer | Module | Depends on (in `Package.swift`) |",
@@ -341,10 +347,13 @@ def document_problems(documents: dict[str, str], manifest: dict) -> list[str]:
 
 #: "Forms is layer 4", "Forms sits in layer 4", "Forms (layer 4)", with or without backquotes.
 LAYER_MENTION = re.compile(r"`?\b([A-Z][A-Za-z]+)`? (?:is layer|sits in layer|\(layer) (\d+)")
+#: A table row whose first cell lists modules and whose second is a layer: README's module map,
+#: `| `Forms` | 4 Client | ... |`.
+LAYER_ROW = re.compile(r"^\| ((?:`[A-Za-z]+`(?:, )?)+) \| (\d+) ([A-Za-z ]+?) \|")
 
 
 def prose_problems(texts: dict[str, str], manifest: dict) -> list[str]:
-    """One message per sentence that gives a module the wrong layer."""
+    """One message per sentence or table row that gives a module the wrong layer."""
     known = {target.name: layer_of(target) for target in targets_of(manifest)}
     problems = []
     for path, text in texts.items():
@@ -356,6 +365,13 @@ def prose_problems(texts: dict[str, str], manifest: dict) -> list[str]:
                     actual = ANYTHING  # A tool's own module, in a package of its own.
                 if actual is not None and actual != said:
                     problems.append(f"{path}:{number}: says {module} is layer {said}; it is layer {actual}")
+            row = LAYER_ROW.match(line)
+            if row:
+                said = f"{row.group(2)} {row.group(3)}"
+                for module in re.findall(r"`([A-Za-z]+)`", row.group(1)):
+                    actual = known.get(module)
+                    if actual is not None and said != layer_title(actual):
+                        problems.append(f"{path}:{number}: puts {module} in layer {said}; it is in {layer_title(actual)}")
     return problems
 
 
@@ -533,7 +549,12 @@ def _self_test_documents(manifest: dict) -> list[str]:
     # A table edited by hand, a document without a table, a block left open, and a block
     # naming no known table.
     edited = current.replace("| 4 Client |", "| 2 Capabilities |", 1)
-    moved = {"targets": [target for target in manifest["targets"] if target["name"] != "ParcelAPI"]}
+    moved = {
+        "targets": [
+            _target("Forms", "Packages/Forms", "Downloads", "Transport") if target["name"] == "Forms" else target
+            for target in manifest["targets"]
+        ]
+    }
     cases = {
         "edited.md": (edited, "the layer table differs"),
         "bare.md": ("# Guide\n", "no generated layer table"),
@@ -544,11 +565,15 @@ def _self_test_documents(manifest: dict) -> list[str]:
         problems = document_problems({path: text}, manifest)
         if not any(problem.startswith(path) and message in problem for problem in problems):
             failures.append(f"{path} not reported with {message!r}: {problems}")
-    # The modules table of a manifest without ParcelAPI, checked against the one with it.
+    # The modules table of a manifest where Forms lost an edge, checked against the one with it;
+    # a feature that is not in the layer table (ParcelAPI) changes nothing.
     modules_only = "<!-- layers:begin modules -->\n<!-- layers:end -->\n"
     stale = rewritten(modules_only, moved)[0]
     if not any("differs" in problem for problem in document_problems({"m.md": stale}, manifest)):
-        failures.append("a modules table missing a module of the manifest was accepted")
+        failures.append("a modules table missing an edge of the manifest was accepted")
+    without_parcel = {"targets": [target for target in manifest["targets"] if target["name"] != "ParcelAPI"]}
+    if document_problems({"m.md": rewritten(modules_only, without_parcel)[0]}, manifest):
+        failures.append("a feature outside the layer table changed the modules table")
     return failures
 
 
@@ -558,9 +583,13 @@ def _self_test_prose(manifest: dict) -> list[str]:
         "Packages/Downloads/Downloads.docc/Downloads.md": "Downloads is layer 2, a capability.\n",
         "docs/GUIDE.md": "Forms (layer 2) turns forms into requests; `TransportCurl` sits in layer 5.\n",
         "Tools/MockServer/MockBackend.docc/MockBackend.md": "MockBackend sits in layer 5 (apps and tools).\n",
-        "README.md": "WeatherAPI is layer 6. A layer 2 module; Unknown (layer 9).\n",
+        "README.md": "WeatherAPI is layer 6. A layer 2 module; Unknown (layer 9).\n"
+        "| `Forms` | 4 Client | you send forms |\n| `Mapping`, `Downloads` | 2 Capabilities | you decode |\n"
+        "| `Retry` | 2 Client | you retry |\n| `parley-demo` | 7 Apps and tools | you try it |\n",
     }
     expected = {
+        "README.md:3: puts Downloads in layer 2 Capabilities; it is in 3 Composed capabilities",
+        "README.md:4: puts Retry in layer 2 Client; it is in 2 Capabilities",
         "Packages/Downloads/Downloads.docc/Downloads.md:1: says Downloads is layer 2; it is layer 3",
         "docs/GUIDE.md:1: says Forms is layer 2; it is layer 4",
         "Tools/MockServer/MockBackend.docc/MockBackend.md:1: says MockBackend is layer 5; it is layer 7",
