@@ -1,4 +1,5 @@
 import Foundation
+import Transport
 
 /// An envelope an ``EnvelopeClassifier`` read, kept with the response as its classification's
 /// reading, so that a ``ResponseDecoder`` of the same format checks the envelope from it
