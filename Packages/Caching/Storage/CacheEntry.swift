@@ -30,7 +30,15 @@ public struct CacheEntry: Sendable, Hashable {
     public var key: String
     /// The status and header fields as received, without the hop-by-hop fields, and updated by
     /// each `304` that revalidated the entry.
-    public var head: HTTPResponse
+    ///
+    /// The fields a stored head leaves out (hop-by-hop fields such as `Connection`, and the
+    /// cache's own `X-Parley-Cache` mark) are left out when the head is read, not when the entry
+    /// is made: an ``HTTPCache`` stores the very fields it hands on with a miss, so that storing
+    /// an answer copies none of them.
+    public var head: HTTPResponse {
+        get { Self.withoutFieldsLeftOut(receivedHead) }
+        set { receivedHead = newValue }
+    }
     /// The body, decoded when the engine decoded it.
     public var body: Data
     /// The request's values of the fields the response's `Vary` names, in that order.
@@ -40,11 +48,16 @@ public struct CacheEntry: Sendable, Hashable {
     /// When its response arrived.
     public var responseTime: Date
 
+    /// The head as it was handed over, which may still hold fields ``head`` leaves out; read
+    /// by the cache wherever those fields make no difference (freshness, validators, `Vary`).
+    var receivedHead: HTTPResponse
+
     /// Creates an entry.
     ///
     /// - Parameters:
     ///   - key: The request's URL.
-    ///   - head: The response head to keep.
+    ///   - head: The response head to keep; its hop-by-hop fields and `X-Parley-Cache` are left
+    ///     out of ``head``.
     ///   - body: The response body.
     ///   - varyingFields: The request's values of the fields the response varies on.
     ///   - requestTime: When the request was sent.
@@ -54,22 +67,74 @@ public struct CacheEntry: Sendable, Hashable {
         responseTime: Date
     ) {
         self.key = key
-        self.head = head
+        self.receivedHead = head
         self.body = body
         self.varyingFields = varyingFields
         self.requestTime = requestTime
         self.responseTime = responseTime
     }
 
-    /// An estimate of the memory the entry takes: its body, key and header bytes.
+    /// An estimate of the memory the entry takes: its body, key and header bytes (those of the
+    /// fields ``head`` leaves out too, which the entry holds until it is written elsewhere).
     public var approximateSize: Int {
         var size = body.count + key.utf8.count + 64
-        for field in head.headerFields {
+        for field in receivedHead.headerFields {
             size += field.name.canonicalName.utf8.count + field.withUnsafeBytesOfValue(\.count) + 4
         }
         for field in varyingFields {
             size += field.name.utf8.count + (field.value?.utf8.count ?? 0) + 4
         }
         return size
+    }
+
+    // MARK: - Equality
+
+    /// Whether two entries hold the same key, head (as ``head`` reads it), body, varying fields
+    /// and times.
+    public static func == (lhs: CacheEntry, rhs: CacheEntry) -> Bool {
+        lhs.key == rhs.key && lhs.body == rhs.body && lhs.varyingFields == rhs.varyingFields
+            && lhs.requestTime == rhs.requestTime && lhs.responseTime == rhs.responseTime && lhs.head == rhs.head
+    }
+
+    /// Hashes what ``==`` compares.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(key)
+        hasher.combine(head)
+        hasher.combine(body)
+        hasher.combine(varyingFields)
+        hasher.combine(requestTime)
+        hasher.combine(responseTime)
+    }
+
+    // MARK: - Fields left out
+
+    /// Whether a field is never part of a stored head: a hop-by-hop field (RFC 9111 §3.1), or
+    /// the cache's own mark.
+    ///
+    /// Names are told apart by length first: every stored response's fields pass here, and most
+    /// have no name of these lengths.
+    static func isLeftOut(_ name: HTTPField.Name) -> Bool {
+        let name = name.canonicalName
+        switch name.utf8.count {
+        case 2: return name == "te"
+        case 7: return name == "trailer" || name == "upgrade"
+        case 10: return name == "connection" || name == "keep-alive"
+        case 14: return name == "x-parley-cache"
+        case 16: return name == "proxy-connection"
+        case 17: return name == "transfer-encoding"
+        default: return false
+        }
+    }
+
+    /// `head` without the fields ``isLeftOut(_:)`` names: `head` itself, sharing its fields,
+    /// when it has none of them.
+    static func withoutFieldsLeftOut(_ head: HTTPResponse) -> HTTPResponse {
+        var stored = head
+        // Removed by name, only those that are there: rebuilding the fields instead goes
+        // through `HTTPFields`' generic replacement for each field, several times the cost.
+        for field in head.headerFields where isLeftOut(field.name) {
+            stored.headerFields[field.name] = nil
+        }
+        return stored
     }
 }

@@ -66,7 +66,7 @@ package enum EntryFile {
         var file = try payloadBytes(entry, after: headerSize)
         let payloadLength = file.count - headerSize
         var flags: UInt16 = 0
-        if compressionLevel > 0, !isCompressedAlready(entry.head.headerFields[.contentType]),
+        if compressionLevel > 0, !isCompressedAlready(entry.receivedHead.headerFields[.contentType]),
             let deflated = deflate(file, from: headerSize, level: compressionLevel, after: headerSize),
             deflated.count < file.count
         {
@@ -136,10 +136,15 @@ package enum EntryFile {
                     "The response for \(LogRedaction.redactedURL(entry.key)) has a body of \(entry.body.count) bytes; the disk cache keeps "
                     + "bodies up to 1 GiB.")
         }
+        // The fields the stored head leaves out (hop-by-hop fields, the cache's mark) are skipped
+        // here rather than removed from a copy of the head.
+        let head = entry.receivedHead
         // Room for everything, so that the bytes are written once, and for the checksum after.
-        var capacity = offset + entry.key.utf8.count + entry.head.status.reasonPhrase.utf8.count + entry.body.count + 64
-        for field in entry.head.headerFields {
+        var capacity = offset + entry.key.utf8.count + head.status.reasonPhrase.utf8.count + entry.body.count + 64
+        var storedFieldCount = 0
+        for field in head.headerFields where !CacheEntry.isLeftOut(field.name) {
             capacity += field.name.rawName.utf8.count + field.value.utf8.count + 8
+            storedFieldCount += 1
         }
         for field in entry.varyingFields {
             capacity += field.name.utf8.count + (field.value?.utf8.count ?? 0) + 9
@@ -149,10 +154,10 @@ package enum EntryFile {
         writer.string(entry.key)
         writer.uint64(entry.requestTime.timeIntervalSince1970.bitPattern)
         writer.uint64(entry.responseTime.timeIntervalSince1970.bitPattern)
-        writer.uint16(UInt16(clamping: entry.head.status.code))
-        writer.string(entry.head.status.reasonPhrase)
-        writer.uint32(UInt32(entry.head.headerFields.count))
-        for field in entry.head.headerFields {
+        writer.uint16(UInt16(clamping: head.status.code))
+        writer.string(head.status.reasonPhrase)
+        writer.uint32(UInt32(storedFieldCount))
+        for field in head.headerFields where !CacheEntry.isLeftOut(field.name) {
             writer.string(field.name.rawName)
             writer.string(field.value)
         }

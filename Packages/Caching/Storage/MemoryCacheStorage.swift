@@ -48,6 +48,12 @@ public final class MemoryCacheStorage: CacheStorage {
         state.withLock { $0.entries.touch(key)?.entry }
     }
 
+    /// The entry under `key`, which becomes the most recently used: always a definite answer.
+    public func entryWithoutWaiting(forKey key: String) -> CacheLookup {
+        guard let entry = state.withLock({ $0.entries.touch(key)?.entry }) else { return .absent }
+        return .found(entry)
+    }
+
     /// Stores `entry`, then evicts the least recently used entries beyond the cap.
     ///
     /// The entry is kept as it is: its body shares the response's bytes, nothing is copied or
@@ -56,6 +62,19 @@ public final class MemoryCacheStorage: CacheStorage {
     /// - Throws: ``CacheError`` with category ``CacheError/Category-swift.struct/entryTooLarge``
     ///   when the entry alone exceeds the cap (the old entry under its key is removed).
     public func store(_ entry: CacheEntry) async throws {
+        try put(entry)
+    }
+
+    /// Stores `entry` as ``store(_:)`` does: at once, so it always returns `true`.
+    ///
+    /// - Throws: ``CacheError`` with category ``CacheError/Category-swift.struct/entryTooLarge``
+    ///   when the entry alone exceeds the cap (the old entry under its key is removed).
+    public func storeWithoutWaiting(_ entry: CacheEntry) throws -> Bool {
+        try put(entry)
+        return true
+    }
+
+    private func put(_ entry: CacheEntry) throws {
         let size = entry.approximateSize
         let maximumBytes = maximumBytes
         // The entries that leave are handed out of the lock and freed after it: releasing a
