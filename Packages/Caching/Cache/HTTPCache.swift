@@ -216,7 +216,7 @@ public final class HTTPCache: TransportMiddleware {
                 await storage.removeEntry(forKey: key)
             } else {
                 let (answer, work) = fromNetwork(
-                    response, request: request, facts: facts, key: key, sentAt: sentAt, receivedAt: receivedAt,
+                    consume response, request: request, facts: facts, key: key, sentAt: sentAt, receivedAt: receivedAt,
                     forced: forced, replacing: entry, options: options)
                 await perform(work)
                 return answer
@@ -225,8 +225,9 @@ public final class HTTPCache: TransportMiddleware {
         let sentAt = options.clock()
         let response = try await next(request)
         let receivedAt = options.clock()
+        // Handed over, not copied, so that the mark goes into the response's own fields.
         let (answer, work) = fromNetwork(
-            response, request: request, facts: facts, key: key, sentAt: sentAt, receivedAt: receivedAt, forced: forced,
+            consume response, request: request, facts: facts, key: key, sentAt: sentAt, receivedAt: receivedAt, forced: forced,
             replacing: stored, options: options)
         // Nothing to do for the storage's sake, unless it had to be waited for.
         if case .none = work { return answer }
@@ -242,13 +243,11 @@ public final class HTTPCache: TransportMiddleware {
         receivedAt: Date, forced: TimeInterval?, options: Options
     ) async -> TransportResponse {
         response.body.cancel()
-        var updated = entry
         var head = entry.receivedHead
         head.headerFields = Self.updatedFields(head.headerFields, with: response.head.headerFields)
-        updated.head = head
-        updated.requestTime = sentAt
-        updated.responseTime = receivedAt
-        updated.varyingFields = Self.varyingFields(of: updated.receivedHead, for: request) ?? entry.varyingFields
+        let updated = entry.revalidated(
+            head: head, varyingFields: Self.varyingFields(of: head, for: request) ?? entry.varyingFields,
+            requestTime: sentAt, responseTime: receivedAt)
         revalidations.add(1, ordering: .relaxed)
         logger?.debug("cache revalidated \(LogRedaction.redactedURL(entry.key))")
         if !RequestFacts(request.head.headerFields).control.noStore {

@@ -26,8 +26,59 @@ public struct CacheEntry: Sendable, Hashable {
         }
     }
 
+    /// What an entry holds, in one allocation shared by its copies: a storage, the cache and
+    /// the response it answers pass entries around, and a copy then costs one reference count
+    /// rather than one per string, field list and body. Never changed once made; a setter of
+    /// the entry makes a new one.
+    private final class Parts: Sendable {
+        let key: String
+        let receivedHead: HTTPResponse
+        let body: Data
+        let varyingFields: [VaryingField]
+        let requestTime: Date
+        let responseTime: Date
+        let approximateSize: Int
+
+        init(
+            key: String, receivedHead: HTTPResponse, body: Data, varyingFields: [VaryingField], requestTime: Date,
+            responseTime: Date
+        ) {
+            self.key = key
+            self.receivedHead = receivedHead
+            self.body = body
+            self.varyingFields = varyingFields
+            self.requestTime = requestTime
+            self.responseTime = responseTime
+            var size = body.count + key.utf8.count + 64
+            let fields = receivedHead.headerFields
+            for index in fields.indices {
+                size += fields[index].name.canonicalName.utf8.count + fields[index].withUnsafeBytesOfValue(\.count) + 4
+            }
+            for field in varyingFields {
+                size += field.name.utf8.count + (field.value?.utf8.count ?? 0) + 4
+            }
+            approximateSize = size
+        }
+
+        /// These parts with some replaced.
+        func with(
+            key: String? = nil, receivedHead: HTTPResponse? = nil, body: Data? = nil,
+            varyingFields: [VaryingField]? = nil, requestTime: Date? = nil, responseTime: Date? = nil
+        ) -> Parts {
+            Parts(
+                key: key ?? self.key, receivedHead: receivedHead ?? self.receivedHead, body: body ?? self.body,
+                varyingFields: varyingFields ?? self.varyingFields, requestTime: requestTime ?? self.requestTime,
+                responseTime: responseTime ?? self.responseTime)
+        }
+    }
+
+    private var parts: Parts
+
     /// The key the entry is stored under: the request's URL (`scheme://authority/path?query`).
-    public var key: String
+    public var key: String {
+        get { parts.key }
+        set { parts = parts.with(key: newValue) }
+    }
     /// The status and header fields as received, without the hop-by-hop fields, and updated by
     /// each `304` that revalidated the entry.
     ///
@@ -36,21 +87,33 @@ public struct CacheEntry: Sendable, Hashable {
     /// is made: an ``HTTPCache`` stores the very fields it hands on with a miss, so that storing
     /// an answer copies none of them.
     public var head: HTTPResponse {
-        get { Self.withoutFieldsLeftOut(receivedHead) }
-        set { receivedHead = newValue }
+        get { Self.withoutFieldsLeftOut(parts.receivedHead) }
+        set { parts = parts.with(receivedHead: newValue) }
     }
     /// The body, decoded when the engine decoded it.
-    public var body: Data
+    public var body: Data {
+        get { parts.body }
+        set { parts = parts.with(body: newValue) }
+    }
     /// The request's values of the fields the response's `Vary` names, in that order.
-    public var varyingFields: [VaryingField]
+    public var varyingFields: [VaryingField] {
+        get { parts.varyingFields }
+        set { parts = parts.with(varyingFields: newValue) }
+    }
     /// When the request that produced (or last revalidated) the entry was sent.
-    public var requestTime: Date
+    public var requestTime: Date {
+        get { parts.requestTime }
+        set { parts = parts.with(requestTime: newValue) }
+    }
     /// When its response arrived.
-    public var responseTime: Date
+    public var responseTime: Date {
+        get { parts.responseTime }
+        set { parts = parts.with(responseTime: newValue) }
+    }
 
     /// The head as it was handed over, which may still hold fields ``head`` leaves out; read
     /// by the cache wherever those fields make no difference (freshness, validators, `Vary`).
-    var receivedHead: HTTPResponse
+    var receivedHead: HTTPResponse { parts.receivedHead }
 
     /// Creates an entry.
     ///
@@ -66,25 +129,25 @@ public struct CacheEntry: Sendable, Hashable {
         key: String, head: HTTPResponse, body: Data, varyingFields: [VaryingField] = [], requestTime: Date,
         responseTime: Date
     ) {
-        self.key = key
-        self.receivedHead = head
-        self.body = body
-        self.varyingFields = varyingFields
-        self.requestTime = requestTime
-        self.responseTime = responseTime
+        parts = Parts(
+            key: key, receivedHead: head, body: body, varyingFields: varyingFields, requestTime: requestTime,
+            responseTime: responseTime)
     }
 
     /// An estimate of the memory the entry takes: its body, key and header bytes (those of the
     /// fields ``head`` leaves out too, which the entry holds until it is written elsewhere).
-    public var approximateSize: Int {
-        var size = body.count + key.utf8.count + 64
-        for field in receivedHead.headerFields {
-            size += field.name.canonicalName.utf8.count + field.withUnsafeBytesOfValue(\.count) + 4
-        }
-        for field in varyingFields {
-            size += field.name.utf8.count + (field.value?.utf8.count ?? 0) + 4
-        }
-        return size
+    /// Counted once, when the entry is made.
+    public var approximateSize: Int { parts.approximateSize }
+
+    /// The same entry revalidated: `head` replaces the head, the times and varying fields are
+    /// the new ones; made at once rather than by four setters.
+    func revalidated(head: HTTPResponse, varyingFields: [VaryingField], requestTime: Date, responseTime: Date)
+        -> CacheEntry
+    {
+        var entry = self
+        entry.parts = parts.with(
+            receivedHead: head, varyingFields: varyingFields, requestTime: requestTime, responseTime: responseTime)
+        return entry
     }
 
     // MARK: - Equality
