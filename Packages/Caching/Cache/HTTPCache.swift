@@ -53,10 +53,14 @@ public final class HTTPCache: TransportMiddleware {
         /// stored even without validators. A request's own
         /// ``/Caching/Transport/RequestUserInfo/cacheLifetime`` replaces it. `nil` (the default)
         /// follows the protocol alone.
-        public var forcedLifetime: Duration?
+        public var forcedLifetime: Duration? {
+            didSet { forcedSeconds = forcedLifetime?.timeInterval }
+        }
         /// The longest heuristic lifetime given to a response with `Last-Modified` and no
         /// explicit one; 24 hours by default.
-        public var heuristicLifetimeCap: Duration = .seconds(24 * 3600)
+        public var heuristicLifetimeCap: Duration = .seconds(24 * 3600) {
+            didSet { heuristicCapSeconds = heuristicLifetimeCap.timeInterval }
+        }
         /// The largest body stored; 8 MiB by default. A larger response is answered but not
         /// stored (a streamed one is not collected beyond this).
         public var maximumEntrySize = 8 << 20
@@ -71,6 +75,11 @@ public final class HTTPCache: TransportMiddleware {
         /// The wall clock the cache reads for request, response and current times; the
         /// system's by default. Tests inject one they move by hand.
         public var clock: @Sendable () -> Date = { Date() }
+
+        /// ``forcedLifetime`` and ``heuristicLifetimeCap`` in seconds, converted when they are
+        /// set rather than on every request.
+        private(set) var forcedSeconds: TimeInterval?
+        private(set) var heuristicCapSeconds: TimeInterval = 24 * 3600
 
         /// The defaults: enabled, no forced lifetime, a 24-hour heuristic cap, 8 MiB entries.
         public init() {}
@@ -374,7 +383,7 @@ public final class HTTPCache: TransportMiddleware {
     private func freshness(of entry: CacheEntry, forced: TimeInterval?, options: Options) -> Freshness {
         Freshness(
             head: entry.receivedHead, requestTime: entry.requestTime, responseTime: entry.responseTime, now: options.clock(),
-            forcedLifetime: forced, heuristicCap: options.heuristicLifetimeCap.timeInterval)
+            forcedLifetime: forced, heuristicCap: options.heuristicCapSeconds)
     }
 
     /// The varying fields to store with `response`, or `nil` when it may not be stored.
@@ -401,7 +410,7 @@ public final class HTTPCache: TransportMiddleware {
         if forced != nil, code == 200 { return varying }
         // Useful only when it can be fresh for a while or can be revalidated.
         let (lifetime, _) = Freshness.lifetime(
-            of: response.head, responseTime: options.clock(), heuristicCap: options.heuristicLifetimeCap.timeInterval)
+            of: response.head, responseTime: options.clock(), heuristicCap: options.heuristicCapSeconds)
         let explicit = control.maxAge != nil || answer.hasExpires || control.isPublic || control.isPrivate
         guard explicit || Freshness.heuristicallyCacheableStatuses.contains(code) else { return nil }
         guard lifetime > 0 || answer.hasValidator else { return nil }
@@ -435,33 +444,45 @@ extension HTTPCache {
         let head = request.head
         var scheme = head.scheme ?? "http"
         if scheme.utf8.contains(where: { (0x41...0x5A).contains($0) }) { scheme = scheme.lowercased() }
-        var authority = head.authority ?? ""
-        var path = head.path ?? "/"
+        let authority = head.authority ?? ""
+        let path = head.path ?? "/"
         // The bytes copied once into one allocation, where concatenating makes a string per step.
         let count = scheme.utf8.count + 3 + authority.utf8.count + path.utf8.count
         return String(unsafeUninitializedCapacity: count) { buffer in
-            var offset = 0
-            func copy(_ part: inout String) {
-                part.withUTF8 { bytes in
-                    let target = UnsafeMutableBufferPointer(rebasing: buffer[offset..<(offset + bytes.count)])
-                    _ = target.initialize(fromContentsOf: bytes)
-                    offset += bytes.count
-                }
+            guard let base = buffer.baseAddress else { return 0 }
+            var offset = copyUTF8(of: scheme, to: base)
+            for byte in "://".utf8 {
+                base[offset] = byte
+                offset += 1
             }
-            var separator = "://"
-            copy(&scheme)
-            copy(&separator)
-            copy(&authority)
-            copy(&path)
+            offset += copyUTF8(of: authority, to: base + offset)
+            offset += copyUTF8(of: path, to: base + offset)
             return offset
         }
+    }
+
+    /// Copies the UTF-8 bytes of `text` to `target`, which has room for them.
+    ///
+    /// - Returns: How many bytes were copied.
+    private static func copyUTF8(of text: String, to target: UnsafeMutablePointer<UInt8>) -> Int {
+        let copied = text.utf8.withContiguousStorageIfAvailable { bytes in
+            if let source = bytes.baseAddress { target.update(from: source, count: bytes.count) }
+            return bytes.count
+        }
+        if let copied { return copied }
+        var offset = 0
+        for byte in text.utf8 {
+            target[offset] = byte
+            offset += 1
+        }
+        return offset
     }
 
     /// The forced lifetime for one request, in seconds: the request's (zero turns it off),
     /// else the cache's.
     static func forcedLifetime(requested: Duration?, options: Options) -> TimeInterval? {
         if let requested { return requested > .zero ? requested.timeInterval : nil }
-        return options.forcedLifetime.map(\.timeInterval)
+        return options.forcedSeconds
     }
 
     /// Whether a stored response may answer the request without the server (RFC 9111 §4.2,

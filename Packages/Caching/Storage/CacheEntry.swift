@@ -52,7 +52,9 @@ public struct CacheEntry: Sendable, Hashable {
             var size = body.count + key.utf8.count + 64
             let fields = receivedHead.headerFields
             for index in fields.indices {
-                size += fields[index].name.canonicalName.utf8.count + fields[index].withUnsafeBytesOfValue(\.count) + 4
+                // A value's `String` is the field's own (no bytes are decoded for one received
+                // as text), and its length is stored with it.
+                size += fields[index].name.canonicalName.utf8.count + fields[index].value.utf8.count + 4
             }
             for field in varyingFields {
                 size += field.name.utf8.count + (field.value?.utf8.count ?? 0) + 4
