@@ -12,6 +12,8 @@
 //   in a long-running process, and in memory and on disk with room for everything. The disk
 //   storage writes behind; its measurement ends when the writer has written every entry
 //   (`flush()`), so its time and CPU count the writes;
+// - the misses one at a time over the engine, without a cache and through a memory cache at its
+//   cap and a disk cache: what the cache adds to one request's CPU;
 // - the same misses one at a time against an in-process transport that answers at once with a
 //   copy of nginx's answer: no network, no event loop, so the CPU per request is the cache's own
 //   work plus a small constant, and moves far less with the machine's load.
@@ -125,6 +127,30 @@ struct CacheBench: AsyncParsableCommand {
                 throw ValidationError("\(measurement): \(stored) entries stored of \(concurrentRequests)")
             }
         }
+
+        // The same misses one at a time over the engine: what the cache adds to a request's
+        // CPU, with no concurrency to blur it (the lines `cache-cost.sh --counts` counts).
+        emit(
+            try await measure("misses, no cache, one at a time", requests: sequentialRequests, concurrency: 1) {
+                index in
+                try await curl.data(for: try TransportRequest(method: .get, url: "\(url)?one=\(index)"))
+            }.row)
+        let oneFullName = "misses, memory at its 10 MiB cap (each stored, one evicted), one at a time"
+        let oneFull = try await filledMemoryCache(
+            over: curl, options: options, url: url, selected: isSelected(oneFullName))
+        emit(
+            try await measure(oneFullName, requests: sequentialRequests, concurrency: 1) { index in
+                try await oneFull.data(for: try TransportRequest(method: .get, url: "\(url)?onefull=\(index)"))
+            }.row)
+        let oneDisk = try DiskCacheStorage(directory: "\(root)/one-disk", maximumBytes: 1 << 30)
+        let oneDiskTransport = MiddlewareTransport(curl, middleware: [HTTPCache(storage: oneDisk, options: options)])
+        emit(
+            try await measure("misses, disk (each stored), one at a time", requests: sequentialRequests, concurrency: 1) {
+                index in
+                try await oneDiskTransport.data(for: try TransportRequest(method: .get, url: "\(url)?onedisk=\(index)"))
+            } finish: {
+                await oneDisk.flush()
+            }.row)
 
         // The cache's own work, without the network: one request at a time.
         let template = try await curl.data(for: try TransportRequest(method: .get, url: url))
