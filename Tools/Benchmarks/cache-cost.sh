@@ -182,7 +182,7 @@ for binary in ${baseline:+"$baseline"} "$bench"; do
     done
     # Over the engine and nginx: the client's instructions per request, without a cache and
     # through one (nginx's are not counted).
-    for scenario in "no cache" "memory at its 10 MiB cap" "disk (each stored)"; do
+    for scenario in "no cache" "memory at its 10 MiB cap (each stored, one evicted)" "disk (each stored)"; do
         row "$label" "misses, $scenario, one at a time" --sequential-requests 1000 6000
     done
 done
