@@ -443,7 +443,9 @@ extension HTTPCache {
     static func key(for request: TransportRequest) -> String {
         let head = request.head
         var scheme = head.scheme ?? "http"
-        if scheme.utf8.contains(where: { (0x41...0x5A).contains($0) }) { scheme = scheme.lowercased() }
+        if scheme != "https", scheme != "http", scheme.utf8.contains(where: { (0x41...0x5A).contains($0) }) {
+            scheme = scheme.lowercased()
+        }
         let authority = head.authority ?? ""
         let path = head.path ?? "/"
         // The bytes copied once into one allocation, where concatenating makes a string per step.
