@@ -36,12 +36,15 @@ public import Transport
 /// Requests with `Range` or the caller's own conditional headers pass through untouched and
 /// unmarked. Storage errors never fail a request: they are logged, and the network answers.
 ///
-/// A miss costs little beyond the request itself: whether an answer may be stored is decided
-/// before anything is copied, the stored head shares the response's fields unless a hop-by-hop
-/// field must go, the body is never copied, and the storage is handed the entry with
-/// ``CacheStorage/storeInBackground(_:)``, so a ``DiskCacheStorage`` answers from memory while
-/// its writer puts the file in place, and a response never waits for the disk (a write that
-/// fails there is counted in ``CacheStatistics/failedWrites`` rather than logged).
+/// A miss costs little beyond the request itself, and nothing on its way suspends but the
+/// request: the storage is asked with ``CacheStorage/entryWithoutWaiting(forKey:)`` and handed
+/// the entry with ``CacheStorage/storeWithoutWaiting(_:)`` (the `async` calls only when a storage
+/// cannot answer so, or a ``DiskCacheStorage`` has 8 MiB waiting for its writer). Nothing is
+/// copied: the mark goes into the response's own fields, and the entry shares them and the body
+/// with the response; the hop-by-hop fields and the mark are left out when an entry's head is
+/// read. A ``DiskCacheStorage`` answers from memory while its writer puts the file in place, and
+/// a response never waits for the disk (a write that fails there is counted in
+/// ``CacheStatistics/failedWrites`` rather than logged).
 public final class HTTPCache: TransportMiddleware {
     /// What the cache does, adjustable while it runs through ``HTTPCache/options``.
     public struct Options: Sendable {
@@ -236,8 +239,8 @@ public final class HTTPCache: TransportMiddleware {
         let receivedAt = options.clock()
         // Handed over, not copied, so that the mark goes into the response's own fields.
         let (answer, work) = fromNetwork(
-            consume response, request: request, facts: facts, key: key, sentAt: sentAt, receivedAt: receivedAt, forced: forced,
-            replacing: stored, options: options)
+            consume response, request: request, facts: facts, key: key, sentAt: sentAt, receivedAt: receivedAt,
+            forced: forced, replacing: stored, options: options)
         // Nothing to do for the storage's sake, unless it had to be waited for.
         if case .none = work { return answer }
         await perform(work)
@@ -382,8 +385,8 @@ public final class HTTPCache: TransportMiddleware {
 
     private func freshness(of entry: CacheEntry, forced: TimeInterval?, options: Options) -> Freshness {
         Freshness(
-            head: entry.receivedHead, requestTime: entry.requestTime, responseTime: entry.responseTime, now: options.clock(),
-            forcedLifetime: forced, heuristicCap: options.heuristicCapSeconds)
+            head: entry.receivedHead, requestTime: entry.requestTime, responseTime: entry.responseTime,
+            now: options.clock(), forcedLifetime: forced, heuristicCap: options.heuristicCapSeconds)
     }
 
     /// The varying fields to store with `response`, or `nil` when it may not be stored.

@@ -131,8 +131,7 @@ struct CacheBench: AsyncParsableCommand {
         // The same misses one at a time over the engine: what the cache adds to a request's
         // CPU, with no concurrency to blur it (the lines `cache-cost.sh --counts` counts).
         emit(
-            try await measure("misses, no cache, one at a time", requests: sequentialRequests, concurrency: 1) {
-                index in
+            try await measure("misses, no cache, one at a time", requests: sequentialRequests, concurrency: 1) { index in
                 try await curl.data(for: try TransportRequest(method: .get, url: "\(url)?one=\(index)"))
             }.row)
         let oneFullName = "misses, memory at its 10 MiB cap (each stored, one evicted), one at a time"
@@ -144,9 +143,9 @@ struct CacheBench: AsyncParsableCommand {
             }.row)
         let oneDisk = try DiskCacheStorage(directory: "\(root)/one-disk", maximumBytes: 1 << 30)
         let oneDiskTransport = MiddlewareTransport(curl, middleware: [HTTPCache(storage: oneDisk, options: options)])
+        let oneDiskName = "misses, disk (each stored), one at a time"
         emit(
-            try await measure("misses, disk (each stored), one at a time", requests: sequentialRequests, concurrency: 1) {
-                index in
+            try await measure(oneDiskName, requests: sequentialRequests, concurrency: 1) { index in
                 try await oneDiskTransport.data(for: try TransportRequest(method: .get, url: "\(url)?onedisk=\(index)"))
             } finish: {
                 await oneDisk.flush()
