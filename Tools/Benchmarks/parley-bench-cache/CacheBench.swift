@@ -130,8 +130,9 @@ struct CacheBench: AsyncParsableCommand {
 
         // The same misses one at a time over the engine: what the cache adds to a request's
         // CPU, with no concurrency to blur it (the lines `cache-cost.sh --counts` counts).
+        let onePlainName = "misses, no cache, one at a time"
         emit(
-            try await measure("misses, no cache, one at a time", requests: sequentialRequests, concurrency: 1) { index in
+            try await measure(onePlainName, requests: sequentialRequests, concurrency: 1) { index in
                 try await curl.data(for: try TransportRequest(method: .get, url: "\(url)?one=\(index)"))
             }.row)
         let oneFullName = "misses, memory at its 10 MiB cap (each stored, one evicted), one at a time"
