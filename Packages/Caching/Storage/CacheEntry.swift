@@ -161,7 +161,8 @@ public struct CacheEntry: Sendable, Hashable {
             && lhs.requestTime == rhs.requestTime && lhs.responseTime == rhs.responseTime && lhs.head == rhs.head
     }
 
-    /// Hashes what ``==`` compares.
+    /// Hashes what `==` compares: the key, the head as ``head`` reads it, the body, the varying
+    /// fields and the times.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(key)
         hasher.combine(head)
