@@ -4,8 +4,8 @@ import Testing
 
 /// What the entry file format decides on its own: which media types are not deflated again.
 @Suite struct EntryFileTests {
-    // Checked to fail: with the parameters' segment taken instead of the media type, "image/png;
-    // charset" rows fail; with the comparison made case-sensitive, the upper-case rows fail.
+    // Checked to fail: with the comparison made case-sensitive, the upper-case rows fail. The
+    // rows give what the earlier reading (split, trim, lowercase) gave for each.
     @Test(arguments: [
         ("image/png", true), ("IMAGE/JPEG", true), ("image/svg+xml", false), ("Image/BMP", false),
         ("audio/ogg", true), ("video/mp4; codecs=avc1", true), ("font/woff2", true), ("font/ttf", false),
