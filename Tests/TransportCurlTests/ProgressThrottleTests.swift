@@ -6,7 +6,10 @@ import Transport
 /// The progress throttle on instants the test chooses: no clock, no sleep.
 ///
 /// Checked to fail without the throttle: with `report` emitting whenever a figure changed,
-/// `emitsAtMostOneEventPerDirectionPerInterval` receives ten download events instead of two.
+/// `emitsAtMostOneEventPerDirectionPerInterval` receives ten download events instead of two;
+/// with the held-back figures recorded as shown (as before), the later report of
+/// `figuresHeldBackByTheInterval…` emits nothing and the bar stays where the burst began;
+/// without the total rule, `aDirectionThatReachesItsTotalGoesOutAtOnce` receives nothing.
 @Suite struct ProgressThrottleTests {
     /// The instant every test's transfer starts at.
     static let start = ContinuousClock.now
@@ -75,6 +78,53 @@ import Transport
             }
         }
         #expect(downloads == [10, 60])
+    }
+
+    @Test func figuresHeldBackByTheIntervalGoOutWithALaterReportThatBringsNothingNew() {
+        // Given an upload whose first bytes went out at once, and more 10 ms later, held back
+        var throttle = ProgressThrottle(started: Self.start)
+        throttle.report(downloadTotal: 0, downloaded: 0, uploadTotal: 3000, uploaded: 1000, now: Self.start) { _ in }
+        let heldBack = Self.events { emit in
+            throttle.report(
+                downloadTotal: 0, downloaded: 0, uploadTotal: 3000, uploaded: 2000,
+                now: Self.start + .milliseconds(10), emit: emit)
+        }
+
+        // When libcurl reports the same figures a second later, while the server has not answered
+        let later = Self.events { emit in
+            throttle.report(
+                downloadTotal: 0, downloaded: 0, uploadTotal: 3000, uploaded: 3000, now: Self.start + .seconds(1),
+                emit: emit)
+        }
+
+        // Then the held-back figures go out then, once
+        let again = Self.events { emit in
+            throttle.report(
+                downloadTotal: 0, downloaded: 0, uploadTotal: 3000, uploaded: 3000, now: Self.start + .seconds(2),
+                emit: emit)
+        }
+        #expect(heldBack.isEmpty)
+        #expect(
+            later == [.upload(TransferProgress(completed: 3000, total: 3000, bytesPerSecond: 3000, isFinal: false))])
+        #expect(again.isEmpty)
+    }
+
+    @Test func aDirectionThatReachesItsTotalGoesOutAtOnce() {
+        // Given an upload of 3,000 bytes whose first 1,000 went out at once
+        var throttle = ProgressThrottle(started: Self.start)
+        throttle.report(downloadTotal: 0, downloaded: 0, uploadTotal: 3000, uploaded: 1000, now: Self.start) { _ in }
+
+        // When the rest goes out 10 ms later, within the interval
+        let events = Self.events { emit in
+            throttle.report(
+                downloadTotal: 0, downloaded: 0, uploadTotal: 3000, uploaded: 3000,
+                now: Self.start + .milliseconds(10), emit: emit)
+        }
+
+        // Then the whole upload is reported at once, not when the server answers
+        #expect(
+            events == [.upload(TransferProgress(completed: 3000, total: 3000, bytesPerSecond: 300_000, isFinal: false))]
+        )
     }
 
     @Test func throttlesEachDirectionOnItsOwn() {

@@ -16,6 +16,10 @@ struct ProgressThrottle {
     private var download: (done: Int64, total: Int64) = (0, 0)
     /// The last upload figures libcurl reported.
     private var upload: (done: Int64, total: Int64) = (0, 0)
+    /// The download figures of the last download event.
+    private var shownDownload: (done: Int64, total: Int64) = (0, 0)
+    /// The upload figures of the last upload event.
+    private var shownUpload: (done: Int64, total: Int64) = (0, 0)
 
     /// A throttle for a transfer that started at `started`.
     init(started: ContinuousClock.Instant = .now) {
@@ -24,31 +28,43 @@ struct ProgressThrottle {
 
     /// Passes the events due for this report to `emit`, upload first.
     ///
-    /// libcurl reports many times per transfer, mostly with nothing new: such a report costs
-    /// neither a clock read (`now` is evaluated only when a figure changed) nor an allocation.
+    /// A direction has an event due when its figures differ from its last event's and that
+    /// event is at least ``interval`` old, or when it reaches its known total: an upload whose
+    /// body fits the socket buffers goes out in one burst and then waits, with no report from
+    /// libcurl until the server answers, so its last bytes must not wait for the interval.
+    /// Figures held back by the interval go out with the next report, even one that brings
+    /// nothing new. A report with nothing new and nothing held back costs neither a clock read
+    /// (`now` is evaluated only then) nor an allocation.
     mutating func report(
         downloadTotal: Int64, downloaded: Int64, uploadTotal: Int64, uploaded: Int64,
         now: @autoclosure () -> ContinuousClock.Instant = ContinuousClock.now,
         emit: (TransferEvent) -> Void
     ) {
-        let uploadChanged = uploaded != upload.done || uploadTotal != upload.total
-        let downloadChanged = downloaded != download.done || downloadTotal != download.total
-        guard uploadChanged || downloadChanged else { return }
+        upload = (uploaded, uploadTotal)
+        download = (downloaded, downloadTotal)
+        let uploadPending = upload != shownUpload
+        let downloadPending = download != shownDownload
+        guard uploadPending || downloadPending else { return }
         let now = now()
-        if uploadChanged {
-            upload = (uploaded, uploadTotal)
-            if lastUploadEvent.map({ now - $0 >= Self.interval }) ?? true {
-                lastUploadEvent = now
-                emit(.uploadProgress(value(upload, at: now, final: false)))
-            }
+        if uploadPending, Self.isDue(upload, last: lastUploadEvent, now: now) {
+            lastUploadEvent = now
+            shownUpload = upload
+            emit(.uploadProgress(value(upload, at: now, final: false)))
         }
-        if downloadChanged {
-            download = (downloaded, downloadTotal)
-            if lastDownloadEvent.map({ now - $0 >= Self.interval }) ?? true {
-                lastDownloadEvent = now
-                emit(.downloadProgress(value(download, at: now, final: false)))
-            }
+        if downloadPending, Self.isDue(download, last: lastDownloadEvent, now: now) {
+            lastDownloadEvent = now
+            shownDownload = download
+            emit(.downloadProgress(value(download, at: now, final: false)))
         }
+    }
+
+    /// Whether a direction whose figures changed has an event due: its last event is at least
+    /// ``interval`` old, or it has just reached its known total, which goes out at once.
+    private static func isDue(
+        _ figures: (done: Int64, total: Int64), last: ContinuousClock.Instant?, now: ContinuousClock.Instant
+    ) -> Bool {
+        guard let last else { return true }
+        return now - last >= interval || (figures.total > 0 && figures.done >= figures.total)
     }
 
     /// Passes the closing events of a successful transfer to `emit`, upload first.
