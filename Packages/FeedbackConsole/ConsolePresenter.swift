@@ -9,7 +9,7 @@ import Transport
 ///
 /// ```swift
 /// let console = ConsolePresenter()
-/// FeedbackSystem.bootstrap(console, catalog: .preferred(environment: ProcessInfo.processInfo.environment))
+/// try FeedbackSystem.bootstrap(console, catalog: .preferred(environment: ProcessInfo.processInfo.environment))
 /// defer { console.finish() }
 /// ```
 ///

@@ -18,7 +18,7 @@ import Transport
 ///
 /// ```swift
 /// let console = ConsolePresenter()
-/// ReloadSystem.bootstrap(ConsoleReloadPrompt(presenter: console, allowsInput: !noInput))
+/// try ReloadSystem.bootstrap(ConsoleReloadPrompt(presenter: console, allowsInput: !noInput))
 /// ```
 ///
 /// The question names the failure (the catalog's sentence for its category, with the

@@ -114,11 +114,14 @@ final class EventCounter: Sendable {
         }
     }
 
-    @Test func usesTheBootstrappedConfigurationByDefault() async throws {
+    @Test func usesTheSystemsConfigurationByDefault() async throws {
         struct Default: Requestable {}
         let (stub, configuration) = stubbed()
-        ClientSystem.bootstrap(configuration)
-        _ = try await Default().request(WeatherForm.forecast(city: "Lima")).value
+        try await ClientSystem.withConfiguration(configuration) {
+            _ = try await Default().request(WeatherForm.forecast(city: "Lima")).value
+        }
         #expect(stub.requests.first?.url.contains("city=Lima") == true)
+        // Outside the scope, the task sees what the process installed (nothing, in this process).
+        #expect(ClientSystem.configuration == nil)
     }
 }

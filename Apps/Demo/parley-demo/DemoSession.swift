@@ -77,9 +77,16 @@ enum DemoRunner {
         _ options: GlobalOptions, _ body: @escaping @Sendable (DemoSession) async throws -> Void
     ) async -> ExitStatus {
         let console = ConsolePresenter()
-        FeedbackSystem.bootstrap(console, catalog: .preferred(environment: ProcessInfo.processInfo.environment))
-        ReloadSystem.bootstrap(ConsoleReloadPrompt(presenter: console, allowsInput: !options.noInput))
         defer { console.finish() }
+        do {
+            // A demo process runs one command, and this is where its systems are installed.
+            try FeedbackSystem.bootstrap(
+                console, catalog: .preferred(environment: ProcessInfo.processInfo.environment))
+            try ReloadSystem.bootstrap(ConsoleReloadPrompt(presenter: console, allowsInput: !options.noInput))
+        } catch {
+            standardError("parley-demo: \(error)")
+            return .usage
+        }
 
         let backend: EmbeddedBackend?
         let baseURL: String

@@ -12,7 +12,7 @@ public import Transport
 /// var catalog = MessageCatalog.english
 /// catalog[.business(404)] = "We do not know that city yet."
 /// catalog[.transport(.connectionRefused)] = "The weather service is down. Try again in a minute."
-/// FeedbackSystem.bootstrap(ConsolePresenter(), catalog: catalog)
+/// try FeedbackSystem.bootstrap(ConsolePresenter(), catalog: catalog)
 /// ```
 ///
 /// Texts may hold placeholders in braces (`{status}`, `{code}`, `{delay}`), filled in where

@@ -11,7 +11,7 @@ public import Transport
 /// client.headers = ["Accept": "application/json"]
 /// client.dynamicHeaders = { ["Authorization": "Bearer \(await session.token)"] }
 /// client.commonParameters = { ["app_version": "2.1.0"] }
-/// ClientSystem.bootstrap(client)
+/// try ClientSystem.bootstrap(client)
 /// ```
 public struct ClientConfiguration: Sendable {
     /// The engine that performs transfers.

@@ -69,20 +69,40 @@ public struct ReloadContext: Sendable {
 }
 
 /// The application's one reload prompt, in the style of swift-log's `LoggingSystem`: the
-/// composition root installs it once; every ``Reloadable`` asks it unless it names its own.
+/// composition root installs it once; every ``Reloadable`` asks it unless it names its own. A
+/// second bootstrap throws and changes nothing; a test runs in ``withPrompt(_:isolation:operation:)``.
 public enum ReloadSystem {
-    private static let current = PThreadMutex<(any ReloadPrompt)?>(nil)
+    private static let system = ProcessWideSystem<(any ReloadPrompt)?>(name: "ReloadSystem", default: nil)
 
-    /// Installs the prompt (or `nil` for none, such as with `--no-input`).
+    /// Installs the prompt, once for the process.
     ///
-    /// - Parameter prompt: The prompt every ``Reloadable`` asks from now on.
-    public static func bootstrap(_ prompt: (any ReloadPrompt)?) {
-        current.withLock { $0 = prompt }
+    /// - Parameter prompt: The prompt every ``Reloadable`` asks from now on; `nil` for none
+    ///   (such as with `--no-input`), which still counts as the bootstrap.
+    /// - Throws: ``/Transport/SystemBootstrapError`` when a prompt (or none) was installed already.
+    public static func bootstrap(_ prompt: (any ReloadPrompt)?) throws {
+        try system.bootstrap(prompt)
     }
 
-    /// The installed prompt; `nil` until ``bootstrap(_:)``.
+    /// The prompt the calling task sees: its scoped one, else the installed one; `nil` when
+    /// neither names one.
     public static var prompt: (any ReloadPrompt)? {
-        current.withLock { $0 }
+        system.value
+    }
+
+    /// Runs `operation` with `prompt` as the prompt of the calling task and the tasks it
+    /// starts, whatever is installed.
+    ///
+    /// - Parameters:
+    ///   - prompt: The prompt for the scope.
+    ///   - isolation: The actor `operation` runs on: the caller's.
+    ///   - operation: The work.
+    /// - Returns: What `operation` returns.
+    /// - Throws: What `operation` throws.
+    public static func withPrompt<R>(
+        _ prompt: any ReloadPrompt, isolation: isolated (any Actor)? = #isolation,
+        operation: () async throws -> R
+    ) async rethrows -> R {
+        try await system.withValue(prompt, operation: operation)
     }
 }
 

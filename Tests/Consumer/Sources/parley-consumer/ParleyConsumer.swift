@@ -24,7 +24,7 @@ struct ParleyConsumer {
         }
         do {
             let transport = try CurlTransport()
-            ClientSystem.bootstrap(ClientConfiguration(transport: transport, baseURL: arguments[1]))
+            try ClientSystem.bootstrap(ClientConfiguration(transport: transport, baseURL: arguments[1]))
             let url = try await Client().request(EchoForm()).decode(String.self, at: "url").value
             print("httpbin saw \(url)")
             await transport.shutdown()
