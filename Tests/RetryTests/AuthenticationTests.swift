@@ -92,7 +92,10 @@ import TransportCurl
             let token = try await login(server, curl)
             try await expireTokens(server, curl)
             let auth = AuthenticationMiddleware(
-                BearerTokens(transport: curl, refreshURL: server.url("/auth/refresh?delay=200&fail=503")),
+                // The refresh fails only once all 50 requests have been rejected, so that every
+                // one of them waits for this one refresh however slowly the machine sends them.
+                BearerTokens(
+                    transport: curl, refreshURL: server.url("/auth/refresh?delay=200&fail=503&after-rejections=50")),
                 credential: token)
             let transport = MiddlewareTransport(curl, middleware: [auth])
             let results = try await sendAll(50, to: server.url("/auth/protected"), through: transport)

@@ -90,6 +90,11 @@ final class TokenIssuer: Sendable {
         }
     }
 
+    /// How many protected requests have been rejected so far.
+    var rejectedCount: Int {
+        state.withLockedValue { $0.rejected }
+    }
+
     /// Whether `presented` was issued here and has not expired, without counting the check
     /// among the protected requests.
     func isValid(_ presented: String) -> Bool {

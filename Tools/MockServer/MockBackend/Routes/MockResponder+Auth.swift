@@ -25,9 +25,14 @@ extension MockResponder {
         return try Self.tokenEnvelope(tokens.login(lifetime: lifetime), lifetime: lifetime)
     }
 
-    /// `POST /auth/refresh?expires-in=S&fail=CODE&delay=MS` with `Authorization: Bearer T`:
-    /// after waiting `MS` milliseconds (0 by default, at most 10000), a new token in the shape
-    /// of `/auth/login`'s when `T` was issued by this server, expired or not.
+    /// `POST /auth/refresh?expires-in=S&fail=CODE&delay=MS&after-rejections=N` with
+    /// `Authorization: Bearer T`: after waiting `MS` milliseconds (0 by default, at most 10000),
+    /// a new token in the shape of `/auth/login`'s when `T` was issued by this server, expired
+    /// or not.
+    ///
+    /// With `after-rejections=N` the answer also waits until `N` protected requests in all have
+    /// been rejected (for at most 30 s), so that a test's concurrent requests have all seen
+    /// their rejection before the refresh ends, however slowly a busy machine sends them.
     ///
     /// A missing or unknown token gets envelope code 401, "Unknown token; log in again". With
     /// `fail=CODE` (400–599) the answer is HTTP `CODE` with a short text body and no token.
@@ -37,8 +42,13 @@ extension MockResponder {
         let lifetime = try Self.lifetime(target)
         let failure = try target.value("fail").map { try RequestTarget.integer($0, named: "fail", in: 400...599) }
         let delay = try target.integer("delay", in: 0...10_000, default: 0)
+        let rejections = try target.integer("after-rejections", in: 0...100_000, default: 0)
         if delay > 0 {
             try await Task.sleep(for: .milliseconds(delay))
+        }
+        let giveUp = ContinuousClock.now + .seconds(30)
+        while tokens.rejectedCount < rejections, ContinuousClock.now < giveUp {
+            try await Task.sleep(for: .milliseconds(10))
         }
         if let failure {
             tokens.countFailedRefresh()
