@@ -266,7 +266,10 @@ public final class HTTPCache: TransportMiddleware {
             await perform(store(updated))
         }
         let freshness = freshness(of: updated, forced: forced, options: options)
-        return Self.served(updated, freshness: freshness, as: .revalidated, method: request.head.method)
+        var served = Self.served(updated, freshness: freshness, as: .revalidated, method: request.head.method)
+        // The revalidation's own transfer answered: its metrics go on with the stored body.
+        served.metrics = response.metrics
+        return served
     }
 
     /// What the storage still needs after an answer, when it could not be done without
