@@ -30,7 +30,8 @@ struct RequestPipeline<Form: Formable>: Sendable {
         do {
             request = try await makeRequest()
             if let key = memory.idempotencyKey {
-                request.head.headerFields[IdempotencyKey.fieldName] = key
+                // Checked as it is set, so that the engine need not check the whole head again.
+                try request.setHeader(IdempotencyKey.fieldName.rawName, key)
             }
             if let events { request.options.eventHandler = events.transferHandler }
             if let cachedFirst {
@@ -42,7 +43,7 @@ struct RequestPipeline<Form: Formable>: Sendable {
                     }
                 } else {
                     // The network's turn: the cache revalidates what it holds instead of answering.
-                    request.head.headerFields[.cacheControl] = "no-cache"
+                    try request.setHeader(HTTPField.Name.cacheControl.rawName, "no-cache")
                 }
             }
         } catch {
