@@ -31,7 +31,8 @@ import TransportCurl
         func intercept(_ request: TransportRequest, next: Next) async throws -> TransportResponse {
             guard answered.all.isEmpty else { return try await next(request) }
             answered.append(503)
-            return TransportResponse(head: HTTPResponse(status: .serviceUnavailable), body: ResponseBody(), url: request.url)
+            return TransportResponse(
+                head: HTTPResponse(status: .serviceUnavailable), body: ResponseBody(), url: request.url)
         }
     }
 
@@ -96,7 +97,8 @@ import TransportCurl
                     base: MiddlewareTransport(
                         engine,
                         middleware: [
-                            RecordingLink(name: "transfer", journal: journal), try ConcurrencyLimit(maximumConcurrent: 2),
+                            RecordingLink(name: "transfer", journal: journal),
+                            try ConcurrencyLimit(maximumConcurrent: 2),
                             BusyOnce(),
                         ])),
                 baseURL: server.baseURL)
