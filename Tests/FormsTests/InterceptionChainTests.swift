@@ -69,12 +69,15 @@ import TransportCurl
         }
     }
 
-    /// Records the address of the collected body's bytes that passes through it.
+    /// Records the address of the collected body's bytes that passes through it, and checks that
+    /// the response carries the transfer's metrics inside the onion.
     struct BodyAddressLink: TransportMiddleware {
         let addresses: LockedRecorder<Int>
         func intercept(_ request: TransportRequest, next: Next) async throws -> TransportResponse {
             let response = try await next(request)
             let body = try #require(response.body.collectedData, "the body is collected inside the onion")
+            // The transfer's metrics travel with the response, not on the side.
+            #expect(response.metrics != nil)
             addresses.append(Self.address(of: body))
             return response
         }
