@@ -87,6 +87,18 @@ import TransportCurl
         }
     }
 
+    /// The engine, recording the address of each collected body's bytes it returns.
+    struct BodyAddressTransport: HTTPTransport {
+        let base: CurlTransport
+        let addresses: LockedRecorder<Int>
+        func send(_ request: TransportRequest) async throws -> TransportResponse { try await base.send(request) }
+        func data(for request: TransportRequest) async throws -> DataResponse {
+            let response = try await base.data(for: request)
+            addresses.append(BodyAddressLink.address(of: response.body))
+            return response
+        }
+    }
+
     @Test func runsEveryLinkInTheDocumentedOrder() async throws {
         try await MockServer.withRunning { server in
             let engine = try CurlTransport()
@@ -166,16 +178,17 @@ import TransportCurl
 
     @Test func theCollectedBodyCrossesTheOnionWithoutACopy() async throws {
         try await MockServer.withRunning { server in
-            let engine = try CurlTransport()
+            let curl = try CurlTransport()
             let addresses = LockedRecorder<Int>()
             let link = BodyAddressLink(addresses: addresses)
+            let engine = BodyAddressTransport(base: curl, addresses: addresses)
 
             // A transport in middleware: the engine's bytes, and its metrics, come out as they went in.
             let transport = MiddlewareTransport(engine, middleware: [link, link])
             let response = try await transport.data(for: try TransportRequest(method: .get, url: server.url("/echo")))
             #expect(response.body.count > 16)
             #expect(response.metrics != nil)
-            #expect(addresses.all.count == 2)
+            #expect(addresses.all.count == 3)
             #expect(Set(addresses.all) == [BodyAddressLink.address(of: response.body)])
 
             // A client: the plugins' links, the retries and the middleware hand the same bytes on.
@@ -185,8 +198,9 @@ import TransportCurl
             client.plugins = [RecordingPlugin(label: "plugin", journal: LockedRecorder())]
             let awaited = try await Screen(clientConfiguration: client).data(for: WeatherForm.forecast(city: "Rome"))
             #expect(awaited.metrics != nil)
-            #expect(addresses.all.dropFirst(before) == [BodyAddressLink.address(of: awaited.body)])
-            await engine.shutdown()
+            let address = BodyAddressLink.address(of: awaited.body)
+            #expect(addresses.all.dropFirst(before) == [address, address])
+            await curl.shutdown()
         }
     }
 }
