@@ -50,18 +50,30 @@ struct RequestPipeline<Form: Formable>: Sendable {
             await plugins.complete(.failure(error), form: form)
             throw error
         }
-        let links = PluginLink.links(for: plugins, form: form, bodyLimit: request.options.maximumBodySize)
         let retry = retryLink
         let middleware = configuration.middleware
         let transport = configuration.transport
-        let response = try await MiddlewareTransport.run(request, through: links[...]) { request in
-            try await retry.intercept(request) { request in
-                try await MiddlewareTransport.run(request, through: middleware[...]) { request in
-                    TransportResponse(try await transport.data(for: request))
+        let response: TransportResponse
+        if plugins.isEmpty {
+            // No plugin, no link for them: the retries are the outermost link.
+            response = try await retry.intercept(request) { request in
+                try await sendAttempt(request, through: middleware, to: transport)
+            }
+        } else {
+            let links = PluginLink.links(for: plugins, form: form, bodyLimit: request.options.maximumBodySize)
+            response = try await MiddlewareTransport.run(request, through: links[...]) { request in
+                try await retry.intercept(request) { request in
+                    try await sendAttempt(request, through: middleware, to: transport)
                 }
             }
         }
-        let collected = try await response.collected(upTo: request.options.maximumBodySize)
+        let collected: DataResponse
+        if let inMemory = DataResponse(collected: response) {
+            collected = inMemory
+        } else {
+            // Only a body a middleware streams itself is collected here.
+            collected = try await response.collected(upTo: request.options.maximumBodySize)
+        }
         return .init(
             value: collected,
             response: ResponseInfo(head: collected.head, url: collected.url, metrics: collected.metrics))
@@ -159,5 +171,16 @@ struct RequestPipeline<Form: Formable>: Sendable {
         guard !parameters.isEmpty else { return url }
         let query = try ParameterEncoding.queryString(from: parameters)
         return url + (url.contains("?") ? "&" : "?") + query
+    }
+}
+
+/// One attempt of a client's request: through the client's middleware, then the transport's
+/// collected path, whose response enters the onion as it is.
+private func sendAttempt(
+    _ request: TransportRequest, through middleware: [any TransportMiddleware], to transport: any HTTPTransport
+) async throws -> TransportResponse {
+    guard !middleware.isEmpty else { return TransportResponse(try await transport.data(for: request)) }
+    return try await MiddlewareTransport.run(request, through: middleware[...]) { request in
+        TransportResponse(try await transport.data(for: request))
     }
 }

@@ -15,7 +15,7 @@ import Transport
 /// | `prepare` | every `prepare` | |
 /// | `didReceive` | | every `didReceive` |
 /// | `process` | | every `process`, each given the last one's response |
-struct PluginLink<Form: Formable>: TransportMiddleware {
+struct PluginLink: TransportMiddleware {
     /// The hook a link runs.
     enum Hook: CaseIterable {
         case afterCompletion
@@ -27,12 +27,12 @@ struct PluginLink<Form: Formable>: TransportMiddleware {
 
     let hook: Hook
     let plugins: [any Plugin]
-    let form: Form
+    let form: any Formable
     /// The most bytes a body a middleware streamed may have when a hook needs it in memory.
     let bodyLimit: Int
 
     /// The links `plugins` compile into, outermost first; none without plugins.
-    static func links(for plugins: [any Plugin], form: Form, bodyLimit: Int) -> [any TransportMiddleware] {
+    static func links(for plugins: [any Plugin], form: any Formable, bodyLimit: Int) -> [any TransportMiddleware] {
         guard !plugins.isEmpty else { return [] }
         return Hook.allCases.map { PluginLink(hook: $0, plugins: plugins, form: form, bodyLimit: bodyLimit) }
     }
