@@ -185,7 +185,9 @@ public final class CurlTransport: HTTPTransport {
                 .cancelled, message: "The request was cancelled before it started.",
                 url: request.url, mayHaveReachedServer: false)
         }
-        let url = try RequestValidation.validate(request.head)
+        // A request the validating initialiser made, and nothing changed unchecked since, was
+        // validated there; any other (a raw head, a head changed in place) is checked now.
+        let url = try request.validatedURL ?? RequestValidation.validate(request.head)
         // From here on the transfer reads only resolved options: what the request set, else
         // the engine's defaults, else the built-in ones.
         var resolved = request

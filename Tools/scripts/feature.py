@@ -12,6 +12,7 @@ Usage, from anywhere in the checkout (or through make):
     Packages/Features/News/NewsForm.swift            the endpoints, as a form
     Packages/Features/News/NewsRequestable.swift     the feature protocol any type adopts
     Packages/Features/News/NewsItem.swift            the model, decoded from the envelope
+    Packages/Features/News/NewsLink.swift            the feature's link in the client's interception chain
     Packages/Features/News/News.docc/News.md         the module's documentation
     Tests/NewsTests/NewsRequestableTests.swift       tests with the doubles and the mock server
     Tools/MockServer/MockBackend/Resources/Features/news.json   the mock backend's route
@@ -113,6 +114,7 @@ def add(name: str) -> None:
         where["module"] / f"{name}Form.swift": FORM,
         where["module"] / f"{name}Requestable.swift": REQUESTABLE,
         where["module"] / f"{name}Item.swift": MODEL,
+        where["module"] / f"{name}Link.swift": LINK,
         where["module"] / f"{name}.docc" / f"{name}.md": DOCS,
         where["tests"] / f"{name}RequestableTests.swift": TESTS,
         where["route"]: ROUTE,
@@ -174,8 +176,8 @@ def self_test() -> None:
         add("Gazette")
         written = [path for path in root.rglob("*") if path.is_file() and path.name != "Package.swift"]
         problems = []
-        if len(written) != 6:
-            problems.append(f"add wrote {len(written)} files, not 6: {written}")
+        if len(written) != 7:
+            problems.append(f"add wrote {len(written)} files, not 7: {written}")
         for path in written:
             text = path.read_text()
             if "__" in text:
@@ -229,6 +231,30 @@ enum __NAME__Form: RequestFormable {
         switch self {
         case .latest: "__PATH__"
         }
+    }
+
+    /// Puts the feature's link first in the client's middleware, for the feature's requests only.
+    func configure(_ client: inout ClientConfiguration) {
+        client.middleware.insert(__NAME__Link(), at: 0)
+    }
+}
+'''
+
+LINK = '''import Transport
+
+/// What every request of the __NAME__ feature carries, as a link of the client's one
+/// interception chain (docs/ARCHITECTURE.md, "The interception chain"): here a header naming
+/// the feature, so that the server's logs tell its requests apart.
+///
+/// ``__NAME__Form``'s `configure(_:)` puts it first in the client's middleware: it runs for every
+/// attempt, inside the retries and outside authentication and the cache. Replace its body with
+/// the feature's own cross-cutting concern (a header, a measurement, a rule); a concern that
+/// must see the logical request once, not each attempt, is a `Plugin` instead.
+struct __NAME__Link: TransportMiddleware {
+    func intercept(_ request: TransportRequest, next: Next) async throws -> TransportResponse {
+        var request = request
+        try request.setHeader("X-Feature", "__LOWER__")
+        return try await next(request)
     }
 }
 '''
@@ -310,6 +336,7 @@ TESTS = '''import Feedback
 import FeedbackTesting
 import Forms
 import Foundation
+import HTTPTypes
 import Mapping
 import MockBackend
 import Retry
@@ -345,6 +372,8 @@ import __NAME__
 
         #expect(items == [__NAME__Item(id: 1, title: "First")])
         #expect(transport.requests.map(\\.url) == ["https://api.example.com__PATH__"])
+        // The feature's link ran in the client's chain.
+        #expect(transport.requests.first?.head.headerFields[HTTPField.Name("X-Feature")!] == "__LOWER__")
         #expect(recorder.maskOutcomes(on: screen) == [.succeeded])
     }
 

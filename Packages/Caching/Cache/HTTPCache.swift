@@ -16,8 +16,10 @@ public import Transport
 /// CacheStatus(response.head)   // .hit, .revalidated or .miss
 /// ```
 ///
-/// Put it inside a retry middleware (later in the list), so a hit never enters the retry loop
-/// and each attempt can be answered by a revalidation.
+/// Put it inside a retry middleware and an authentication middleware (later in the list), as
+/// the one interception chain orders them: a hit, which never fails, ends the retries at their
+/// first attempt, each attempt can be answered by a revalidation, and the cache sees the
+/// credential a request carries.
 ///
 /// - Fresh: `max-age` (`s-maxage` is a shared cache's and is ignored), else `Expires` minus
 ///   `Date` (a malformed `Expires` is stale), else, for the statuses RFC 9110 calls
@@ -266,7 +268,10 @@ public final class HTTPCache: TransportMiddleware {
             await perform(store(updated))
         }
         let freshness = freshness(of: updated, forced: forced, options: options)
-        return Self.served(updated, freshness: freshness, as: .revalidated, method: request.head.method)
+        var served = Self.served(updated, freshness: freshness, as: .revalidated, method: request.head.method)
+        // The revalidation's own transfer answered: its metrics go on with the stored body.
+        served.metrics = response.metrics
+        return served
     }
 
     /// What the storage still needs after an answer, when it could not be done without

@@ -13,6 +13,21 @@ public import Transport
 /// client.commonParameters = { ["app_version": "2.1.0"] }
 /// try ClientSystem.bootstrap(client)
 /// ```
+///
+/// ## The interception chain
+///
+/// Every request and upload runs through one onion of `TransportMiddleware` links, outermost
+/// first:
+///
+/// 1. the ``plugins``' hooks (and ``LoggingPlugin`` when ``isLoggingEnabled``), compiled into
+///    links: they see the logical request once and the answer that stands;
+/// 2. the retries of ``retry``: every attempt runs through what follows again;
+/// 3. the ``middleware``, in the list's order: observers (metrics, tracing) first, then
+///    authentication (`AuthenticationMiddleware`), the cache (`HTTPCache`) and a concurrency
+///    limit (`ConcurrencyLimit`);
+/// 4. the ``transport``: the engine, or in-flight sharing around it (`InFlightSharing`, with a
+///    concurrency limit under it rather than in ``middleware``, so that a shared transfer takes
+///    one slot).
 public struct ClientConfiguration: Sendable {
     /// The engine that performs transfers.
     public var transport: any HTTPTransport
@@ -60,9 +75,12 @@ public struct ClientConfiguration: Sendable {
     /// then costs no thread hop at all. Keep decoding of large bodies off such a client,
     /// since nothing else the engine does moves while it runs.
     public var taskExecutor: (any TaskExecutor)?
-    /// Hooks around every request, in order; none by default.
+    /// Hooks around every request, in order; none by default. They compile into the outermost
+    /// links of the client's interception chain, outside the retries.
     public var plugins: [any Plugin] = []
-    /// Transport middleware around every send, outermost first; none by default.
+    /// The links every attempt runs through, between the retries and the ``transport``,
+    /// outermost first: observers, authentication, the cache, a concurrency limit. None by
+    /// default.
     public var middleware: [any TransportMiddleware] = []
     /// Where ``LoggingPlugin`` writes when ``isLoggingEnabled`` is on.
     public var logger = Logger(label: "parley.forms")

@@ -26,7 +26,10 @@ struct DownloadPipeline<Form: DownloadFormable>: Sendable {
         let plugins = configuration.activePlugins
         do {
             var request = try await makeRequest()
-            try await plugins.admit(&request, form: form, action: "download of")
+            // A download's body goes to a file, not through the onion's collected path: of
+            // the plugins' links it runs the request's two, then ends with `afterDownload`.
+            try await plugins.permit(request, form: form, action: "download of")
+            try await plugins.prepare(&request, form: form)
             try Task.checkCancellation()
 
             let lastHop = LastHop(url: request.url)

@@ -18,17 +18,20 @@ struct RequestPipeline<Form: Formable>: Sendable {
     /// The turns of a call that asked for the cached answer first; `nil` otherwise.
     var cachedFirst: CachedFirst?
 
-    /// Sends the request, with the client's retries, and runs the plugins around it.
+    /// Sends the request through the client's onion: the plugins' links, the retries, the
+    /// middleware, the transport (see ``ClientConfiguration``).
     ///
     /// - Parameter events: Where the transfer's events and the retries are reported; `nil`
     ///   when nobody can observe them (a direct `data(for:)`), which also spares the transfer
     ///   its progress reports.
     func run(events: RequestEventSink?) async throws -> DataRequest<DataResponse>.Outcome {
         let plugins = configuration.activePlugins
+        var request: TransportRequest
         do {
-            var request = try await makeRequest()
+            request = try await makeRequest()
             if let key = memory.idempotencyKey {
-                request.head.headerFields[IdempotencyKey.fieldName] = key
+                // Checked as it is set, so that the engine need not check the whole head again.
+                try request.setHeader(IdempotencyKey.fieldName.rawName, key)
             }
             if let events { request.options.eventHandler = events.transferHandler }
             if let cachedFirst {
@@ -40,28 +43,49 @@ struct RequestPipeline<Form: Formable>: Sendable {
                     }
                 } else {
                     // The network's turn: the cache revalidates what it holds instead of answering.
-                    request.head.headerFields[.cacheControl] = "no-cache"
+                    try request.setHeader(HTTPField.Name.cacheControl.rawName, "no-cache")
                 }
             }
-            try await plugins.admit(&request, form: form, action: "request to")
-            let loop = RetryLoop(
-                policy: configuration.retry, memory: memory, logger: configuration.logger,
-                reloadPrompt: reloadPrompt, onRetry: { events?.send(.retry($0)) })
-            let transport = configuration.sendingTransport
-            let sent = request
-            var response = try await loop.run(RetryRequest(sent)) { remaining in
-                try await transport.data(for: sent.cappingDeadline(to: remaining))
-            }
-            for plugin in plugins { response = try await plugin.process(response, form: form) }
-            for plugin in plugins { await plugin.didReceive(response, form: form) }
-            for plugin in plugins { await plugin.afterCompletion(.success(response), form: form) }
-            return .init(
-                value: response,
-                response: ResponseInfo(head: response.head, url: response.url, metrics: response.metrics))
         } catch {
-            for plugin in plugins { await plugin.afterCompletion(.failure(error), form: form) }
+            await plugins.complete(.failure(error), form: form)
             throw error
         }
+        let retry = retryLink
+        let middleware = configuration.middleware
+        let transport = configuration.transport
+        let response: TransportResponse
+        if plugins.isEmpty {
+            // No plugin, no link for them: the retries are the outermost link.
+            response = try await retry.intercept(request) { request in
+                try await sendAttempt(request, through: middleware, to: transport)
+            }
+        } else {
+            let links = PluginLink.links(for: plugins, form: form, bodyLimit: request.options.maximumBodySize)
+            response = try await MiddlewareTransport.run(request, through: links[...]) { request in
+                try await retry.intercept(request) { request in
+                    try await sendAttempt(request, through: middleware, to: transport)
+                }
+            }
+        }
+        let collected: DataResponse
+        if let inMemory = DataResponse(collected: response) {
+            collected = inMemory
+        } else {
+            // Only a body a middleware streams itself is collected here.
+            collected = try await response.collected(upTo: request.options.maximumBodySize)
+        }
+        return .init(
+            value: collected,
+            response: ResponseInfo(head: collected.head, url: collected.url, metrics: collected.metrics))
+    }
+
+    /// The retries of the logical request, as a link: the client's policy, with the request's
+    /// memory and reload prompt.
+    private var retryLink: RetryMiddleware {
+        var link = RetryMiddleware(policy: configuration.retry, logger: configuration.logger)
+        link.memory = memory
+        link.reloadPrompt = reloadPrompt
+        return link
     }
 
     /// The transport request the form describes.
@@ -150,18 +174,13 @@ struct RequestPipeline<Form: Formable>: Sendable {
     }
 }
 
-extension [any Plugin] {
-    /// Asks each plugin in turn whether `request` may be sent, then lets each prepare it.
-    ///
-    /// - Throws: A ``FormError`` of category `vetoed` naming the first plugin that refused, or
-    ///   whatever a `prepare` throws.
-    func admit(_ request: inout TransportRequest, form: some Formable, action: String) async throws {
-        for plugin in self {
-            if case .veto(let reason) = await plugin.willSend(request, form: form) {
-                throw FormError(
-                    .vetoed, message: "The plugin \(plugin.name) stopped the \(action) \(form.path): \(reason)")
-            }
-        }
-        for plugin in self { try await plugin.prepare(&request, form: form) }
+/// One attempt of a client's request: through the client's middleware, then the transport's
+/// collected path, whose response enters the onion as it is.
+private func sendAttempt(
+    _ request: TransportRequest, through middleware: [any TransportMiddleware], to transport: any HTTPTransport
+) async throws -> TransportResponse {
+    guard !middleware.isEmpty else { return TransportResponse(try await transport.data(for: request)) }
+    return try await MiddlewareTransport.run(request, through: middleware[...]) { request in
+        TransportResponse(try await transport.data(for: request))
     }
 }

@@ -9,6 +9,11 @@ public import Transport
 /// it, ``didReceive(_:form:)`` observes it, and ``afterCompletion(_:form:)`` sees the final
 /// result, success or failure.
 ///
+/// A client's plugins compile into the outermost links of its interception chain (see
+/// ``ClientConfiguration``), outside the retries: a plugin sees the logical request once and
+/// the answer that stands. A concern that should run for every attempt is a
+/// `TransportMiddleware` in ``ClientConfiguration/middleware`` instead.
+///
 /// Downloads run ``willSend(_:form:)`` and ``prepare(_:form:)`` the same way; their body goes
 /// to a file instead of memory, so in place of the three response hooks they end with
 /// ``afterDownload(_:form:)``.

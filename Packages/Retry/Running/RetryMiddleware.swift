@@ -1,11 +1,13 @@
 public import Logging
 public import Transport
 
-/// Retries requests sent through a `MiddlewareTransport`, for code that uses a transport
-/// directly (Forms' clients retry through their ``RetryPolicy`` setting instead).
+/// The retry link of the middleware onion: runs a request's attempts under a ``RetryPolicy``.
 ///
-/// Put it outermost, so that each attempt goes through the other middleware (an
-/// authenticator re-applies its credential) again:
+/// Forms' clients put one in their onion from their ``RetryPolicy`` setting; code that uses a
+/// transport directly puts it in a `MiddlewareTransport`. It goes outside authentication, the
+/// cache, sharing and the concurrency limit, so that each attempt goes through them again (an
+/// authenticator re-applies its credential, a revalidation may answer it) and a cache hit,
+/// which never fails, ends the loop at its first attempt:
 ///
 /// ```swift
 /// let transport = MiddlewareTransport(
@@ -20,6 +22,13 @@ public struct RetryMiddleware: TransportMiddleware {
     public var policy: RetryPolicy
     /// Where retries are logged; `nil` for nowhere.
     public var logger: Logger?
+    /// What the logical request keeps between runs (its `Idempotency-Key`, the server's wait),
+    /// for a link made for one logical request and its reloads; `nil` (the default) gives each
+    /// request a memory of its own.
+    public var memory: RetryMemory?
+    /// Asked whether to start again once a network failure's retries are over; `nil` (the
+    /// default) never asks.
+    public var reloadPrompt: (any ReloadPrompt)?
 
     /// Creates the middleware.
     ///
@@ -31,10 +40,13 @@ public struct RetryMiddleware: TransportMiddleware {
         self.logger = logger
     }
 
-    /// Runs the request's attempts.
+    /// Runs the request's attempts; each retry is reported to the request's
+    /// `TransferOptions.eventHandler` before its wait.
     public func intercept(_ request: TransportRequest, next: Next) async throws -> TransportResponse {
         let events = request.options.eventHandler
-        let loop = RetryLoop(policy: policy, logger: logger, onRetry: { events?(.retry($0)) })
+        let loop = RetryLoop(
+            policy: policy, memory: memory ?? RetryMemory(), logger: logger, reloadPrompt: reloadPrompt,
+            onRetry: { events?(.retry($0)) })
         return try await loop.run(RetryRequest(request)) { remaining in
             try await next(request.cappingDeadline(to: remaining))
         }

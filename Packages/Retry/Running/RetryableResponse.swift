@@ -44,4 +44,11 @@ extension TransportResponse: RetryableResponse {
     public var bodyInMemory: Data? { body.collectedData }
     /// Cancels the body.
     public func discard() { body.cancel() }
+    /// Stores it as the response's `classification`, which goes on to the `DataResponse` that
+    /// `data(for:)` returns.
+    ///
+    /// - Parameter classification: What the classifier read.
+    public mutating func keep(_ classification: ResponseClassification) {
+        self.classification = classification
+    }
 }

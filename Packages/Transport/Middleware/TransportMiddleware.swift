@@ -4,7 +4,10 @@ import Foundation
 /// (short-circuit), or observe and rewrite the response.
 ///
 /// Middleware forms an onion: the first in the list is the outermost, sees the request
-/// first and the response last.
+/// first and the response last. It is the one interception chain of the library: retries,
+/// authentication, the cache and the concurrency limit are links of it, and a client's plugins
+/// compile into links of it. Their order, outermost first: retries, observers (metrics,
+/// tracing), authentication, the cache, the concurrency limit, the transport.
 ///
 /// ```swift
 /// struct BearerToken: TransportMiddleware {
@@ -31,10 +34,14 @@ public protocol TransportMiddleware: Sendable {
     func intercept(_ request: TransportRequest, next: Next) async throws -> TransportResponse
 }
 
-/// A transport that runs every request through a list of middleware before a base transport.
+/// A transport that runs every request through a list of middleware before a base transport:
+/// the middleware onion.
 ///
-/// ``data(for:)`` keeps the base transport's collected fast path: the middleware see a
-/// response whose body is already in memory.
+/// The onion is built from non-escaping closures, so running it allocates nothing for its
+/// links. ``data(for:)`` keeps the base transport's collected fast path: the middleware see one
+/// ``TransportResponse`` whose body is already in memory and which carries the transfer's
+/// metrics, and the response they return is handed back as a ``DataResponse`` without copying
+/// or collecting the body again.
 public struct MiddlewareTransport: HTTPTransport {
     /// The transport at the core of the onion.
     public let base: any HTTPTransport
@@ -53,40 +60,41 @@ public struct MiddlewareTransport: HTTPTransport {
 
     /// Runs the chain, then the base transport's ``HTTPTransport/send(_:)``.
     public func send(_ request: TransportRequest) async throws -> TransportResponse {
-        try await chain(request) { [base] request in try await base.send(request) }
+        try await Self.run(request, through: middleware[...]) { [base] request in try await base.send(request) }
     }
 
     /// Runs the chain around the base transport's ``HTTPTransport/data(for:)``.
     public func data(for request: TransportRequest) async throws -> DataResponse {
-        let lastMetrics = PThreadMutex<TransferMetrics?>(nil)
-        let response = try await chain(request) { [base] request in
-            let collected = try await base.data(for: request)
-            lastMetrics.withLock { $0 = collected.metrics }
-            return TransportResponse(head: collected.head, body: ResponseBody(collected.body), url: collected.url)
+        let response = try await Self.run(request, through: middleware[...]) { [base] request in
+            TransportResponse(try await base.data(for: request))
         }
         // A body already in memory passed the base transport's own limit, which may be an
         // engine-wide default the request never set; checking it again against the request's
         // options alone would apply the built-in 64 MiB instead. Only a body a middleware
         // streams itself is collected here, under the request's limit.
-        let body: Data
-        if let collected = response.body.collectedData {
-            body = collected
-        } else {
-            body = try await response.body.collect(upTo: request.options.maximumBodySize)
-        }
-        return DataResponse(
-            head: response.head, body: body, url: response.url, metrics: lastMetrics.withLock { $0 })
+        return try await response.collected(upTo: request.options.maximumBodySize)
     }
 
-    private func chain(
+    /// Runs `request` through `middleware`, outermost first, then through `core`.
+    ///
+    /// This is the onion itself, for code that composes its own links around a core without
+    /// making a transport of them (a client's hooks and retries around its middleware).
+    ///
+    /// - Parameters:
+    ///   - request: The request.
+    ///   - middleware: The links, outermost first.
+    ///   - core: What the innermost link's `next` calls: the transport, or more links.
+    /// - Returns: The response the outermost link returns.
+    /// - Throws: Whatever a link or the core throws.
+    public static func run(
         _ request: TransportRequest,
-        core: @escaping TransportMiddleware.Next
+        through middleware: ArraySlice<any TransportMiddleware>,
+        core: TransportMiddleware.Next
     ) async throws -> TransportResponse {
-        var next = core
-        for layer in middleware.reversed() {
-            let inner = next
-            next = { request in try await layer.intercept(request, next: inner) }
+        guard let outermost = middleware.first else { return try await core(request) }
+        let inner = middleware.dropFirst()
+        return try await outermost.intercept(request) { request in
+            try await run(request, through: inner, core: core)
         }
-        return try await next(request)
     }
 }

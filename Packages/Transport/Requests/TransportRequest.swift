@@ -18,7 +18,13 @@ public import HTTPTypes
 /// ```
 public struct TransportRequest: Sendable {
     /// The method, scheme, authority, path and header fields.
-    public var head: HTTPRequest
+    ///
+    /// Changing the head directly (rather than through ``setHeader(_:_:)`` or
+    /// ``addHeader(_:_:)``) makes the engine check the whole head again before sending it.
+    public var head: HTTPRequest {
+        // No `oldValue`: the head is still changed in place, without a copy of its fields.
+        didSet { validatedURL = nil }
+    }
     /// The bytes to send, if any.
     public var body: RequestBody?
     /// Timeouts, limits, redirect policy and observers for this transfer; nothing set by default.
@@ -28,6 +34,12 @@ public struct TransportRequest: Sendable {
     /// Values for the code around the transfer (plugins, middleware, presenters); the engine
     /// never reads them. Empty by default.
     public var userInfo = RequestUserInfo()
+    /// The absolute URL, set when ``init(method:url:headers:body:options:)-(_,String,_,_,_)``
+    /// has checked the URL and every field, and cleared by any later change of ``head`` that
+    /// does not check what it adds. An engine sends a request that carries it without checking
+    /// the head again, and checks one without it with ``RequestValidation/validate(_:)``, so a
+    /// request is validated once on its way to the socket.
+    package private(set) var validatedURL: String?
 
     /// Creates a request from an `HTTPRequest` you have built yourself.
     ///
@@ -80,6 +92,7 @@ public struct TransportRequest: Sendable {
         )
         self.body = body
         self.options = options
+        self.validatedURL = "\(parts.scheme)://\(parts.authority)\(parts.path)"
     }
 
     /// Creates a request from a Foundation `URL`.
@@ -103,7 +116,7 @@ public struct TransportRequest: Sendable {
 
     /// The absolute URL the head describes: `scheme://authority/path`.
     public var url: String {
-        "\(head.scheme ?? "http")://\(head.authority ?? "")\(head.path ?? "/")"
+        validatedURL ?? "\(head.scheme ?? "http")://\(head.authority ?? "")\(head.path ?? "/")"
     }
 
     /// Appends a header field after validating it.
@@ -113,7 +126,11 @@ public struct TransportRequest: Sendable {
     ///   - value: The field value; must not contain CR, LF or NUL.
     /// - Throws: ``TransportError`` with category ``TransportError/Category-swift.struct/invalidHeader``.
     public mutating func addHeader(_ name: String, _ value: String) throws {
-        head.headerFields.append(try RequestValidation.field(name: name, value: value))
+        let field = try RequestValidation.field(name: name, value: value)
+        // The field is checked, so the head stays as valid as it was.
+        let validated = validatedURL
+        head.headerFields.append(field)
+        validatedURL = validated
     }
 
     /// Sets a header field (replacing every field of that name) after validating it.
@@ -124,6 +141,9 @@ public struct TransportRequest: Sendable {
     /// - Throws: ``TransportError`` with category ``TransportError/Category-swift.struct/invalidHeader``.
     public mutating func setHeader(_ name: String, _ value: String) throws {
         let field = try RequestValidation.field(name: name, value: value)
+        // The field is checked, so the head stays as valid as it was.
+        let validated = validatedURL
         head.headerFields[field.name] = field.value
+        validatedURL = validated
     }
 }

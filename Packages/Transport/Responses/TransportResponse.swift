@@ -1,7 +1,14 @@
 public import Foundation
 public import HTTPTypes
 
-/// A response whose head has arrived and whose body may still be streaming.
+/// A response whose head has arrived and whose body may still be streaming: the one response
+/// type that flows through the middleware onion.
+///
+/// On the collected path (``HTTPTransport/data(for:)``) the body is already in memory, and the
+/// response also carries what a ``DataResponse`` carries beside its bytes (the transfer's
+/// ``metrics``, a retry policy's ``classification``), so that ``init(_:)`` and
+/// ``DataResponse/init(collected:)`` move a response into the onion and out of it without
+/// copying or collecting the body again.
 public struct TransportResponse: Sendable {
     /// The status and header fields.
     public var head: HTTPResponse
@@ -9,6 +16,13 @@ public struct TransportResponse: Sendable {
     public var body: ResponseBody
     /// The URL that produced this response, after any redirects.
     public var url: String
+    /// The transfer's timings and counters, when the transport measured them and delivered the
+    /// body collected; `nil` for a streamed body, whose metrics arrive as a
+    /// ``TransferEvent/metrics(_:)`` event when it ends.
+    public var metrics: TransferMetrics?
+    /// What a ``ResponseClassifier`` read in a collected body, when one did; `nil` otherwise.
+    /// See ``DataResponse/classification``.
+    public var classification: ResponseClassification?
 
     /// Creates a response.
     public init(head: HTTPResponse, body: ResponseBody, url: String) {
@@ -17,8 +31,35 @@ public struct TransportResponse: Sendable {
         self.url = url
     }
 
+    /// A response whose body is `response`'s bytes, already collected, with its metrics and
+    /// classification: nothing is copied.
+    ///
+    /// - Parameter response: A collected response, such as ``HTTPTransport/data(for:)`` returns.
+    public init(_ response: DataResponse) {
+        head = response.head
+        body = ResponseBody(response.body)
+        url = response.url
+        metrics = response.metrics
+        classification = response.classification
+    }
+
     /// The status, for convenience.
     public var status: HTTPResponse.Status { head.status }
+
+    /// The response as a ``DataResponse``: a body already in memory is taken as it is (it
+    /// passed the limit of the transport that collected it), a streamed one is collected now.
+    ///
+    /// - Parameter limit: The most bytes to accept from a streamed body.
+    /// - Returns: The collected response, with the metrics and classification this one carries.
+    /// - Throws: ``TransportError`` with category ``TransportError/Category-swift.struct/responseTooLarge``
+    ///   when a streamed body exceeds `limit`, or any error of its transfer.
+    public func collected(upTo limit: Int) async throws -> DataResponse {
+        if let collected = DataResponse(collected: self) { return collected }
+        var collected = DataResponse(
+            head: head, body: try await body.collect(upTo: limit), url: url, metrics: metrics)
+        collected.classification = classification
+        return collected
+    }
 }
 
 /// A response whose body has been collected in memory.
@@ -42,6 +83,16 @@ public struct DataResponse: Sendable {
         self.body = body
         self.url = url
         self.metrics = metrics
+    }
+
+    /// The response `response` carries, when its body is already in memory; `nil` for a
+    /// streamed body. Nothing is copied or collected.
+    ///
+    /// - Parameter response: A response from the middleware onion.
+    public init?(collected response: TransportResponse) {
+        guard let body = response.body.collectedData else { return nil }
+        self.init(head: response.head, body: body, url: response.url, metrics: response.metrics)
+        classification = response.classification
     }
 
     /// The status, for convenience.
