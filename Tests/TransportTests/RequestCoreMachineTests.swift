@@ -2,16 +2,18 @@ import Testing
 import Transport
 
 /// The request handle's transitions, driven one event at a time with names in place of the
-/// task, the closures and the event fan-out: no thread, no task, no sleep. Each test is a
+/// tasks, the closures and the event fan-out: no thread, no task, no sleep. Each test is a
 /// script of events and the action each one returns, written out as text.
 ///
 /// Checked to fail with each transition broken on purpose, every test by at least one: with
 /// `reload()` beginning a run at once while the drainer works, the reload-while-draining
-/// scripts get `begin 2` where they expect `announce 2`; with `launched(_:run:)` ignoring a
+/// scripts get `begin 2` where they expect `queued 2`; with `launched(_:run:)` ignoring a
 /// cancel while starting, `cancelWhileStartingCancelsTheTaskAtLaunch` gets `none`; with
-/// `sourceBegan(run:)` taking an announcement it has had, both derived scripts that repeat
-/// one count a run twice; with one-shot handlers never retired, an `await` is handed the
-/// next outcome too.
+/// one-shot handlers never retired, an `await` is handed the next outcome too; with
+/// `claim(run:)` not checking the claim, the awaited-run scripts let the launched task run the
+/// operation a second time; with `releaseAwaitingTask()` not waiting for a cancel, the
+/// cancel-of-an-awaiting-task script gets `released` before `cancel done`; with
+/// `ownerEnded(_:)` dropping at once during a run, the view scripts lose a handler's outcome.
 @Suite struct RequestCoreMachineTests {
     /// Names in place of everything the machine holds without looking inside.
     enum Named: RequestCoreMachineTypes {
@@ -25,14 +27,12 @@ import Transport
         typealias Handler = String
         /// A start or cancel hook.
         typealias Hook = String
-        /// A derived core's follower.
-        typealias Follower = String
         /// An observer.
         typealias Observer = String
-        /// A connection to a source's events.
-        typealias Connector = String
         /// An event fan-out.
         typealias Fanout = String
+        /// An awaiting task waiting for a cancel to let go of it.
+        typealias Waiter = String
     }
 
     /// The machine under test.
@@ -50,20 +50,30 @@ import Transport
         case launched(String, run: Int)
         /// The run ended with this outcome (its response is named after it).
         case finish(String)
-        /// A derived core's source ended run `number` with this outcome.
-        case sourceFinished(String, number: Int)
-        /// A derived core's source began run `run`.
-        case sourceBegan(Int)
+        /// The task launched for run `run` asks to run the operation.
+        case claim(run: Int)
+        /// A task that awaits the handle asks to run the operation.
+        case claimForAwait(String)
+        /// The awaiting task that ran the operation asks to let go of the run.
+        case release
+        /// The awaiting task waits, as `waiter`, for a cancel to let go of it.
+        case park(String)
+        /// A cancel is done with the awaiting task it cancelled.
+        case cancelDone
+        /// A view went away.
+        case ownerEnded(Int)
         /// A handler for every outcome.
         case handler(String)
+        /// A handler for every outcome, registered by view `owner`.
+        case viewHandler(String, owner: Int)
         /// A one-shot handler, as an `await` adds.
         case oneShot(String)
         /// A start hook.
         case startHook(String)
         /// A cancel hook.
         case cancelHook(String)
-        /// A core derived from this one: its follower and its handler.
-        case follower(String, handler: String)
+        /// A start hook, a cancel hook and an observer, registered by view `owner`.
+        case viewHooks(String, owner: Int)
         /// One step of the drainer.
         case drainStep
         /// The drainer's steps until it is done, joined by "; ".
@@ -77,13 +87,18 @@ import Transport
             case .cancel: "cancel"
             case .launched(let task, let run): "launched \(task) for run \(run)"
             case .finish(let outcome): "finish \(outcome)"
-            case .sourceFinished(let outcome, let number): "source finished \(outcome)#\(number)"
-            case .sourceBegan(let run): "source began \(run)"
+            case .claim(let run): "claim run \(run)"
+            case .claimForAwait(let task): "claim for await by \(task)"
+            case .release: "release"
+            case .park(let waiter): "park \(waiter)"
+            case .cancelDone: "cancel done"
+            case .ownerEnded(let owner): "owner \(owner) ended"
             case .handler(let name): "handler \(name)"
+            case .viewHandler(let name, let owner): "handler \(name) of \(owner)"
             case .oneShot(let name): "await \(name)"
             case .startHook(let name): "start hook \(name)"
             case .cancelHook(let name): "cancel hook \(name)"
-            case .follower(let name, let handler): "follower \(name) with handler \(handler)"
+            case .viewHooks(let name, let owner): "hooks \(name) of \(owner)"
             case .drainStep: "drain step"
             case .drain: "drain"
             }
@@ -108,16 +123,25 @@ import Transport
         case .cancel: return describe(machine.cancel())
         case .launched(let task, let run): return describe(machine.launched(task, run: run))
         case .finish(let outcome): return describe(machine.finish(outcome, response: "\(outcome) response"))
-        case .sourceFinished(let outcome, let number):
-            return describe(machine.finish(outcome, response: "\(outcome) response", sourceOutcome: number))
-        case .sourceBegan(let run): return describe(machine.sourceBegan(run: run))
+        case .claim(let run): return machine.claim(run: run) ? "claimed" : "refused"
+        case .claimForAwait(let task): return machine.claimForAwait(by: task).map { "run \($0) here" } ?? "wait"
+        case .release: return machine.releaseAwaitingTask() ? "released" : "held"
+        case .park(let waiter): return machine.park(waiter) ? "parked" : "resume now"
+        case .cancelDone: return machine.cancelDone().map { "resume \($0)" } ?? "none"
+        case .ownerEnded(let owner):
+            machine.ownerEnded(owner)
+            return "none"
         case .handler(let name): return describe(machine.addHandler(name, once: false))
+        case .viewHandler(let name, let owner): return describe(machine.addHandler(name, once: false, owner: owner))
         case .oneShot(let name): return describe(machine.addHandler(name, once: true))
         case .startHook(let name): return describe(machine.addStartHook(name))
         case .cancelHook(let name):
             machine.addCancelHook(name)
             return "none"
-        case .follower(let name, let handler): return describe(machine.addFollower(name, handler: handler))
+        case .viewHooks(let name, let owner):
+            machine.addCancelHook("\(name) cancel", owner: owner)
+            machine.addObserver("\(name) observer", owner: owner)
+            return describe(machine.addStartHook("\(name) start", owner: owner))
         case .drainStep: return describe(machine.nextDrainStep())
         case .drain:
             var steps: [String] = []
@@ -137,13 +161,12 @@ import Transport
         "[" + names.joined(separator: ", ") + "]"
     }
 
-    /// What a start, a reload or a source's run beginning asks for.
+    /// What a start or a reload asks for.
     static func describe(_ action: Machine.StartAction) -> String {
         switch action {
         case .none: "none"
-        case .announce(let followers, let number): "announce \(number) to \(list(followers))"
-        case .begin(let followers, let hooks, let number):
-            "begin \(number): tell \(list(followers)), run \(list(hooks))"
+        case .queued(let number): "queued \(number)"
+        case .begin(let hooks, let number): "begin \(number): run \(list(hooks))"
         }
     }
 
@@ -161,6 +184,7 @@ import Transport
         case .none: "none"
         case .runHooks(let hooks): "run \(list(hooks))"
         case .cancelTask(let task, let hooks): "run \(list(hooks)), cancel \(task)"
+        case .cancelAwaitingTask(let task, let hooks): "run \(list(hooks)), cancel awaiting \(task)"
         case .fail(let hooks): "run \(list(hooks)), fail"
         }
     }
@@ -186,21 +210,12 @@ import Transport
         switch action {
         case .none:
             return "none"
-        case .ended(let fanout, let continues, let drain):
+        case .ended(let fanout, let drain):
             var parts = ["ended"]
             if let fanout { parts.append("complete \(fanout)") }
-            if continues { parts.append("continues") }
             if case .drain = drain { parts.append("drain") }
             return parts.joined(separator: ", ")
         }
-    }
-
-    /// What a follower's registration asks for.
-    static func describe(_ action: Machine.FollowAction) -> String {
-        var parts = ["first \(action.first)"]
-        if action.announce { parts.append("announce") }
-        if case .drain = action.drain { parts.append("drain") }
-        return parts.joined(separator: ", ")
     }
 
     /// The drainer's work.
@@ -224,7 +239,7 @@ import Transport
             [
                 (.startHook("s1"), "none"),
                 (.startHook("s2"), "none"),
-                (.start, "begin 1: tell [], run [s1, s2]"),
+                (.start, "begin 1: run [s1, s2]"),
             ])
         #expect(machine.phase == .starting)
         #expect(machine.nextOutcome == 1)
@@ -243,7 +258,7 @@ import Transport
         Self.play(
             &machine,
             [
-                (.start, "begin 1: tell [], run []"),
+                (.start, "begin 1: run []"),
                 (.start, "none"),
                 (.reload, "none"),
                 (.launched("task 1", run: 1), "none"),
@@ -259,7 +274,7 @@ import Transport
         Self.play(
             &machine,
             [
-                (.start, "begin 1: tell [], run []"),
+                (.start, "begin 1: run []"),
                 // The task was quick: it finished before its launch was recorded.
                 (.finish("ok"), "ended"),
                 (.launched("task 1", run: 1), "none"),
@@ -299,7 +314,7 @@ import Transport
             &machine,
             [
                 (.cancelHook("c"), "none"),
-                (.start, "begin 1: tell [], run []"),
+                (.start, "begin 1: run []"),
                 (.cancel, "run [c]"),
                 (.cancel, "none"),
                 (.launched("task 1", run: 1), "cancel task"),
@@ -314,13 +329,13 @@ import Transport
             [
                 (.cancelHook("c1"), "none"),
                 (.cancelHook("c2"), "none"),
-                (.start, "begin 1: tell [], run []"),
+                (.start, "begin 1: run []"),
                 (.launched("task 1", run: 1), "none"),
                 (.cancel, "run [c1, c2], cancel task 1"),
                 (.cancel, "none"),
                 (.finish("cancelled"), "ended"),
                 (.cancel, "none"),
-                (.reload, "begin 2: tell [], run []"),
+                (.reload, "begin 2: run []"),
                 (.launched("task 2", run: 2), "none"),
                 (.cancel, "run [c1, c2], cancel task 2"),
             ])
@@ -334,7 +349,7 @@ import Transport
         Self.play(
             &machine,
             [
-                (.start, "begin 1: tell [], run []"),
+                (.start, "begin 1: run []"),
                 (.launched("task 1", run: 1), "none"),
                 (.finish("ok"), "ended"),
                 (.handler("a"), "drain"),
@@ -369,7 +384,7 @@ import Transport
                 (.handler("a"), "none"),
                 (.oneShot("b"), "none"),
                 (.handler("c"), "none"),
-                (.start, "begin 1: tell [], run []"),
+                (.start, "begin 1: run []"),
                 (.launched("task 1", run: 1), "none"),
                 (.finish("one"), "ended, drain"),
                 (.drain, "deliver one#1 to [a, b once, c]; done"),
@@ -378,7 +393,7 @@ import Transport
         Self.play(
             &machine,
             [
-                (.reload, "begin 2: tell [], run []"),
+                (.reload, "begin 2: run []"),
                 (.launched("task 2", run: 2), "none"),
                 (.finish("two"), "ended, drain"),
                 (.drain, "deliver two#2 to [a, c]; done"),
@@ -391,10 +406,10 @@ import Transport
         Self.play(
             &machine,
             [
-                (.start, "begin 1: tell [], run []"),
+                (.start, "begin 1: run []"),
                 (.launched("task 1", run: 1), "none"),
                 (.finish("one"), "ended"),
-                (.reload, "begin 2: tell [], run []"),
+                (.reload, "begin 2: run []"),
                 (.oneShot("b"), "none"),
                 (.launched("task 2", run: 2), "none"),
                 (.finish("two"), "ended, drain"),
@@ -410,7 +425,7 @@ import Transport
             &machine,
             [
                 (.handler("a"), "none"),
-                (.start, "begin 1: tell [], run []"),
+                (.start, "begin 1: run []"),
                 (.launched("task 1", run: 1), "none"),
                 (.finish("ok"), "ended, drain"),
                 (.finish("late"), "none"),
@@ -429,12 +444,12 @@ import Transport
             &machine,
             [
                 (.startHook("s"), "none"),
-                (.follower("f", handler: "t"), "first 1"),
-                (.start, "begin 1: tell [f], run [s]"),
+                (.handler("t"), "none"),
+                (.start, "begin 1: run [s]"),
                 (.launched("task 1", run: 1), "none"),
                 (.finish("one"), "ended, drain"),
                 (.drain, "deliver one#1 to [t]; done"),
-                (.reload, "begin 2: tell [f], run [s]"),
+                (.reload, "begin 2: run [s]"),
                 (.reload, "none"),
             ])
         #expect(machine.phase == .starting)
@@ -448,14 +463,14 @@ import Transport
             &machine,
             [
                 (.startHook("s"), "none"),
-                (.follower("f", handler: "a"), "first 1"),
+                (.handler("a"), "none"),
                 (.handler("b"), "none"),
-                (.start, "begin 1: tell [f], run [s]"),
+                (.start, "begin 1: run [s]"),
                 (.launched("task 1", run: 1), "none"),
                 (.finish("one"), "ended, drain"),
                 (.drainStep, "deliver one#1 to [a, b]"),
-                // A handler reloads: followers learn of run 2 now, its start hooks wait.
-                (.reload, "announce 2 to [f]"),
+                // A handler reloads: run 2 begins now, its start hooks wait.
+                (.reload, "queued 2"),
                 (.startHook("late"), "none"),
                 (.handler("c"), "none"),
             ])
@@ -481,10 +496,10 @@ import Transport
             &machine,
             [
                 (.handler("a"), "none"),
-                (.start, "begin 1: tell [], run []"),
+                (.start, "begin 1: run []"),
                 (.finish("one"), "ended, drain"),
                 (.drainStep, "deliver one#1 to [a]"),
-                (.reload, "announce 2 to []"),
+                (.reload, "queued 2"),
                 (.drainStep, "start 2: run []"),
                 (.launched("task 2", run: 2), "none"),
                 // Run 2 ends before the drainer is done: its outcome queues.
@@ -495,128 +510,226 @@ import Transport
         #expect(machine.deliveringResponse == "two response")
     }
 
-    // MARK: - Derived cores
+    // MARK: - Claiming a run
 
-    @Test func aSourceTellsItsFollowerOfRunsBegunAlready() {
+    @Test func aTaskThatClaimsItsRunRunsItAndAnAwaitAfterThatWaits() {
         var machine = Machine()
         Self.play(
             &machine,
             [
-                (.start, "begin 1: tell [], run []"),
-                (.follower("f", handler: "t"), "first 1, announce"),
+                (.start, "begin 1: run []"),
+                (.launched("task 1", run: 1), "none"),
+                (.claim(run: 1), "claimed"),
+                (.claim(run: 1), "refused"),
+                (.claimForAwait("awaiter"), "wait"),
+                (.oneShot("a"), "none"),
                 (.finish("one"), "ended, drain"),
-                (.drain, "deliver one#1 to [t]; done"),
-                // Finished: the follower gets the current outcome at once.
-                (.follower("g", handler: "u"), "first 1, announce, drain"),
-                (.drain, "deliver one#1 to [u]; done"),
+                (.drain, "deliver one#1 to [a once]; done"),
             ])
-        #expect(Array(machine.followers) == ["f", "g"])
+        #expect(machine.phase == .finished)
     }
 
-    @Test func derivedAnnouncementBeforeItsOutcome() {
-        var machine = Machine(derivedStartingImmediately: false)
-        #expect(machine.isWaitingForSource)
-        machine.follow(from: 1)
+    @Test func anAwaitBeforeTheTaskBeginsRunsTheOperationAndTheTaskFindsItClaimed() {
+        var machine = Machine()
         Self.play(
             &machine,
             [
                 (.handler("h"), "none"),
+                (.start, "begin 1: run []"),
+                (.launched("task 1", run: 1), "none"),
+                (.claimForAwait("awaiter"), "run 1 here"),
+                (.claimForAwait("other"), "wait"),
+                (.oneShot("b"), "none"),
+                (.claim(run: 1), "refused"),
+            ])
+        #expect(machine.phase == .running("awaiter"))
+        #expect(machine.runsInAwaitingTask)
+        Self.play(
+            &machine,
+            [
+                (.release, "released"),
+                // The awaiting task's own await joins the handlers as the run ends.
+                (.finish("one"), "ended, drain"),
+                (.oneShot("a"), "none"),
+                (.drain, "deliver one#1 to [h, b once, a once]; done"),
+            ])
+        #expect(machine.runsInAwaitingTask == false)
+    }
+
+    @Test func aTaskThatBeginsBeforeItsLaunchIsRecordedClaimsTheRun() {
+        var machine = Machine()
+        Self.play(
+            &machine,
+            [
+                (.start, "begin 1: run []"),
+                (.claimForAwait("awaiter"), "wait"),
+                (.claim(run: 1), "claimed"),
+                (.launched("task 1", run: 1), "none"),
+                (.claimForAwait("awaiter"), "wait"),
+            ])
+        #expect(machine.phase == .running("task 1"))
+    }
+
+    @Test func anAwaitDoesNotClaimACancelledRunAndItsTaskRunsIt() {
+        var machine = Machine()
+        Self.play(
+            &machine,
+            [
+                (.start, "begin 1: run []"),
+                (.launched("task 1", run: 1), "none"),
+                (.cancel, "run [], cancel task 1"),
+                (.claimForAwait("awaiter"), "wait"),
+                (.claim(run: 1), "claimed"),
+            ])
+    }
+
+    @Test func aTaskOfAnEarlierRunFindsNothingToClaim() {
+        var machine = Machine()
+        Self.play(
+            &machine,
+            [
+                (.start, "begin 1: run []"),
+                (.launched("task 1", run: 1), "none"),
+                (.claimForAwait("awaiter"), "run 1 here"),
+                (.release, "released"),
+                (.finish("one"), "ended"),
+                (.reload, "begin 2: run []"),
+                (.claim(run: 1), "refused"),
+                (.launched("task 2", run: 2), "none"),
+                (.claim(run: 1), "refused"),
+                (.claim(run: 2), "claimed"),
+            ])
+    }
+
+    @Test func aRunThatBeginsWhileTheDrainerWorksIsClaimedOnlyOnceLaunched() {
+        var machine = Machine()
+        Self.play(
+            &machine,
+            [
+                (.handler("h"), "none"),
+                (.start, "begin 1: run []"),
+                (.launched("task 1", run: 1), "none"),
+                (.claim(run: 1), "claimed"),
+                (.finish("one"), "ended, drain"),
+                (.drainStep, "deliver one#1 to [h]"),
+                (.reload, "queued 2"),
+                (.claim(run: 2), "refused"),
+                (.claimForAwait("awaiter"), "wait"),
+                (.drainStep, "start 2: run []"),
+                (.launched("task 2", run: 2), "none"),
+                (.claimForAwait("awaiter"), "run 2 here"),
+            ])
+    }
+
+    @Test func aCancelHoldsTheAwaitingTaskItCancelsUntilItIsDone() {
+        var machine = Machine()
+        Self.play(
+            &machine,
+            [
+                (.cancelHook("c"), "none"),
+                (.start, "begin 1: run []"),
+                (.launched("task 1", run: 1), "none"),
+                (.claimForAwait("awaiter"), "run 1 here"),
+                (.cancel, "run [c], cancel awaiting awaiter"),
+                (.cancel, "none"),
+                // The operation returned before the cancel was done with the task.
+                (.release, "held"),
+                (.park("waiter"), "parked"),
+                (.cancelDone, "resume waiter"),
+                (.release, "released"),
+                (.finish("cancelled"), "ended"),
+            ])
+        #expect(machine.cancellingAwaitingTask == false)
+    }
+
+    @Test func aCancelDoneBeforeTheAwaitingTaskParksLetsItGoOn() {
+        var machine = Machine()
+        Self.play(
+            &machine,
+            [
+                (.start, "begin 1: run []"),
+                (.launched("task 1", run: 1), "none"),
+                (.claimForAwait("awaiter"), "run 1 here"),
+                (.cancel, "run [], cancel awaiting awaiter"),
+                (.release, "held"),
+                (.cancelDone, "none"),
+                (.park("waiter"), "resume now"),
+                (.release, "released"),
+            ])
+    }
+
+    @Test func aCancelAfterTheAwaitingTaskLetGoOnlyRunsTheHooks() {
+        var machine = Machine()
+        Self.play(
+            &machine,
+            [
+                (.cancelHook("c"), "none"),
+                (.start, "begin 1: run []"),
+                (.launched("task 1", run: 1), "none"),
+                (.claimForAwait("awaiter"), "run 1 here"),
+                (.release, "released"),
+                (.cancel, "run [c]"),
+                (.finish("one"), "ended"),
+            ])
+        #expect(machine.phase == .finished)
+        #expect(machine.result == "one")
+    }
+
+    // MARK: - Views
+
+    @Test func whatAViewRegisteredRunsForTheRunInProgressThenGoes() {
+        var machine = Machine()
+        Self.play(
+            &machine,
+            [
+                (.handler("a"), "none"),
                 (.startHook("s"), "none"),
-                (.sourceBegan(1), "begin 1: tell [], run [s]"),
-                (.sourceBegan(1), "none"),
-                (.startHook("s2"), "run now"),
-                (.sourceFinished("v", number: 1), "ended, drain"),
-                (.sourceFinished("v", number: 1), "none"),
-                (.drain, "deliver v#1 to [h]; done"),
+                (.viewHandler("v", owner: 7), "none"),
+                (.viewHooks("v", owner: 7), "none"),
+                (.viewHandler("b", owner: 8), "none"),
+                (.start, "begin 1: run [s, v start]"),
+                (.launched("task 1", run: 1), "none"),
+                (.ownerEnded(7), "none"),
+                (.cancel, "run [v cancel], cancel task 1"),
             ])
-        #expect(machine.phase == .finished)
-        #expect(machine.outcomes == 1)
+        #expect(Array(machine.observers) == ["v observer"])
+        #expect(machine.discarded == nil)
+        Self.play(
+            &machine,
+            [
+                (.finish("one"), "ended, drain"),
+                (.drain, "deliver one#1 to [a, v, b]; done"),
+                (.reload, "begin 2: run [s]"),
+                (.launched("task 2", run: 2), "none"),
+                (.finish("two"), "ended, drain"),
+                (.drain, "deliver two#2 to [a, b]; done"),
+            ])
+        #expect(Array(machine.observers).isEmpty)
+        let discarded = machine.takeDiscarded()
+        #expect(discarded?.handlers == ["v"])
+        #expect(discarded?.hooks == ["v start", "v cancel"])
+        #expect(discarded?.observers == ["v observer"])
+        #expect(machine.takeDiscarded() == nil)
     }
 
-    @Test func derivedOutcomeBeforeItsAnnouncementIsCountedOnce() {
-        var machine = Machine(derivedStartingImmediately: true)
-        machine.follow(from: 1)
+    @Test func aViewThatGoesWhileNothingRunsTakesItsRegistrationsAtOnce() {
+        var machine = Machine(finished: "ok")
         Self.play(
             &machine,
             [
-                (.handler("h"), "none"),
-                (.startHook("s"), "run now"),
-                (.sourceFinished("v", number: 1), "ended, drain"),
-                (.drain, "deliver v#1 to [h]; done"),
-                (.sourceBegan(1), "none"),
-                // The source reloads; its outcome overtakes the announcement of its run.
-                (.sourceFinished("w", number: 2), "ended, drain"),
-                (.drain, "start 2: run [s]; deliver w#2 to [h]; done"),
-                (.sourceBegan(2), "none"),
-            ])
-        #expect(machine.phase == .finished)
-        #expect(machine.outcomes == 2)
-        #expect(machine.result == "w")
-    }
-
-    @Test func derivedCoreFollowsAReloadOfItsSourceWhileItDrains() {
-        var machine = Machine(derivedStartingImmediately: true)
-        machine.follow(from: 1)
-        Self.play(
-            &machine,
-            [
-                (.handler("h"), "none"),
-                (.startHook("s"), "run now"),
-                (.follower("f", handler: "t"), "first 1, announce"),
-                (.sourceFinished("v", number: 1), "ended, drain"),
-                (.drainStep, "deliver v#1 to [h, t]"),
-                // A handler reloads the source, which tells this core.
-                (.sourceBegan(2), "announce 2 to [f]"),
-            ])
-        #expect(machine.phase == .following)
-        #expect(machine.startQueued)
-        #expect(machine.nextOutcome == 2)
-        Self.play(
-            &machine,
-            [
-                (.drainStep, "start 2: run [s]"),
+                (.viewHandler("v", owner: 3), "drain"),
+                (.drainStep, "deliver ok#1 to [v]"),
+                // Being handed out: it stays until the drainer is done, and the next run.
+                (.ownerEnded(3), "none"),
                 (.drainStep, "done"),
-                (.sourceFinished("w", number: 2), "ended, drain"),
-                (.drain, "deliver w#2 to [h, t]; done"),
             ])
-        #expect(machine.outcomes == 2)
-    }
-
-    @Test func derivedCoreRunsOnWhenItsSourceBeganTheNextRunBeforeTheOutcome() {
-        var machine = Machine(derivedStartingImmediately: false)
-        machine.follow(from: 1)
-        Self.play(
-            &machine,
-            [
-                (.handler("h"), "none"),
-                (.startHook("s"), "none"),
-                (.sourceBegan(1), "begin 1: tell [], run [s]"),
-                // The source's handlers reload it before they hand this core outcome 1.
-                (.sourceBegan(2), "announce 2 to []"),
-                (.sourceFinished("v", number: 1), "ended, continues, drain"),
-            ])
-        #expect(machine.phase == .following)
-        Self.play(
-            &machine,
-            [
-                (.drain, "deliver v#1 to [h]; start 2: run [s]; done"),
-                (.sourceFinished("w", number: 2), "ended, drain"),
-                (.drain, "deliver w#2 to [h]; done"),
-            ])
-        #expect(machine.outcomes == 2)
-    }
-
-    @Test func cancellingADerivedCoreThatWaitsForItsSourceFollowsIt() {
-        var machine = Machine(derivedStartingImmediately: false)
-        machine.follow(from: 1)
-        Self.play(
-            &machine,
-            [
-                (.cancelHook("cancel source"), "none"),
-                (.cancel, "run [cancel source]"),
-                (.sourceFinished("cancelled", number: 1), "ended"),
-            ])
-        #expect(machine.phase == .finished)
+        #expect(machine.handlers.map(\.body) == ["v"])
+        Self.play(&machine, [(.viewHooks("w", owner: 4), "run now"), (.ownerEnded(4), "none")])
+        #expect(machine.takeDiscarded()?.hooks == ["w start", "w cancel"])
+        var idle = Machine()
+        Self.play(&idle, [(.viewHandler("v", owner: 5), "none"), (.ownerEnded(5), "none")])
+        #expect(idle.handlers.isEmpty)
+        #expect(idle.takeDiscarded()?.handlers == ["v"])
     }
 
     // MARK: - Events
@@ -630,16 +743,8 @@ import Transport
         Self.play(&machine, [(.finish("ok"), "ended, complete fanout 1")])
         #expect(machine.fanout == nil)
         #expect(Self.describe(machine.subscribe()) == "replay ok")
-        Self.play(&machine, [(.reload, "begin 2: tell [], run []")])
+        Self.play(&machine, [(.reload, "begin 2: run []")])
         #expect(Self.describe(machine.subscribe()) == "create")
-    }
-
-    @Test func aConnectorIsTakenOnce() {
-        var machine = Machine(derivedStartingImmediately: true)
-        #expect(machine.takeConnector() == nil)
-        machine.setConnector("connect")
-        #expect(machine.takeConnector() == "connect")
-        #expect(machine.takeConnector() == nil)
     }
 
     /// What a subscription to the events gets.
