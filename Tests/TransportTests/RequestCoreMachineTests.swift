@@ -13,7 +13,9 @@ import Transport
 /// `claim(run:)` not checking the claim, the awaited-run scripts let the launched task run the
 /// operation a second time; with `releaseAwaitingTask()` not waiting for a cancel, the
 /// cancel-of-an-awaiting-task script gets `released` before `cancel done`; with
-/// `ownerEnded(_:)` dropping at once during a run, the view scripts lose a handler's outcome.
+/// `ownerEnded(_:)` dropping at once during a run, the view scripts lose a handler's outcome;
+/// with `takeFinished()` not making its caller the drainer, the handler added meanwhile is
+/// not handed out.
 @Suite struct RequestCoreMachineTests {
     /// Names in place of everything the machine holds without looking inside.
     enum Named: RequestCoreMachineTypes {
@@ -619,6 +621,31 @@ import Transport
                 (.launched("task 2", run: 2), "none"),
                 (.claimForAwait("awaiter"), "run 2 here"),
             ])
+    }
+
+    @Test func anAwaitOnAFinishedCoreTakesItsOutcomeAsTheDrainer() {
+        var machine = Machine()
+        Self.play(&machine, [(.start, "begin 1: run []"), (.launched("task 1", run: 1), "none")])
+        let running = machine.takeFinished()
+        #expect(running == nil)
+        Self.play(&machine, [(.claim(run: 1), "claimed"), (.finish("one"), "ended")])
+        let taken = machine.takeFinished()
+        #expect(taken?.outcome == "one")
+        #expect(taken?.response == "one response")
+        #expect(taken?.number == 1)
+        #expect(machine.isDraining)
+        // Another await meanwhile waits for the drainer, and a handler added meanwhile is
+        // handed the outcome before the drainer lets go.
+        let meanwhile = machine.takeFinished()
+        #expect(meanwhile == nil)
+        Self.play(
+            &machine,
+            [
+                (.handler("h"), "none"),
+                (.drain, "deliver one#1 to [h]; done"),
+            ])
+        let again = machine.takeFinished()
+        #expect(again?.number == 1)
     }
 
     @Test func aCancelHoldsTheAwaitingTaskItCancelsUntilItIsDone() {

@@ -310,6 +310,16 @@ final class RequestCore: Sendable {
 
     // MARK: - Awaiting
 
+    /// What a task that awaits the handle does first.
+    private enum Await {
+        /// Runs the operation: it claimed the run.
+        case run
+        /// Takes this outcome: the core has finished, and the task is the drainer.
+        case take(Erased, response: ResponseInfo?, number: Int)
+        /// Waits for the outcome.
+        case wait
+    }
+
     /// The result of the current run once it ends (`view`'s, when given), or at once when
     /// finished. Cancelling the awaiting task cancels the run.
     ///
@@ -317,8 +327,24 @@ final class RequestCore: Sendable {
     /// and runs the operation itself: its task then finds the run claimed and does nothing.
     func result(view: HandleView?, owner: Int) async -> Erased {
         let awaiting = withUnsafeCurrentTask { task in task.map { Runner.awaiting(AwaitingTask(task: $0)) } }
-        if let awaiting, state.withLock({ $0.claimForAwait(by: awaiting) }) != nil {
+        let first = state.withLock { state -> Await in
+            if let awaiting, state.claimForAwait(by: awaiting) != nil { return .run }
+            if let (outcome, response, number) = state.takeFinished() {
+                return .take(outcome, response: response, number: number)
+            }
+            return .wait
+        }
+        switch first {
+        case .run:
             return await runAwaited(view: view, owner: owner)
+        case .take(let outcome, let response, let number):
+            // As the drainer: the view's outcome may be computed here. The await returns once
+            // what was added meanwhile has been handed out, as any await does.
+            let result = view?.outcome(of: outcome, number: number, response: response) ?? outcome
+            drain()
+            return result
+        case .wait:
+            break
         }
         return await withTaskCancellationHandler {
             // Unsafe is sound here: a handler added `once` runs exactly once, and is

@@ -452,6 +452,17 @@ package struct RequestCoreMachine<Types: RequestCoreMachineTypes>: Sendable {
         return outcomes + 1
     }
 
+    /// A task that awaits a finished handle asks for its outcome: when nothing is being handed
+    /// out, it takes the current outcome (with its response and number) at once, and becomes
+    /// the drainer, so that it may apply a view's transform; it drains (which hands out what
+    /// was added meanwhile, and lets the role go) before it returns. `nil` otherwise: it waits
+    /// for the outcome like any other handler.
+    package mutating func takeFinished() -> (outcome: Types.Outcome, response: Types.Response?, number: Int)? {
+        guard isFinished, !isDraining, let result else { return nil }
+        isDraining = true
+        return (result, response, outcomes)
+    }
+
     /// The awaiting task that ran the operation is done with it and asks to let go of the
     /// run: yes, unless a cancel is cancelling that task (then ``park(_:)`` and ask again
     /// once ``cancelDone()`` resumed it). Afterwards a cancel only runs the cancel hooks.
