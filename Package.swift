@@ -2,9 +2,9 @@
 //
 // Parley: the library, one product per module.
 //
-// Targets are grouped by the layers of docs/ARCHITECTURE.md. A target may depend only on
-// targets in lower layers; `Tools/check-layering.py` (run by `make test`) fails the build on
-// any other edge, so keep this file and the layer table in that script in step.
+// Targets are grouped by the layers of `Tools/check-layering.py`, the one layer table (the
+// documents' tables are generated from it). A target may depend only on the layers that table
+// allows; the script (run by `make test`) fails the build on any other edge.
 //
 // A package that depends on Parley inherits this manifest, so it declares only what the
 // library needs. Tools live in packages of their own (`Tools/MockServer`, `Tools/Fetch`,
@@ -20,7 +20,7 @@ let package = Package(
     products: [
         // MARK: - Layer 1: Abstractions
         .library(name: "Transport", targets: ["Transport"]),
-        // MARK: - Layer 2: Capabilities
+        // MARK: - Layers 2 to 4: Capabilities, composed capabilities (Downloads), the client (Forms)
         .library(name: "Caching", targets: ["Caching"]),
         .library(name: "Coordination", targets: ["Coordination"]),
         .library(name: "Downloads", targets: ["Downloads"]),
@@ -28,7 +28,7 @@ let package = Package(
         .library(name: "Forms", targets: ["Forms"]),
         .library(name: "Mapping", targets: ["Mapping"]),
         .library(name: "Retry", targets: ["Retry"]),
-        // MARK: - Layer 3: Implementations
+        // MARK: - Layer 5: Implementations
         .library(name: "FeedbackConsole", targets: ["FeedbackConsole"]),
         .library(name: "FeedbackTesting", targets: ["FeedbackTesting"]),
         .library(name: "TransportCurl", targets: ["TransportCurl"]),
@@ -81,7 +81,7 @@ let package = Package(
             path: "Packages/Transport"
         ),
 
-        // MARK: - Layer 2: Capabilities
+        // MARK: - Layers 2 to 4: Capabilities, composed capabilities (Downloads), the client (Forms)
         .target(
             name: "Caching",
             dependencies: [
@@ -113,7 +113,6 @@ let package = Package(
         .target(
             name: "Feedback",
             dependencies: [
-                "Mapping",
                 "Transport",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
@@ -142,7 +141,6 @@ let package = Package(
         .target(
             name: "Retry",
             dependencies: [
-                "Mapping",
                 "Transport",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
@@ -150,12 +148,11 @@ let package = Package(
             path: "Packages/Retry"
         ),
 
-        // MARK: - Layer 3: Implementations
+        // MARK: - Layer 5: Implementations
         .target(
             name: "FeedbackConsole",
             dependencies: [
                 "Feedback",
-                "Mapping",
                 "Retry",
                 "Transport",
             ],
@@ -422,9 +419,9 @@ let package = Package(
     ]
 )
 
-// MARK: - Layer 4: Features
+// MARK: - Layer 6: Features
 
-// Business modules, one line each: the name and the modules it imports, from layers 1 and 2
+// Business modules, one line each: the name and the modules it imports, from layers 1 to 4
 // only (never the engine or the console; `Tools/check-layering.py` fails on any other edge).
 // Each feature gets a library product, a target at `Packages/Features/NAME` and a test target
 // at `Tests/NAMETests` that may use the test doubles and the mock server. `make feature

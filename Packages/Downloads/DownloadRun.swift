@@ -72,6 +72,10 @@ struct DownloadRun: Sendable {
     }
 
     /// The attempts, retries and the final rename, into the open partial `file`.
+    ///
+    /// The run drives a ``/Retry/RetrySession`` that counts failures in a row: it sends, tells
+    /// the session what each attempt did (finished, failed with or without bytes added, or
+    /// discarded the partial and asks again), and does what the session says.
     private func transfer(into file: PartialFile, expectedDigest: String?) async throws -> FileDownload.Summary {
         var position = try startingPosition(of: file)
         let resumedFrom = position.size
@@ -82,89 +86,80 @@ struct DownloadRun: Sendable {
         }
         var lastResponse: HTTPResponse?
         var meter = ProgressMeter(interval: options.progressInterval)
-        let policy = options.retry
         let retryRequest = RetryRequest(request)
-        let clock = policy.clock
-        var start = clock.now
-        var retriesInARow = 0
+        let clock = options.retry.clock
+        var session = RetrySession(
+            policy: options.retry, counting: .inARow, offersReloads: options.reloadPrompt != nil)
+        var action = session.receive(.started(at: clock.now))
+        // The last failure, as it stands when the retries stop.
+        var lastError = Self.cancelledError(url: url)
         var refetches = 0
         var requestCount = 0
 
         attempts: while true {
-            try checkCancellation()
-            let sizeBefore = position.size
-            requestCount += 1
-            let remaining = policy.deadline.map { max(.zero, $0 - (clock.now - start)) }
-            do {
-                switch try await attempt(
-                    file: file, position: &position, digest: digest, meter: &meter, head: &lastResponse,
-                    remaining: remaining)
-                {
-                case .finished:
-                    policy.recordSuccess(of: retryRequest)
-                    break attempts
-                case .refetch(let reason):
-                    refetches += 1
-                    guard refetches <= 2 else {
-                        throw TransportError(
-                            .downloadFailed,
-                            message: "The server at \(url) keeps answering range requests inconsistently (\(reason)). "
-                                + "The partial was discarded; report the server's range handling to its owner.",
-                            url: url)
-                    }
-                }
-            } catch {
+            switch action {
+            case .send(let remaining):
                 try checkCancellation()
-                let failure: RetryFailure
-                let failureError: TransportError
-                if let status = error as? StatusFailure {
-                    failure = .status(status.head, url: url)
-                    failureError = status.error
-                } else if let transportError = error as? TransportError {
-                    failure = .transport(transportError)
-                    failureError = transportError
-                } else {
-                    throw error
-                }
-                // Bytes added reset the count: only failures in a row are counted. Such an
-                // attempt also takes nothing from the host's budget, which is there to spare a
-                // service that fails for everyone, not one that is serving the file.
-                let madeProgress = position.size > sizeBefore
-                if madeProgress { retriesInARow = 0 }
-                var judge = policy
-                if madeProgress { judge.budget = nil }
-                let elapsed = clock.now - start
-                switch judge.decide(after: failure, of: retryRequest, retriesSoFar: retriesInARow, elapsed: elapsed) {
-                case .retry(let delay, let serverAsked):
-                    retriesInARow += 1
-                    options.retryHandler?(
-                        RetryEvent(
-                            attempt: requestCount + 1, maximumAttempts: nil, reason: failure.reason, delay: delay,
-                            serverAsked: serverAsked),
-                        failureError)
-                    do {
-                        try await clock.sleep(for: delay)
-                    } catch {
-                        throw Self.cancelledError(url: url)
+                let sizeBefore = position.size
+                requestCount += 1
+                do {
+                    switch try await attempt(
+                        file: file, position: &position, digest: digest, meter: &meter, head: &lastResponse,
+                        remaining: remaining)
+                    {
+                    case .finished:
+                        _ = session.receive(.attemptSucceeded(of: retryRequest))
+                        break attempts
+                    case .refetch(let reason):
+                        refetches += 1
+                        guard refetches <= 2 else {
+                            throw TransportError(
+                                .downloadFailed,
+                                message: "The server at \(url) keeps answering range requests inconsistently "
+                                    + "(\(reason)). The partial was discarded; report the server's range handling "
+                                    + "to its owner.",
+                                url: url)
+                        }
+                        action = session.receive(.attemptRepeated(at: clock.now))
                     }
-                case .stop(let stop):
-                    if case .notRetryable = stop, case .status = failure {
-                        // An answer no retry can change: the host is up, as for a success.
-                        policy.recordSuccess(of: retryRequest)
-                    }
-                    if await offersReload(failureError, stop: stop, request: retryRequest, attempts: requestCount) {
-                        // A new round: a fresh count and deadline, resuming from the bytes on disk.
-                        retriesInARow = 0
-                        start = clock.now
-                        continue attempts
-                    }
+                } catch {
                     try checkCancellation()
-                    throw stoppedError(
-                        failureError, failure: failure, stop: stop,
-                        progress: StopProgress(
-                            requestCount: requestCount, elapsed: elapsed, keptBytes: position.size,
-                            partialPath: file.partialPath))
+                    let failure: RetryFailure
+                    if let status = error as? StatusFailure {
+                        failure = .status(status.head, url: url)
+                        lastError = status.error
+                    } else if let transportError = error as? TransportError {
+                        failure = .transport(transportError)
+                        lastError = transportError
+                    } else {
+                        throw error
+                    }
+                    action = session.receive(
+                        .attemptFailed(
+                            failure, of: retryRequest, madeProgress: position.size > sizeBefore, at: clock.now))
                 }
+            case .wait(let delay, let retry):
+                options.retryHandler?(retry, lastError)
+                do {
+                    try await clock.sleep(for: delay)
+                } catch {
+                    throw Self.cancelledError(url: url)
+                }
+                action = session.receive(.waited(at: clock.now))
+            case .offerReload(let context, let otherwise):
+                // A yes starts a new round: a fresh count and deadline, resuming from the bytes on disk.
+                if let prompt = options.reloadPrompt, !Task.isCancelled, await prompt.shouldReload(after: context),
+                    !Task.isCancelled
+                {
+                    action = session.receive(.reloadAccepted(at: clock.now))
+                } else {
+                    action = .stop(otherwise)
+                }
+            case .stop(let conclusion):
+                try checkCancellation()
+                throw stoppedError(lastError, conclusion: conclusion, keptBytes: position.size, file: file)
+            case .finish:
+                break attempts
             }
         }
 
@@ -325,18 +320,6 @@ struct DownloadRun: Sendable {
 
     // MARK: - Helpers
 
-    /// Asks ``FileDownload/Options/reloadPrompt``, when there is one, whether to start a new
-    /// round after the retries of a network failure are over (see
-    /// ``/Retry/RetryPolicy/reloadOffer(after:stop:of:attempts:)`` for which failures are offered).
-    private func offersReload(
-        _ error: TransportError, stop: RetryStop, request: RetryRequest, attempts: Int
-    ) async -> Bool {
-        guard let prompt = options.reloadPrompt, !Task.isCancelled,
-            let context = options.retry.reloadOffer(after: error, stop: stop, of: request, attempts: attempts)
-        else { return false }
-        return await prompt.shouldReload(after: context) && !Task.isCancelled
-    }
-
     /// What continues from the kept bytes: running this download again, unless it was made to
     /// discard an earlier partial.
     private var resumeAdvice: String {
@@ -398,52 +381,22 @@ struct DownloadRun: Sendable {
         return "The server at \(url) answered \(status) to the download."
     }
 
-    /// Where a run stood when the retry policy stopped it.
-    private struct StopProgress {
-        /// The requests the run sent.
-        var requestCount: Int
-        /// Time since the run's first attempt.
-        var elapsed: Duration
-        /// The bytes in the partial.
-        var keptBytes: Int64
-        /// The partial's path.
-        var partialPath: String
-    }
-
-    /// The error a run ends with when the retry policy stops after `error`.
+    /// The error a run ends with when the retry session stops after `error`.
     ///
-    /// A failure the policy never retries stands as it is. Otherwise the message says why the
-    /// retries stopped, how many bytes are kept where, and what continues from them: with the
-    /// last failure's category when the retries in a row are spent (`downloadFailed` for a
-    /// status), and the policy's category (`retryBudgetExhausted`, `retryAfterTooLong`,
-    /// `deadlineExceeded`) when something else stopped them.
+    /// The session words it (``/Retry/RetryConclusion/error(standingFor:answer:then:)``): a
+    /// failure the policy never retries stands as it is; otherwise the message says why the
+    /// retries stopped, then how many bytes are kept where and what continues from them, with
+    /// the last failure's category when the retries in a row are spent (`downloadFailed` for a
+    /// status) and the policy's when something else stopped them. The policy's sentence then
+    /// says what to do, so a status's own advice is left out.
     private func stoppedError(
-        _ error: TransportError, failure: RetryFailure, stop: RetryStop, progress: StopProgress
+        _ error: TransportError, conclusion: RetryConclusion, keptBytes: Int64, file: PartialFile
     ) -> TransportError {
         let kept =
-            progress.keptBytes == 0
+            keptBytes == 0
             ? "No byte of the file arrived, so there is nothing to resume."
-            : "\(progress.keptBytes) bytes are kept in \(progress.partialPath), and \(resumeAdvice) resumes from there."
-        var final = error
-        switch stop {
-        case .final, .notRetryable:
-            return error
-        case .retriesSpent(let retries):
-            let gaveUp = retries == 0 ? "Gave up after 1 attempt" : "Gave up after \(retries + 1) attempts in a row"
-            final.message += " \(gaveUp); \(kept)"
-            return final
-        case .budgetExhausted:
-            final.category = .retryBudgetExhausted
-        case .retryAfterTooLong:
-            final.category = .retryAfterTooLong
-        case .deadline:
-            final.category = .deadlineExceeded
-        }
-        // The policy's sentence says what to do, so a status's own advice is left out.
-        let what = failure.head.map(answered) ?? error.message
-        let why = RetryLoop.explain(stop, attempts: progress.requestCount, elapsed: progress.elapsed)
-        final.message = "\(what) \(why) \(kept)"
-        return final
+            : "\(keptBytes) bytes are kept in \(file.partialPath), and \(resumeAdvice) resumes from there."
+        return conclusion.error(standingFor: error, answer: conclusion.failure.head.map(answered), then: kept)
     }
 
     /// Throws `.cancelled` when the run's task was cancelled (a suspend or a cancel).

@@ -44,11 +44,11 @@ public final class ConsolePresenter: FeedbackPresenter, Sendable {
         /// The sentences to use; ``/Feedback/FeedbackSystem/catalog`` (when the presenter is made) by default.
         public var catalog: MessageCatalog?
         /// Whether the presenter redraws on a timer of its own (the default); `false` leaves it to
-        /// calls of ``refresh()``, for tests.
-        public var drawsOnTimer = true
+        /// calls of `refresh()`, for tests.
+        package var drawsOnTimer = true
         /// The clock: time since an arbitrary start. The monotonic clock by default; tests
         /// inject their own.
-        public var clock: (@Sendable () -> Duration)?
+        package var clock: (@Sendable () -> Duration)?
         /// The capabilities, when the caller decides them rather than ``ConsoleCapabilities/detect(isTerminal:environment:)``.
         public var capabilities: ConsoleCapabilities?
 
@@ -96,7 +96,7 @@ public final class ConsolePresenter: FeedbackPresenter, Sendable {
     ///
     /// - Parameters:
     ///   - output: Where to write; ``ConsoleOutput/standardError`` by default.
-    ///   - options: Rates, catalog, clock; the defaults by default.
+    ///   - options: Rates, catalog, capabilities; the defaults by default.
     public init(output: ConsoleOutput = .standardError, options: Options = Options()) {
         self.output = output
         self.options = options
@@ -121,11 +121,11 @@ public final class ConsolePresenter: FeedbackPresenter, Sendable {
         ConsoleLayout(catalog: options.catalog ?? FeedbackSystem.catalog)
     }
 
-    /// How many times the live area has been written: for tests and benchmarks.
-    public var redrawCount: Int { state.withLock { $0.redraws } }
+    /// How many times the live area has been written: for tests.
+    package var redrawCount: Int { state.withLock { $0.redraws } }
 
-    /// What is live now.
-    public var scene: FeedbackScene { state.withLock { $0.scene } }
+    /// What is live now: for tests.
+    package var scene: FeedbackScene { state.withLock { $0.scene } }
 
     // MARK: - Presenting
 
@@ -164,8 +164,8 @@ public final class ConsolePresenter: FeedbackPresenter, Sendable {
     }
 
     /// Redraws the live area now (or, where nothing is redrawn, writes the status lines that are
-    /// due): what the timer does. Tests that set ``Options/drawsOnTimer`` to `false` call it.
-    public func refresh() {
+    /// due): what the timer does. Tests that set `Options.drawsOnTimer` to `false` call it.
+    package func refresh() {
         state.withLock { state in
             let now = clock()
             if capabilities.redraws {

@@ -4,11 +4,11 @@ public import Transport
 /// A presenter that draws nothing and remembers everything: the test double for code that
 /// shows feedback.
 ///
-/// It records every ``/Feedback/FeedbackEvent`` in the order it was presented, applies each
-/// to a ``/Feedback/FeedbackScene`` of its own, and keeps what the scene printed for good.
-/// Its queries read like the sentences a feature test asserts: which masks are on a
-/// container now, whether one was ever there, how deep they stacked, what a progress bar
-/// went through, which warnings a person read.
+/// It records every ``/Feedback/FeedbackEvent`` in the order it was presented, and keeps what
+/// is live (masks stacked per container, transfers, held log lines) as a console would. Its
+/// queries read like the sentences a feature test asserts: which masks are on a container
+/// now, whether one was ever there, how deep they stacked, what a progress bar went through,
+/// which warnings a person read.
 ///
 /// Give it to the type under test by overriding `presenter`, rather than bootstrapping
 /// ``/Feedback/FeedbackSystem``: tests run in parallel, and the system's presenter is one for
@@ -49,13 +49,17 @@ public final class RecordingPresenter: FeedbackPresenter, Sendable {
     private let state = PThreadMutex(State())
     private let clock: @Sendable () -> Duration
 
-    /// Creates a recorder with an empty scene.
+    /// Creates a recorder that has recorded nothing.
+    public convenience init() {
+        self.init(clock: nil)
+    }
+
+    /// Creates a recorder with a clock of its own, for the package's tests of elapsed times.
     ///
     /// - Parameter clock: The time of each event, for the elapsed times in the scene's
     ///   summaries; must never go back and must not call the recorder. The time since the
-    ///   recorder was created, on the continuous clock, by default. Inject one to assert on
-    ///   elapsed times.
-    public init(clock: (@Sendable () -> Duration)? = nil) {
+    ///   recorder was created, on the continuous clock, when `nil`.
+    package init(clock: (@Sendable () -> Duration)?) {
         if let clock {
             self.clock = clock
         } else {
@@ -66,7 +70,7 @@ public final class RecordingPresenter: FeedbackPresenter, Sendable {
 
     // MARK: - Presenting
 
-    /// Records `event`, applies it to ``scene`` and records what the scene printed.
+    /// Records `event`, applies it to what is live and records what would be printed for good.
     ///
     /// - Parameter event: The event, from any thread.
     public func present(_ event: FeedbackEvent) {
@@ -103,11 +107,12 @@ public final class RecordingPresenter: FeedbackPresenter, Sendable {
     public var events: [FeedbackEvent] { state.withLock { $0.events } }
 
     /// Everything the scene printed for good so far (messages, log lines, retry notices,
-    /// summaries), in order.
-    public var outputs: [FeedbackScene.Output] { state.withLock { $0.outputs } }
+    /// summaries), in order: for the package's own tests.
+    package var outputs: [FeedbackScene.Output] { state.withLock { $0.outputs } }
 
-    /// The scene as it is now: the masked regions and the running transfers.
-    public var scene: FeedbackScene { state.withLock { $0.scene } }
+    /// The scene as it is now, the masked regions and the running transfers: for the package's
+    /// own tests.
+    package var scene: FeedbackScene { state.withLock { $0.scene } }
 
     /// Whether nothing is live: no mask on any container, no transfer running.
     public var isClear: Bool { scene.isEmpty }

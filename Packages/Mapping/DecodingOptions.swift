@@ -103,3 +103,21 @@ public struct DecodingOptions: Sendable {
         return String(key[..<first]) + joined + String(key[key.index(after: last)...])
     }
 }
+
+extension DecodingOptions {
+    /// How the key strategy reads an envelope's keys, so that two readings can be compared.
+    enum KeyReading: Hashable {
+        /// As written.
+        case asWritten
+        /// Converted from snake case.
+        case fromSnakeCase
+    }
+
+    /// How keys are read; `nil` for a custom strategy, whose readings are never reused.
+    var keyReading: KeyReading? {
+        // `if case` rather than `switch`, as in `convertedKey(_:codingPath:)`.
+        if case .useDefaultKeys = keyDecodingStrategy { return .asWritten }
+        if case .convertFromSnakeCase = keyDecodingStrategy { return .fromSnakeCase }
+        return nil
+    }
+}

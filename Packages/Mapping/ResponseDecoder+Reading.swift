@@ -37,6 +37,17 @@ extension ResponseDecoder {
             throw unacceptableStatus(input)
         }
         try checkNotBlank(input)
+        if let reading = input.reading, reading.matches(envelope, options: options, body: input.body) {
+            // A classifier read this envelope already (a retry policy's, judging the answer).
+            if !envelope.isSuccess(reading.head.code), let failure = reading.failure {
+                throw businessError(reading.head, data: failure.data, input: input)
+            }
+            if envelope.isSuccess(reading.head.code), Reader.self == NothingReader.self,
+                let nothing = () as? Reader.Payload
+            {
+                return (reading.head, nothing)
+            }
+        }
         switch try run(EnvelopeReader(format: envelope, inner: reader), on: input) {
         case .success(let head, let value):
             return (head, value)

@@ -1,3 +1,4 @@
+import Foundation
 public import Logging
 public import Transport
 
@@ -11,7 +12,7 @@ extension CurlTransport {
     /// The engine's limits are these properties and libcurl's own, each documented here:
     ///
     /// - **File descriptors.** Each open connection holds one, idle ones in the connection cache
-    ///   included; each transport holds two more (the pair that wakes its loop), a request body
+    ///   included; each event loop holds two more (the pair that wakes it), a request body
     ///   read from a file one while it is sent, and libcurl's resolver a pair while it resolves a
     ///   host name. The
     ///   process's limit (`ulimit -n`, `RLIMIT_NOFILE`) must cover them all: connections are
@@ -19,24 +20,27 @@ extension CurlTransport {
     ///   ``maximumTotalConnections`` when it is set. A request that finds no descriptor left
     ///   fails at once with a ``/Transport/TransportError`` that says so, names the limit and
     ///   what to change; it never waits for one.
-    /// - **Connections:** ``maximumConnectionsPerHost`` and ``maximumTotalConnections``.
-    ///   Requests beyond them wait in libcurl's queue, holding no descriptor; over HTTP/2 they
+    /// - **Connections:** ``maximumConnectionsPerHost`` and ``maximumTotalConnections``, for the
+    ///   transport as a whole: each of the ``loopCount`` loops has its share of them. Requests
+    ///   beyond a loop's share wait in its libcurl queue, holding no descriptor; over HTTP/2 they
     ///   share connections instead, up to 100 streams on each (libcurl's default).
     /// - **The connection cache.** Connections stay open after use, to be reused, up to the
     ///   largest of ``maximumTotalConnections``, four times ``maximumConnectionsPerHost`` and
-    ///   32 (`CURLMOPT_MAXCONNECTS`); beyond that the oldest idle one is closed. It holds every
-    ///   connection four hosts can use at once, and no more, because each cached connection
-    ///   keeps a descriptor (and a server's slot) open.
+    ///   32 (`CURLMOPT_MAXCONNECTS`) with one loop; each loop has a cache of its own, sized by its
+    ///   share of the limits the same way. Beyond that the oldest idle one is closed. It holds
+    ///   every connection four hosts can use at once, and no more, because each cached
+    ///   connection keeps a descriptor (and a server's slot) open.
     /// - **Buffers per transfer:** libcurl's receive buffer (``receiveBufferSize``), its upload
     ///   buffer for a request with a body (64 KiB, libcurl's default, not configurable here),
     ///   and for a streamed response up to ``streamBufferSize`` of bytes the caller has not read.
-    ///   The engine keeps up to 64 finished easy handles, with their buffers, for reuse.
+    ///   Each loop keeps up to 64 finished easy handles, with their buffers, for reuse.
     ///
-    /// Nothing else caps how many requests are in flight: the loop waits with `poll(2)`, which
-    /// has no `FD_SETSIZE` limit, and 10,000 requests in flight on one transport work, at about
-    /// 35 KiB of resident memory each. libcurl 7.88.1 walks every open connection and every
-    /// transfer for part of each transfer's work, though, so CPU time per request grows with the
-    /// number in flight (docs/BENCHMARKS.md, "Ten thousand requests in flight").
+    /// Nothing else caps how many requests are in flight: a loop waits with `epoll(7)`, which
+    /// has no `FD_SETSIZE` limit and wakes for the ready sockets only, and 10,000 requests in
+    /// flight on one transport work. libcurl 7.88.1 still walks every open connection of its
+    /// loop for part of each transfer's work (a finished transfer's removal searches the
+    /// connection cache), so CPU time per request grows with the number in flight on a loop
+    /// (docs/BENCHMARKS.md, "Ten thousand requests in flight"); several loops divide it.
     public struct Configuration: Sendable {
         /// The options every request of this transport starts from.
         ///
@@ -59,6 +63,9 @@ extension CurlTransport {
         /// (`CURLMOPT_MAX_HOST_CONNECTIONS`); further requests wait for a free connection (or
         /// share one over HTTP/2), holding no file descriptor while they wait.
         ///
+        /// The limit is the transport's, divided between its ``loopCount`` loops (16 over 2
+        /// loops is 8 on each); a request waits for a connection of its own loop.
+        ///
         /// Each connection holds a file descriptor, so the process's limit (`ulimit -n`) must
         /// cover this number for every host used at once. The engine sets no upper bound: 10,000
         /// connections to one host work. The connection cache keeps up to four times this many
@@ -70,8 +77,43 @@ extension CurlTransport {
         ///
         /// Set it to bound the file descriptors a transport can use when it talks to many hosts;
         /// requests beyond it wait for a connection to close. When it is larger than four times
-        /// ``maximumConnectionsPerHost``, the connection cache grows to it.
+        /// ``maximumConnectionsPerHost``, the connection cache grows to it. Like the per-host
+        /// limit, it is divided between the ``loopCount`` loops.
         public var maximumTotalConnections = 0
+
+        /// How many event loops the transport runs, each a thread of its own with its own libcurl
+        /// multi handle, connection cache and pool of easy handles: ``defaultLoopCount`` by
+        /// default.
+        ///
+        /// One loop serves any number of requests, but on one core; more loops let a transport
+        /// with many requests in flight use more of the machine. A request goes to the loop its
+        /// task prefers as an executor (``CurlTransport/taskExecutor``), else, for an HTTPS origin
+        /// that may speak HTTP/2, to the origin's own loop, so that its requests share one
+        /// connection, else to the origin's own loop until that loop is busy (16 transfers in
+        /// flight, or its share of ``maximumConnectionsPerHost`` when fewer), so that a light load
+        /// stays on one loop and reuses its connections, else to the loop with the fewest
+        /// transfers in flight.
+        ///
+        /// The connection limits hold for the transport as a whole: ``maximumConnectionsPerHost``
+        /// and ``maximumTotalConnections`` are divided between the loops (16 per host over 2 loops
+        /// is 8 on each), and there are never more loops than either limit allows for one
+        /// connection each (with ``maximumConnectionsPerHost`` at 1, one loop). A request waits for
+        /// a connection of its own loop, even while another loop has one free.
+        ///
+        /// ``CurlTransport/init(configuration:)`` throws when it is below 1. Each loop holds a
+        /// thread and two file descriptors.
+        public var loopCount = Configuration.defaultLoopCount
+
+        /// The default ``loopCount``: one loop per processor the process may run on
+        /// (`ProcessInfo.activeProcessorCount`), at most 8.
+        ///
+        /// A loop is busy on one core while transfers run, so a loop per core lets a transport use
+        /// the machine. With 10,000 requests in flight on 2 cores, 2 loops served 1.4 to 2.9 times
+        /// as many requests per second as 1, at 0.6 to 0.7 times the CPU per request; with 64 in
+        /// flight at least as many, at 1 % more instructions per request (docs/BENCHMARKS.md,
+        /// "Several event loops"). At most 8, so that the default 16 connections per host leave
+        /// each loop two.
+        public static var defaultLoopCount: Int { min(max(1, ProcessInfo.processInfo.activeProcessorCount), 8) }
 
         /// libcurl's receive buffer per transfer, in bytes (`CURLOPT_BUFFERSIZE`): 64 KiB by
         /// default. Larger buffers (512 KiB) raise throughput for big downloads at the cost of

@@ -2,10 +2,15 @@ public import Transport
 
 /// The HTTP engine: an ``/Transport/HTTPTransport`` on libcurl's multi interface.
 ///
-/// One `CurlTransport` owns one event-loop thread and one libcurl multi handle; every request
-/// sent through it shares that thread and its connection cache, so create one transport for
-/// the application and share it. HTTPS connections negotiate HTTP/2 and multiplex requests
-/// to the same host over one connection; cleartext connections use HTTP/1.1 keep-alive.
+/// One `CurlTransport` owns ``Configuration/loopCount`` event loops, each a thread of its own
+/// with its own libcurl multi handle, connection cache and pool of easy handles; the requests
+/// sent through it share them, so create one transport for the application and share it. Each
+/// request runs on one loop: the loop its task prefers as an executor (``taskExecutor``), else
+/// for an HTTPS origin the origin's own loop, else the origin's own loop until it is busy, then
+/// the loop with the fewest transfers in flight.
+/// HTTPS connections negotiate HTTP/2 and multiplex requests to the same origin over one
+/// connection; cleartext connections use HTTP/1.1 keep-alive. The connection limits hold for the
+/// transport as a whole, divided between its loops.
 ///
 /// ```swift
 /// var configuration = CurlTransport.Configuration()
@@ -36,22 +41,36 @@ public import Transport
 /// ``/Transport/TransportError/Category/connectionReset``, over plain HTTP and over TLS alike.
 /// A program that wants `EPIPE` from its own writes instead ignores `SIGPIPE` itself.
 public final class CurlTransport: HTTPTransport {
-    private let loop: CurlEventLoop
+    /// The event loops and the placement of transfers on them.
+    let loops: CurlLoopGroup
     /// The settings the transport was created with.
     public let configuration: Configuration
 
-    /// Starts an engine.
+    /// Starts an engine: its event loops, each on a thread of its own.
     ///
     /// - Parameter configuration: Engine-wide settings; ``Configuration/init()`` by default.
-    /// - Throws: ``/Transport/TransportError`` when libcurl cannot be initialised.
+    /// - Throws: ``/Transport/TransportError`` when libcurl cannot be initialised, or when
+    ///   ``Configuration/loopCount`` is below 1.
     public init(configuration: Configuration = Configuration()) throws {
+        guard configuration.loopCount >= 1 else {
+            throw TransportError(
+                .other,
+                message: "CurlTransport.Configuration.loopCount is \(configuration.loopCount), but a transport needs "
+                    + "at least one event loop; set it to 1 or more, or leave its default "
+                    + "(\(Configuration.defaultLoopCount) on this machine).",
+                mayHaveReachedServer: false)
+        }
         self.configuration = configuration
-        self.loop = try CurlEventLoop(configuration: configuration)
+        self.loops = try CurlLoopGroup(configuration: configuration)
     }
 
     deinit {
-        loop.requestShutdown()
+        loops.requestShutdown()
     }
+
+    /// How many event loops the transport runs: ``Configuration/loopCount``, or fewer when the
+    /// connection limits are smaller (each loop holds at least one connection per host).
+    public var loopCount: Int { loops.loops.count }
 
     /// Sends a request and returns when the response head has arrived; the body streams.
     ///
@@ -62,13 +81,18 @@ public final class CurlTransport: HTTPTransport {
     /// - Returns: The head and a streaming body. Read it to the end or cancel it.
     /// - Throws: ``/Transport/TransportError``.
     public func send(_ request: TransportRequest) async throws -> TransportResponse {
-        let transfer = try makeTransfer(request)
+        let (transfer, placed) = try makeTransfer(request)
+        // The transfer counts as in flight on its loop until the buffer, which holds the token,
+        // goes away with the response body.
+        let token = loops.streamToken(on: placed.loop)
         let buffer = ResponseStreamBuffer(
             highWaterMark: configuration.streamBufferSize,
             resumeReceiving: { [weak transfer] in
                 if let transfer { transfer.commands.post(.resumeReceiving(transfer)) }
             },
-            cancelTransfer: { [weak transfer] in transfer?.cancel() }
+            cancelTransfer: { [weak transfer] in
+                withExtendedLifetime(token) { transfer?.cancel() }
+            }
         )
         transfer.mode = .stream(buffer)
         let streamed = try await withTaskCancellationHandler {
@@ -94,7 +118,9 @@ public final class CurlTransport: HTTPTransport {
     ///   ``Configuration/defaultOptions``', else 64 MiB) fails with
     ///   `.responseTooLarge` as soon as the limit is passed.
     public func data(for request: TransportRequest) async throws -> DataResponse {
-        let transfer = try makeTransfer(request)
+        let (transfer, placed) = try makeTransfer(request)
+        loops.began(on: placed.loop)
+        defer { loops.ended(on: placed.loop) }
         let collected = try await withTaskCancellationHandler {
             try await withUnsafeThrowingContinuation { continuation in
                 transfer.dataContinuation = continuation
@@ -104,40 +130,54 @@ public final class CurlTransport: HTTPTransport {
             transfer.cancel()
         }
         // The head is validated here, on the caller's thread, to keep the loop's work small.
-        return try collected.makeResponse()
+        let response = try collected.makeResponse()
+        if let origin = placed.pinnedOrigin, let version = response.metrics?.httpVersion {
+            loops.learn(httpVersion: version, of: origin)
+        }
+        return response
     }
 
-    /// The engine's own thread as a task executor, for tasks that mostly send requests and
-    /// wait for them.
+    /// One of the engine's loop threads as a task executor, for tasks that mostly send requests
+    /// and wait for them; each read of this property gives the next loop's, in turn.
     ///
-    /// A task that prefers this executor runs on the engine's loop thread, between two of its
-    /// passes, and a response resumes it there: no other thread is woken to take the result
-    /// and none to hand the next request to the engine, the two thread hops every request
-    /// otherwise costs. Child tasks inherit the preference.
+    /// A task that prefers this executor runs on that loop's thread, between two of its passes;
+    /// the requests it sends run on the same loop, and a response resumes it there: no other
+    /// thread is woken to take the result and none to hand the next request to the engine, the
+    /// two thread hops every request otherwise costs. Child tasks inherit the preference, so
+    /// they share the loop; to spread child tasks over every loop, give each its own
+    /// preference.
     ///
     /// ```swift
+    /// // One loop for the task and its children:
     /// let responses = try await withTaskExecutorPreference(transport.taskExecutor) {
     ///     try await withThrowingTaskGroup(of: DataResponse.self) { group in
     ///         for request in requests { group.addTask { try await transport.data(for: request) } }
     ///         return try await group.reduce(into: []) { $0.append($1) }
     ///     }
     /// }
+    /// // Each child on the next loop:
+    /// try await withThrowingTaskGroup(of: DataResponse.self) { group in
+    ///     for request in requests {
+    ///         group.addTask(executorPreference: transport.taskExecutor) { try await transport.data(for: request) }
+    ///     }
+    ///     for try await response in group { print(response.status) }
+    /// }
     /// ```
     ///
-    /// While such code runs, no transfer of this engine moves: keep it to building requests
-    /// and reading responses, and decode large bodies or do other heavy work on another
-    /// executor. Never block in it (a lock held across an `await`, a semaphore), or the engine
-    /// stops. After ``shutdown()`` the jobs of such tasks run on the global concurrent
-    /// executor.
-    public var taskExecutor: any TaskExecutor { loop.executor }
+    /// While such code runs, no transfer of its loop moves: keep it to building requests and
+    /// reading responses, and decode large bodies or do other heavy work on another executor.
+    /// Never block in it (a lock held across an `await`, a semaphore), or the loop stops. After
+    /// ``shutdown()`` the jobs of such tasks run on the global concurrent executor.
+    public var taskExecutor: any TaskExecutor { loops.nextExecutor() }
 
-    /// Stops the engine: running transfers fail with `.shutDown`, connections close, and the
+    /// Stops the engine: running transfers fail with `.shutDown`, connections close, and every
     /// loop thread exits before this returns. Later requests fail with `.shutDown`.
     public func shutdown() async {
-        await loop.shutdown()
+        await loops.shutdown()
     }
 
-    private func makeTransfer(_ request: TransportRequest) throws -> CurlTransfer {
+    /// A transfer for `request` on the loop that will run it, and that loop's index.
+    private func makeTransfer(_ request: TransportRequest) throws -> (CurlTransfer, CurlLoopGroup.Placed) {
         if Task.isCancelled {
             throw TransportError(
                 .cancelled, message: "The request was cancelled before it started.",
@@ -148,11 +188,15 @@ public final class CurlTransport: HTTPTransport {
         // the engine's defaults, else the built-in ones.
         var resolved = request
         resolved.options = request.options.resolved(over: configuration.defaultOptions)
-        return CurlTransfer(request: resolved, configuration: configuration, commands: loop.commands, validatedURL: url)
+        let placed = loops.place(url)
+        let transfer = CurlTransfer(
+            request: resolved, configuration: configuration, commands: loops.loops[placed.loop].commands,
+            validatedURL: url)
+        return (transfer, placed)
     }
 
     private func start(_ transfer: CurlTransfer) {
-        if !loop.commands.post(.start(transfer)) {
+        if !transfer.commands.post(.start(transfer)) {
             transfer.complete(
                 .failure(
                     TransportError(

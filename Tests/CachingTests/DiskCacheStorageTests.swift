@@ -385,4 +385,36 @@ import Testing
             #expect(await reopened.statistics().totalBytes == statistics.totalBytes)
         }
     }
+
+    // Checked to fail: with `storeWithoutWaiting` admitting beyond the bound, the bound check
+    // fails; with it refusing without storing anything later, the reopened storage lacks entries.
+    @Test func aStoreWithoutWaitingIsRefusedOnlyWhileTheWritesWaitingAreFull() async throws {
+        try await withTemporaryFolder { folder in
+            let storage = try DiskCacheStorage(directory: folder, maximumBytes: 1 << 30)
+            let body = Data((0..<(1 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 2_654_435_761 >> 7) })
+            var refused = 0
+            for index in 0..<24 {
+                var numbered = body
+                numbered[0] = UInt8(index)
+                let entry = CacheEntry.sample(key: "https://example.com/\(index)", body: numbered)
+                if try storage.storeWithoutWaiting(entry) {
+                    // Read at once, from memory or from its file.
+                    guard case .found(let found) = storage.entryWithoutWaiting(forKey: entry.key) else {
+                        Issue.record("entry \(index) was not found right after it was stored")
+                        continue
+                    }
+                    #expect(found.body.first == UInt8(index))
+                } else {
+                    refused += 1
+                    try await storage.storeInBackground(entry)
+                }
+            }
+            #expect(refused > 0, "the writes waiting were never full")
+            #expect(storage.largestPendingBytes <= DiskCacheStorage.maximumPendingBytes)
+            await storage.close()
+            #expect(throws: CacheError.self) { try storage.storeWithoutWaiting(.sample()) }
+            let reopened = try DiskCacheStorage(directory: folder, maximumBytes: 1 << 30)
+            #expect(await reopened.statistics().entryCount == 24)
+        }
+    }
 }

@@ -15,7 +15,10 @@ import TransportCurl
     ///
     /// The server's `Date` is the real time, so once a test has moved the clock on, a response
     /// stored afterwards looks as old as the move (its apparent age, RFC 9111 §4.2.3): such
-    /// tests move the clock only after the last response they expect to be fresh.
+    /// tests move the clock only after the last response they expect to be fresh. And the
+    /// server's `Date` comes from a cache its event loop refreshes once a second, which a busy
+    /// test run can hold back by seconds: so lifetimes here are minutes, never a few seconds,
+    /// or a response could arrive looking older than its lifetime.
     struct Setup {
         let clock = ManualClock()
         let cache: HTTPCache
@@ -72,9 +75,9 @@ import TransportCurl
         try await withServerAndTransport { server, curl in
             let setup = Setup(curl)
             let lastModified = httpDate(Date().addingTimeInterval(-3600))
-            let url = server.url("/cache?key=lm&max-age=10&last-modified=\(queryValue(lastModified))")
+            let url = server.url("/cache?key=lm&max-age=600&last-modified=\(queryValue(lastModified))")
             _ = try await setup.transport.data(for: try get(url))
-            setup.clock.advance(by: 11)
+            setup.clock.advance(by: 601)
             let response = try await setup.transport.data(for: try get(url))
             #expect(CacheStatus(response.head) == .revalidated)
             #expect(server.receivedRequests().last?.values(forHeader: "If-Modified-Since") == [lastModified])
@@ -195,11 +198,11 @@ import TransportCurl
     @Test func mustRevalidateRefusesAStaleAnswerThatMaxStaleWouldAllow() async throws {
         try await withServerAndTransport { server, curl in
             let setup = Setup(curl)
-            let strict = server.url("/cache?key=strict&max-age=10&must-revalidate=1&etag=s")
-            let lenient = server.url("/cache?key=lenient&max-age=10&etag=l")
+            let strict = server.url("/cache?key=strict&max-age=600&must-revalidate=1&etag=s")
+            let lenient = server.url("/cache?key=lenient&max-age=600&etag=l")
             _ = try await setup.transport.data(for: try get(strict))
             _ = try await setup.transport.data(for: try get(lenient))
-            setup.clock.advance(by: 20)
+            setup.clock.advance(by: 620)
             let headers: KeyValuePairs<String, String> = ["Cache-Control": "max-stale=60"]
             #expect(
                 CacheStatus(try await setup.transport.data(for: try get(strict, headers: headers)).head) == .revalidated
@@ -306,9 +309,9 @@ import TransportCurl
     @Test func aServerErrorOnRevalidationIsReturnedAsItIs() async throws {
         try await withServerAndTransport { server, curl in
             let setup = Setup(curl)
-            let url = server.url("/cache?key=failing&max-age=10&etag=f&revalidate-status=503")
+            let url = server.url("/cache?key=failing&max-age=600&etag=f&revalidate-status=503")
             _ = try await setup.transport.data(for: try get(url))
-            setup.clock.advance(by: 11)
+            setup.clock.advance(by: 601)
             let failed = try await setup.transport.data(for: try get(url))
             #expect(failed.status == .serviceUnavailable)
             #expect(CacheStatus(failed.head) == .miss)
@@ -372,12 +375,12 @@ import TransportCurl
     @Test func cachedResponseReadsWithoutSending() async throws {
         try await withServerAndTransport { server, curl in
             let setup = Setup(curl)
-            let url = server.url("/cache?key=peek&max-age=10&etag=p")
+            let url = server.url("/cache?key=peek&max-age=600&etag=p")
             #expect(await setup.cache.cachedResponse(for: try get(url)) == nil)
             _ = try await setup.transport.data(for: try get(url))
             let fresh = try #require(await setup.cache.cachedResponse(for: try get(url)))
             #expect(CacheStatus(fresh.head) == .hit)
-            setup.clock.advance(by: 11)
+            setup.clock.advance(by: 601)
             let stale = try #require(await setup.cache.cachedResponse(for: try get(url)))
             #expect(CacheStatus(stale.head) == .stale)
             #expect(try await stale.body.collect(upTo: 1 << 20) == (try await fresh.body.collect(upTo: 1 << 20)))

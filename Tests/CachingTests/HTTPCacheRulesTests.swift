@@ -181,4 +181,89 @@ import TransportTesting
         #expect(statistics.hits + statistics.misses == 32)
         #expect(stub.requests.count == statistics.misses)
     }
+
+    // Checked to fail: with hop-by-hop fields kept when an entry's head is read, the stored heads
+    // (memory and disk) and the hit carry `Connection`; with the mark appended without looking for
+    // one already there, the miss carries two `X-Parley-Cache` fields.
+    @Test(arguments: ["memory", "disk"])
+    func aMissKeepsItsHopByHopFieldsAndIsMarkedButItsEntryHoldsNeither(storageKind: String) async throws {
+        try await withTemporaryFolder { folder in
+            let keepAlive = try #require(HTTPField.Name("Keep-Alive"))
+            var fields: HTTPFields = [
+                .cacheControl: "max-age=60", .connection: "keep-alive", .contentType: "application/json",
+            ]
+            fields[keepAlive] = "timeout=5"
+            // Another cache on the way marked it already.
+            fields[CacheStatus.headerName] = "hit"
+            let stub = StubTransport(always: .init(headers: fields, body: Data("{}".utf8)))
+            let storage: any CacheStorage =
+                storageKind == "disk" ? try DiskCacheStorage(directory: folder) : MemoryCacheStorage()
+            let transport = MiddlewareTransport(stub, middleware: [cache(storage)])
+            let url = "https://example.com/hop"
+
+            let miss = try await transport.data(for: try get(url))
+            #expect(CacheStatus(miss.head) == .miss)
+            #expect(miss.head.headerFields[values: CacheStatus.headerName] == ["miss"])
+            #expect(miss.head.headerFields[.connection] == "keep-alive")
+            #expect(miss.head.headerFields[keepAlive] == "timeout=5")
+
+            await (storage as? DiskCacheStorage)?.close()
+            let reader: any CacheStorage =
+                storageKind == "disk" ? try DiskCacheStorage(directory: folder) : storage
+            let stored = try #require(await reader.entry(forKey: url))
+            for name in [HTTPField.Name.connection, keepAlive, CacheStatus.headerName] {
+                #expect(stored.head.headerFields[name] == nil, "\(name) was stored")
+            }
+            #expect(stored.head.headerFields[.contentType] == "application/json")
+
+            let hit = try await MiddlewareTransport(stub, middleware: [cache(reader)]).data(for: try get(url))
+            #expect(CacheStatus(hit.head) == .hit)
+            #expect(hit.head.headerFields[.connection] == nil && hit.head.headerFields[keepAlive] == nil)
+            #expect(stub.requests.count == 1)
+        }
+    }
+
+    // Checked to fail: with the cache taking `.unknown` for `.absent`, the second request is sent
+    // again (the stored entry is never read); with `false` from `storeWithoutWaiting` taken as
+    // stored, nothing is stored and the second request is sent again.
+    @Test func aStorageWithOnlyTheAsyncCallsIsAskedThroughThem() async throws {
+        let stub = StubTransport(always: .init(headers: [.cacheControl: "max-age=60"], body: Data("x".utf8)))
+        let storage = AsyncOnlyStorage()
+        let cache = cache(storage)
+        let transport = MiddlewareTransport(stub, middleware: [cache])
+        let url = "https://example.com/async"
+        #expect(CacheStatus(try await transport.data(for: try get(url)).head) == .miss)
+        #expect(CacheStatus(try await transport.data(for: try get(url)).head) == .hit)
+        #expect(stub.requests.count == 1)
+        #expect(storage.calls == ["entry", "store", "entry"])
+        #expect(await cache.statistics.stores == 1)
+    }
+}
+
+/// A storage that implements only the protocol's `async` requirements, around a memory storage,
+/// recording which it was asked.
+private final class AsyncOnlyStorage: CacheStorage {
+    private let inner = MemoryCacheStorage()
+    private let recorded = PThreadMutex<[String]>([])
+
+    var calls: [String] { recorded.withLock { $0 } }
+
+    func entry(forKey key: String) async -> CacheEntry? {
+        recorded.withLock { $0.append("entry") }
+        return await inner.entry(forKey: key)
+    }
+
+    func store(_ entry: CacheEntry) async throws {
+        recorded.withLock { $0.append("store") }
+        try await inner.store(entry)
+    }
+
+    func removeEntry(forKey key: String) async {
+        recorded.withLock { $0.append("remove") }
+        await inner.removeEntry(forKey: key)
+    }
+
+    func removeAll() async { await inner.removeAll() }
+
+    func statistics() async -> CacheStorageStatistics { await inner.statistics() }
 }

@@ -31,4 +31,26 @@ import Testing
         await #expect(throws: CacheError.self) { try await storage.store(.sample(body: Data(count: 200))) }
         #expect(await storage.statistics().entryCount == 0)
     }
+
+    // Checked to fail: with the synchronous lookup leaving the order of use alone, "b" is not the
+    // one evicted.
+    @Test func theCallsWithoutWaitingStoreReadAndOrderAsTheAsyncOnesDo() async throws {
+        let size = CacheEntry.sample(key: "https://example.com/a", body: Data(count: 1000)).approximateSize
+        let storage = MemoryCacheStorage(maximumBytes: size * 2)
+        for name in ["a", "b"] {
+            #expect(
+                try storage.storeWithoutWaiting(.sample(key: "https://example.com/\(name)", body: Data(count: 1000))))
+        }
+        guard case .found(let entry) = storage.entryWithoutWaiting(forKey: "https://example.com/a") else {
+            Issue.record("a was not found")
+            return
+        }
+        #expect(entry.key == "https://example.com/a")
+        #expect(try storage.storeWithoutWaiting(.sample(key: "https://example.com/c", body: Data(count: 1000))))
+        guard case .absent = storage.entryWithoutWaiting(forKey: "https://example.com/b") else {
+            Issue.record("b, the least recently used, was not evicted")
+            return
+        }
+        #expect(throws: CacheError.self) { try storage.storeWithoutWaiting(.sample(body: Data(count: 5000))) }
+    }
 }

@@ -3,6 +3,7 @@ import FeedbackConsole
 import FeedbackTesting
 import Mapping
 import Testing
+import Transport
 
 /// The console under awkward input and timing: controls in server text, output printed while
 /// requests run, bursts of log lines, a finish with a region still masked.

@@ -98,6 +98,51 @@ import Transport
         #expect(message.key == .unreadableAnswer)
     }
 
+    @Test func usesTheCatalogsSentenceForAMappingCategoryWhenItHasOne() throws {
+        var catalog = MessageCatalog.english
+        catalog[MessageKey("mapping.invalidJSON")] = "The weather service sent something that is not JSON."
+        let message = try #require(catalog.warning(for: MappingError(.invalidJSON, message: "offset 3")))
+        #expect(message.text == "The weather service sent something that is not JSON.")
+        #expect(message.detail == "offset 3")
+        #expect(message.key == MessageKey("mapping.invalidJSON"))
+    }
+
+    // MARK: - Errors of any module
+
+    /// A feature's own error, described to the catalog through Transport's protocol alone.
+    struct QuotaError: Error, ActionableError, MessageDescribable {
+        var message: String { "You have used this month's 1000 requests." }
+        var messageKeys: [String] { ["weather.quota", "unknown"] }
+        var messageValues: [String: String] { ["limit": "1000"] }
+    }
+
+    @Test func describesAFeaturesErrorByTheFirstOfItsKeysTheCatalogHas() throws {
+        var catalog = MessageCatalog.english
+        let general = try #require(catalog.warning(for: QuotaError()))
+        #expect(general.text == "Something went wrong.")
+        #expect(general.detail == "You have used this month's 1000 requests.")
+        #expect(general.key == .unknown)
+
+        catalog[MessageKey("weather.quota")] = "You have reached this month's {limit} forecasts."
+        let specific = try #require(catalog.warning(for: RequestFailure(QuotaError())))
+        #expect(specific.text == "You have reached this month's 1000 forecasts.")
+        #expect(specific.key == MessageKey("weather.quota"))
+    }
+
+    /// A business answer of a module the catalog does not know.
+    struct Refusal: Error, MessageDescribable {
+        var businessCode: BusinessCode? { 4031 }
+        var businessMessage: String? { "Quota exceeded" }
+    }
+
+    @Test func describesABusinessOutcomeOfAnyModuleByItsCode() throws {
+        let message = try #require(Self.english.warning(for: Refusal()))
+        #expect(message.text == "Quota exceeded")
+        #expect(message.code == 4031)
+        #expect(Self.english.warning(for: Refusal(), successCodes: [4031]) == nil)
+        #expect(Self.english.information(for: Refusal(), successCodes: [4031])?.text == "Quota exceeded")
+    }
+
     // MARK: - Information
 
     @Test func informsWithTheMessageOfASuccessfulEnvelope() throws {

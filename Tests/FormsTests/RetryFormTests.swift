@@ -2,6 +2,7 @@ import Downloads
 import Forms
 import Foundation
 import HTTPTypes
+import Mapping
 import MockBackend
 import Retry
 import TestSupport
@@ -281,5 +282,62 @@ import TransportTesting
             #expect(lengths.count == 2 && lengths[0] == lengths[1] && lengths[0] > 100_000)
             #expect(attempts.last?.bodyLength == lengths.last)
         }
+    }
+
+    /// A plugin that rewrites every answer's body into a success envelope.
+    struct Rewriter: Plugin {
+        func process(_ response: DataResponse, form: any Formable) async throws -> DataResponse {
+            var rewritten = response
+            rewritten.body = Data(#"{"code":200,"message":"rewritten","data":null}"#.utf8)
+            return rewritten
+        }
+    }
+
+    struct City: RequestFormable {
+        var path: String { "/city" }
+    }
+
+    /// A client whose server answers "busy" in an envelope over HTTP 200 once, then "unknown city".
+    func busyThenUnknown() -> (StubTransport, ClientConfiguration) {
+        let replies = PThreadMutex(0)
+        let stub = StubTransport { _ in
+            let reply = replies.withLock { count in
+                defer { count += 1 }
+                return count
+            }
+            let body =
+                reply == 0
+                ? #"{"code":5031,"message":"busy","data":null}"#
+                : #"{"code":404,"message":"Unknown city","data":{"city":"Atlantis"}}"#
+            return .init(body: Data(body.utf8))
+        }
+        var configuration = ClientConfiguration(transport: stub, baseURL: "https://api.example.com")
+        configuration.retry.baseDelay = .milliseconds(1)
+        configuration.retry.budget = RetryBudget()
+        configuration.retry.classifier = EnvelopeClassifier(retryableCodes: [5031])
+        return (stub, configuration)
+    }
+
+    @Test func aClientsClassifierRetriesABusyEnvelopeAndItsReadingReachesTheDecoder() async throws {
+        let (stub, configuration) = busyThenUnknown()
+        let handle = Screen(clientConfiguration: configuration).request(City())
+
+        // The busy answer was retried, and the answer that stands carries what the classifier read
+        let response = try await handle.value
+        #expect(stub.requests.count == 2)
+        #expect(response.classification?.verdict == .failure)
+        #expect(response.classification?.code == "404")
+
+        // And the envelope's failure is the handle's, data included
+        let error = await #expect(throws: BusinessError.self) { try await handle.decodeEnvelope(String.self).value }
+        #expect(error?.code == 404)
+        #expect(error?.data == ["city": "Atlantis"])
+    }
+
+    @Test func aBodyAPluginRewroteIsDecodedAsRewritten() async throws {
+        var (_, configuration) = busyThenUnknown()
+        configuration.plugins = [Rewriter()]
+        let head = try await Screen(clientConfiguration: configuration).request(City()).successOnly().value
+        #expect(head.message == "rewritten")
     }
 }

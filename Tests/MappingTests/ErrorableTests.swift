@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Mapping
 import Testing
+import Transport
 
 @Suite struct ErrorableTests {
     struct WeatherError: JSONErrorable, Equatable {

@@ -15,7 +15,7 @@ import TransportCurl
     struct BearerTokens: Authenticator {
         let transport: any HTTPTransport
         let refreshURL: String
-        var expiredCodes: Set<BusinessCode> { [401] }
+        var classifier: (any ResponseClassifier)? { EnvelopeClassifier(expiredCodes: [401]) }
 
         func apply(_ token: String, to request: inout TransportRequest) throws {
             try request.setHeader("Authorization", "Bearer \(token)")
@@ -143,7 +143,7 @@ import TransportCurl
             struct LogIn: Authenticator {
                 let loginURL: String
                 let transport: any HTTPTransport
-                var expiredCodes: Set<BusinessCode> { [401] }
+                var classifier: (any ResponseClassifier)? { EnvelopeClassifier(expiredCodes: [401]) }
                 func apply(_ token: String, to request: inout TransportRequest) throws {
                     try request.setHeader("Authorization", "Bearer \(token)")
                 }

@@ -113,7 +113,7 @@ import Transport
 
     @Test func aRetryableBusinessCodeIsRetried() async throws {
         var policy = RetryPolicy.testing(clock: clock)
-        policy.retryableBusinessCodes = [5031]
+        policy.classifier = EnvelopeClassifier(retryableCodes: [5031])
         let script = Script([
             .success(response(200, body: #"{"code": 5031, "message": "busy"}"#)),
             .success(response(200, body: #"{"code": 200, "data": 1}"#)),
@@ -121,6 +121,24 @@ import Transport
         let answer = try await RetryLoop(policy: policy).run(get) { _ in try script.next() }
         #expect(String(decoding: answer.body, as: UTF8.self).contains("200"))
         #expect(script.attempts == 2)
+    }
+
+    @Test func theClassifiersReadingStaysWithTheAnswerThatStands() async throws {
+        // Given a server that keeps answering "busy" in an envelope, and one retry
+        var policy = RetryPolicy.testing(clock: clock)
+        policy.maximumRetries = 1
+        policy.classifier = EnvelopeClassifier(retryableCodes: [5031])
+        let script = Script([.success(response(200, body: #"{"code": 5031, "message": "busy", "data": null}"#))])
+
+        // When the retry is spent
+        let answer = try await RetryLoop(policy: policy).run(get) { _ in try script.next() }
+
+        // Then the last answer stands with what the classifier read, for the decoder to use
+        #expect(script.attempts == 2)
+        #expect(answer.classification?.verdict == .retryable)
+        #expect(answer.classification?.reason == "code 5031 (busy)")
+        let error = #expect(throws: BusinessError.self) { try ResponseDecoder().success(from: answer) }
+        #expect(error?.code == 5031)
     }
 
     @Test func theBudgetErrorHasItsOwnCategory() async throws {

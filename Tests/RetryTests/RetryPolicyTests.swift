@@ -131,13 +131,20 @@ import Transport
         #expect(reason.contains("one-shot"))
     }
 
-    @Test func retryableBusinessCodesAreDeclared() {
-        var policy = RetryPolicy()
+    @Test func aBusinessFailureIsRetriedWhenTheClassifierCallsItRetryable() {
+        let policy = RetryPolicy()
         let get = RetryRequest(method: .get, url: "u", host: "h")
-        let busy = RetryFailure.business(5031, message: "busy", head: HTTPResponse(status: .ok), url: "u")
-        #expect(policy.classify(busy, of: get) != .retryable)
-        policy.retryableBusinessCodes = [5031]
-        #expect(policy.classify(busy, of: get) == .retryable)
+        func busy(_ verdict: ResponseClassification.Verdict) -> RetryFailure {
+            .business(
+                ResponseClassification(verdict: verdict, code: "5031", message: "busy"),
+                head: HTTPResponse(status: .ok),
+                url: "u")
+        }
+        #expect(policy.classify(busy(.failure), of: get) != .retryable)
+        #expect(policy.classify(busy(.retryable), of: get) == .retryable)
+        #expect(busy(.retryable).reason == "code 5031 (busy)")
+        let post = RetryRequest(method: .post, url: "u", host: "h", body: .replayable)
+        #expect(policy.classify(busy(.retryable), of: post) != .retryable, "a POST without a key is not repeated")
     }
 
     @Test func aRequestDescribesItsKeyAndBody() throws {

@@ -7,10 +7,11 @@ import Testing
 ///
 /// Checked to fail: with `>` for `>=`, every table misses the stall at its timeout; with
 /// excused samples not restarting the clock, `anExcusedSampleRestartsTheClock` stalls early;
-/// with a changed count not restarting it, `aMovingCountRestartsTheClock` does.
+/// with a changed count not restarting it, `aMovingCountRestartsTheClock` does; with a check
+/// every quarter of the timeout, `checksEightTimesPerTimeout` fails.
 @Suite struct StallWatchTests {
     /// The instant every table starts at.
-    static let start = ContinuousClock.now
+    static let start = LoopInstant(nanoseconds: 5_000_000_000)
     /// The stall timeout of every table.
     static let timeout = Duration.seconds(1)
 
@@ -71,5 +72,12 @@ import Testing
             Sample(bytes: 0, at: .milliseconds(3_999), stalled: false),
             Sample(bytes: 0, at: .seconds(4), stalled: true),
         ])
+    }
+
+    /// A transfer is looked at eight times per stall timeout, however short the timeout.
+    @Test func checksEightTimesPerTimeout() {
+        #expect(StallWatch.checkInterval(for: .seconds(30)) == .milliseconds(3750))
+        #expect(StallWatch.checkInterval(for: .seconds(1)) == .milliseconds(125))
+        #expect(StallWatch.checkInterval(for: .microseconds(80)) == .milliseconds(1))
     }
 }

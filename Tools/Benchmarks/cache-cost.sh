@@ -4,9 +4,9 @@
 # serving one small file over loopback. It prints one Markdown table per round: the latency of a
 # plain GET one at a time against a cache hit (memory and disk storage); the throughput of 64
 # concurrent GETs that all miss, without a cache, through a middleware that does nothing, and
-# through a cache that stores every answer; and the same misses one at a time against an
-# in-process transport, which leaves the cache's own work. Each line has the client's CPU time
-# per request.
+# through a cache that stores every answer; the same misses one at a time over the engine; and
+# one at a time against an in-process transport, which leaves the cache's own work. Each line has
+# the client's CPU time per request.
 #
 #   swift build -c release --package-path Tools/Benchmarks --product parley-bench-cache
 #   Tools/Benchmarks/cache-cost.sh [--counts] [ROUNDS] [SIZE] [BODY] [BENCH] [BASELINE]
@@ -17,10 +17,11 @@
 # (an earlier version of the library), runs in the same rounds, before BENCH in odd rounds and
 # after it in even ones, so that the two are compared side by side on the same machine state.
 #
-# Timings on a shared machine move by tens of percent; with --counts, the in-process misses are
-# then counted in what does not move with load, per request: instructions under valgrind's
+# Timings on a shared machine move by tens of percent; with --counts, the misses one at a time
+# are then counted in what does not move with load, per request: instructions under valgrind's
 # callgrind (user space, every thread) and heap allocations (a preloaded malloc that counts),
-# each from two runs of 2,000 and 12,000 requests, so that the start-up cancels out.
+# each from two runs (2,000 and 12,000 in-process requests, 1,000 and 6,000 over the engine), so
+# that the start-up cancels out.
 #
 # nginx's files, prefix and the disk cache live in /dev/shm when it exists, so the disk does not
 # dilute the comparison (pass a real disk folder to the binary with --folder to measure one).
@@ -142,33 +143,46 @@ C
 shim=$(build_valgrind_shim "$work")
 cc -shared -fPIC -O2 -o "$work/malloc-count.so" "$work/malloc-count.c"
 
-# count BINARY SCENARIO REQUESTS: "instructions allocations" of one run.
+# count BINARY SCENARIO OPTION REQUESTS: "instructions allocations" of one run, with OPTION (the
+# number of requests of the scenario's kind) set to REQUESTS.
 count() {
     local log="$work/count.log"
     rm -rf "$work/cache-counts"
     LD_PRELOAD="$shim" valgrind --tool=callgrind --callgrind-out-file=/dev/null \
-        "$1" --url "$url" --folder "$work/cache-counts" --only "$2" --in-process-requests "$3" >"$log" 2>&1
+        "$1" --url "$url" --folder "$work/cache-counts" --only "$2" "$3" "$4" >"$log" 2>&1
     local instructions
     instructions=$(sed -n 's/.*Collected : *\([0-9]*\).*/\1/p' "$log")
     rm -rf "$work/cache-counts"
     LD_PRELOAD="$work/malloc-count.so" \
-        "$1" --url "$url" --folder "$work/cache-counts" --only "$2" --in-process-requests "$3" >"$log" 2>&1
+        "$1" --url "$url" --folder "$work/cache-counts" --only "$2" "$3" "$4" >"$log" 2>&1
     echo "$instructions $(sed -n 's/^mallocs \([0-9]*\)$/\1/p' "$log")"
 }
 
+# row LABEL SCENARIO OPTION SMALL LARGE: the table row of one scenario, per request from the
+# difference of two runs.
+row() {
+    local small_instructions small_allocations large_instructions large_allocations
+    read -r small_instructions small_allocations < <(count "$binary" "$2" "$3" "$4")
+    read -r large_instructions large_allocations < <(count "$binary" "$2" "$3" "$5")
+    [[ -n $small_instructions && -n $large_instructions ]] || return 0  # not in this build
+    awk -v b="$1" -v s="$2" -v n="$(($5 - $4))" \
+        -v i1="$small_instructions" -v i2="$large_instructions" -v a1="$small_allocations" -v a2="$large_allocations" \
+        'BEGIN {printf "| %s | %s | %.0f | %.1f |\n", b, s, (i2 - i1) / n, (a2 - a1) / n}'
+}
+
 echo
-echo "| Build | In-process misses, one at a time | Instructions/request | Allocations/request |"
+echo "| Build | Misses, one at a time | Instructions/request | Allocations/request |"
 echo "|---|---|--:|--:|"
 for binary in ${baseline:+"$baseline"} "$bench"; do
     label="this build"
     [[ $binary == "$baseline" ]] && label="baseline"
     for scenario in "no cache" "a middleware that does nothing" "memory at its 10 MiB cap" "memory (each stored)" \
         "disk (each stored)"; do
-        read -r small_instructions small_allocations < <(count "$binary" "in-process misses, $scenario" 2000)
-        read -r large_instructions large_allocations < <(count "$binary" "in-process misses, $scenario" 12000)
-        [[ -n $small_instructions && -n $large_instructions ]] || continue  # not in this build
-        awk -v b="$label" -v s="$scenario" \
-            -v i1="$small_instructions" -v i2="$large_instructions" -v a1="$small_allocations" -v a2="$large_allocations" \
-            'BEGIN {printf "| %s | %s | %.0f | %.1f |\n", b, s, (i2 - i1) / 10000, (a2 - a1) / 10000}'
+        row "$label" "in-process misses, $scenario" --in-process-requests 2000 12000
+    done
+    # Over the engine and nginx: the client's instructions per request, without a cache and
+    # through one (nginx's are not counted).
+    for scenario in "no cache" "memory at its 10 MiB cap (each stored, one evicted)" "disk (each stored)"; do
+        row "$label" "misses, $scenario, one at a time" --sequential-requests 1000 6000
     done
 done

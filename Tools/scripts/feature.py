@@ -284,7 +284,7 @@ The __NAME__ feature.
 
 ## Overview
 
-__NAME__ is layer 4, a feature module. It imports Transport, Forms and Mapping, and never the
+__NAME__ is layer 6, a feature module. It imports Transport, Forms and Mapping, and never the
 engine or the console: the application chooses those once, and any type that adopts
 ``__NAME__Requestable`` sends its requests.
 

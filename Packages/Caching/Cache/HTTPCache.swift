@@ -36,12 +36,15 @@ public import Transport
 /// Requests with `Range` or the caller's own conditional headers pass through untouched and
 /// unmarked. Storage errors never fail a request: they are logged, and the network answers.
 ///
-/// A miss costs little beyond the request itself: whether an answer may be stored is decided
-/// before anything is copied, the stored head shares the response's fields unless a hop-by-hop
-/// field must go, the body is never copied, and the storage is handed the entry with
-/// ``CacheStorage/storeInBackground(_:)``, so a ``DiskCacheStorage`` answers from memory while
-/// its writer puts the file in place, and a response never waits for the disk (a write that
-/// fails there is counted in ``CacheStatistics/failedWrites`` rather than logged).
+/// A miss costs little beyond the request itself, and nothing on its way suspends but the
+/// request: the storage is asked with ``CacheStorage/entryWithoutWaiting(forKey:)`` and handed
+/// the entry with ``CacheStorage/storeWithoutWaiting(_:)`` (the `async` calls only when a storage
+/// cannot answer so, or a ``DiskCacheStorage`` has 8 MiB waiting for its writer). Nothing is
+/// copied: the mark goes into the response's own fields, and the entry shares them and the body
+/// with the response; the hop-by-hop fields and the mark are left out when an entry's head is
+/// read. A ``DiskCacheStorage`` answers from memory while its writer puts the file in place, and
+/// a response never waits for the disk (a write that fails there is counted in
+/// ``CacheStatistics/failedWrites`` rather than logged).
 public final class HTTPCache: TransportMiddleware {
     /// What the cache does, adjustable while it runs through ``HTTPCache/options``.
     public struct Options: Sendable {
@@ -53,10 +56,14 @@ public final class HTTPCache: TransportMiddleware {
         /// stored even without validators. A request's own
         /// ``/Caching/Transport/RequestUserInfo/cacheLifetime`` replaces it. `nil` (the default)
         /// follows the protocol alone.
-        public var forcedLifetime: Duration?
+        public var forcedLifetime: Duration? {
+            didSet { forcedSeconds = forcedLifetime?.timeInterval }
+        }
         /// The longest heuristic lifetime given to a response with `Last-Modified` and no
         /// explicit one; 24 hours by default.
-        public var heuristicLifetimeCap: Duration = .seconds(24 * 3600)
+        public var heuristicLifetimeCap: Duration = .seconds(24 * 3600) {
+            didSet { heuristicCapSeconds = heuristicLifetimeCap.timeInterval }
+        }
         /// The largest body stored; 8 MiB by default. A larger response is answered but not
         /// stored (a streamed one is not collected beyond this).
         public var maximumEntrySize = 8 << 20
@@ -71,6 +78,11 @@ public final class HTTPCache: TransportMiddleware {
         /// The wall clock the cache reads for request, response and current times; the
         /// system's by default. Tests inject one they move by hand.
         public var clock: @Sendable () -> Date = { Date() }
+
+        /// ``forcedLifetime`` and ``heuristicLifetimeCap`` in seconds, converted when they are
+        /// set rather than on every request.
+        private(set) var forcedSeconds: TimeInterval?
+        private(set) var heuristicCapSeconds: TimeInterval = 24 * 3600
 
         /// The defaults: enabled, no forced lifetime, a 24-hour heuristic cap, 8 MiB entries.
         public init() {}
@@ -161,7 +173,6 @@ public final class HTTPCache: TransportMiddleware {
     /// Answers `GET` and `HEAD` from the cache when it may, revalidates or sends otherwise,
     /// stores what it may, and invalidates after unsafe methods.
     public func intercept(_ request: TransportRequest, next: Next) async throws -> TransportResponse {
-        let requestedLifetime = request.cacheLifetime
         let options = options
         guard options.isEnabled else { return try await next(request) }
         let method = request.head.method
@@ -178,8 +189,16 @@ public final class HTTPCache: TransportMiddleware {
 
         let key = Self.key(for: request)
         let control = facts.control
+        let requestedLifetime = request.userInfo.isEmpty ? nil : request.cacheLifetime
         let forced = Self.forcedLifetime(requested: requestedLifetime, options: options)
-        var stored = await storage.entry(forKey: key)
+        // Asked without suspending first: the built-in storages always answer, so a miss makes
+        // no `async` call into the storage.
+        var stored: CacheEntry?
+        switch storage.entryWithoutWaiting(forKey: key) {
+        case .found(let entry): stored = entry
+        case .absent: stored = nil
+        case .unknown: stored = await storage.entry(forKey: key)
+        }
         if let entry = stored, !Self.varyMatches(entry, request) { stored = nil }
 
         if let entry = stored {
@@ -199,7 +218,7 @@ public final class HTTPCache: TransportMiddleware {
             let response = try await next(conditional)
             let receivedAt = options.clock()
             if response.status == .notModified {
-                if Self.validatorsAgree(entry.head, response.head) {
+                if Self.validatorsAgree(entry.receivedHead, response.head) {
                     return await revalidated(
                         entry, by: response, request: request, sentAt: sentAt, receivedAt: receivedAt, forced: forced,
                         options: options)
@@ -208,17 +227,24 @@ public final class HTTPCache: TransportMiddleware {
                 response.body.cancel()
                 await storage.removeEntry(forKey: key)
             } else {
-                return await fromNetwork(
-                    response, request: request, facts: facts, key: key, sentAt: sentAt, receivedAt: receivedAt,
+                let (answer, work) = fromNetwork(
+                    consume response, request: request, facts: facts, key: key, sentAt: sentAt, receivedAt: receivedAt,
                     forced: forced, replacing: entry, options: options)
+                await perform(work)
+                return answer
             }
         }
         let sentAt = options.clock()
         let response = try await next(request)
         let receivedAt = options.clock()
-        return await fromNetwork(
-            response, request: request, facts: facts, key: key, sentAt: sentAt, receivedAt: receivedAt, forced: forced,
-            replacing: stored, options: options)
+        // Handed over, not copied, so that the mark goes into the response's own fields.
+        let (answer, work) = fromNetwork(
+            consume response, request: request, facts: facts, key: key, sentAt: sentAt, receivedAt: receivedAt,
+            forced: forced, replacing: stored, options: options)
+        // Nothing to do for the storage's sake, unless it had to be waited for.
+        if case .none = work { return answer }
+        await perform(work)
+        return answer
     }
 
     // MARK: - Answers
@@ -229,73 +255,110 @@ public final class HTTPCache: TransportMiddleware {
         receivedAt: Date, forced: TimeInterval?, options: Options
     ) async -> TransportResponse {
         response.body.cancel()
-        var updated = entry
-        updated.head.headerFields = Self.updatedFields(entry.head.headerFields, with: response.head.headerFields)
-        updated.requestTime = sentAt
-        updated.responseTime = receivedAt
-        updated.varyingFields = Self.varyingFields(of: updated.head, for: request) ?? entry.varyingFields
+        var head = entry.receivedHead
+        head.headerFields = Self.updatedFields(head.headerFields, with: response.head.headerFields)
+        let updated = entry.revalidated(
+            head: head, varyingFields: Self.varyingFields(of: head, for: request) ?? entry.varyingFields,
+            requestTime: sentAt, responseTime: receivedAt)
         revalidations.add(1, ordering: .relaxed)
         logger?.debug("cache revalidated \(LogRedaction.redactedURL(entry.key))")
         if !RequestFacts(request.head.headerFields).control.noStore {
-            await store(updated)
+            await perform(store(updated))
         }
         let freshness = freshness(of: updated, forced: forced, options: options)
         return Self.served(updated, freshness: freshness, as: .revalidated, method: request.head.method)
     }
 
-    /// A response from the network: marked as a miss, and stored when allowed (a streamed
-    /// body is stored when it has been read to its end).
-    private func fromNetwork(
-        _ response: TransportResponse, request: TransportRequest, facts: RequestFacts, key: String, sentAt: Date,
-        receivedAt: Date, forced: TimeInterval?, replacing old: CacheEntry?, options: Options
-    ) async -> TransportResponse {
-        misses.add(1, ordering: .relaxed)
-        var marked = response
-        marked.head.headerFields[CacheStatus.headerName] = CacheStatus.miss.rawValue
-        guard request.head.method == .get else { return marked }
-        // Decided before anything is copied: most answers that may not be stored cost nothing more.
-        guard
-            let varying = storableVaryingFields(
-                response, request: request, facts: facts, key: key, forced: forced, options: options)
-        else {
-            // A new answer that may not be stored makes the old one outdated; an error keeps it.
-            if old != nil, response.status.code < 500 { await storage.removeEntry(forKey: key) }
-            logger?.debug("cache miss \(LogRedaction.redactedURL(key)), not stored")
-            return marked
-        }
-        logger?.debug("cache miss \(LogRedaction.redactedURL(key)), storing")
-        let head = Self.storedHead(response.head)
-        if let body = response.body.collectedData {
-            if body.count <= options.maximumEntrySize {
-                await store(
-                    CacheEntry(
-                        key: key, head: head, body: body, varyingFields: varying, requestTime: sentAt,
-                        responseTime: receivedAt))
-            } else if old != nil {
-                await storage.removeEntry(forKey: key)
-            }
-            return marked
-        }
-        if old != nil { await storage.removeEntry(forKey: key) }
-        let recorder = RecordingBodyStream(body: response.body, limit: options.maximumEntrySize) {
-            [self] body in
-            await store(
-                CacheEntry(
-                    key: key, head: head, body: body, varyingFields: varying, requestTime: sentAt,
-                    responseTime: receivedAt))
-        }
-        marked.body = ResponseBody(stream: recorder)
-        return marked
+    /// What the storage still needs after an answer, when it could not be done without
+    /// suspending.
+    enum StorageWork {
+        /// Nothing.
+        case none
+        /// Store the entry, waiting for the storage (a disk storage's writes waiting are full,
+        /// or a storage that only stores through `async` calls).
+        case store(CacheEntry)
+        /// Remove the entry under the key: a new answer makes it outdated.
+        case remove(String)
     }
 
-    /// Hands `entry` to the storage, which may write it after the response has gone on: a
-    /// disk storage keeps it in memory meanwhile.
-    private func store(_ entry: CacheEntry) async {
+    /// A response from the network: marked as a miss, and stored when allowed (a streamed
+    /// body is stored when it has been read to its end).
+    ///
+    /// Synchronous, and it copies nothing on the way: the mark is added to the response's own
+    /// fields (which the engine made for this response alone), the entry shares those fields
+    /// and the body with the response (the fields a stored head leaves out, `Connection` and
+    /// the mark among them, are left out when the entry is read), and the storage is handed
+    /// the entry without suspending when it can take it so.
+    ///
+    /// - Returns: The response, and what the storage still needs, done by the caller before it
+    ///   returns the response.
+    private func fromNetwork(
+        _ response: consuming TransportResponse, request: TransportRequest, facts: RequestFacts, key: String,
+        sentAt: Date, receivedAt: Date, forced: TimeInterval?, replacing old: CacheEntry?, options: Options
+    ) -> (TransportResponse, StorageWork) {
+        misses.add(1, ordering: .relaxed)
+        let answer = ResponseFacts(response.head.headerFields)
+        Self.markMiss(&response.head.headerFields, alreadyMarked: answer.isMarked)
+        guard request.head.method == .get else { return (response, .none) }
+        // Decided before anything else: most answers that may not be stored cost nothing more.
+        guard
+            let varying = storableVaryingFields(
+                response, answer, request: request, facts: facts, key: key, forced: forced, options: options)
+        else {
+            logger?.debug("cache miss \(LogRedaction.redactedURL(key)), not stored")
+            // A new answer that may not be stored makes the old one outdated; an error keeps it.
+            let outdatesOld = old != nil && response.status.code < 500
+            return (response, outdatesOld ? .remove(key) : .none)
+        }
+        logger?.debug("cache miss \(LogRedaction.redactedURL(key)), storing")
+        if let body = response.body.collectedData {
+            guard body.count <= options.maximumEntrySize else { return (response, old != nil ? .remove(key) : .none) }
+            let entry = CacheEntry(
+                key: key, head: response.head, body: body, varyingFields: varying, requestTime: sentAt,
+                responseTime: receivedAt)
+            return (response, store(entry))
+        }
+        let head = response.head
+        let recorder = RecordingBodyStream(body: response.body, limit: options.maximumEntrySize) {
+            [self] body in
+            await perform(
+                store(
+                    CacheEntry(
+                        key: key, head: head, body: body, varyingFields: varying, requestTime: sentAt,
+                        responseTime: receivedAt)))
+        }
+        response.body = ResponseBody(stream: recorder)
+        return (response, old != nil ? .remove(key) : .none)
+    }
+
+    /// Hands `entry` to the storage without suspending when it takes it so (a disk storage
+    /// keeps it in memory until its writer has written it).
+    ///
+    /// - Returns: ``StorageWork/store(_:)`` when the storage must be waited for.
+    private func store(_ entry: CacheEntry) -> StorageWork {
         do {
-            try await storage.storeInBackground(entry)
+            guard try storage.storeWithoutWaiting(entry) else { return .store(entry) }
             stores.add(1, ordering: .relaxed)
         } catch {
             logger?.warning("cache could not store \(LogRedaction.redactedURL(entry.key)): \(error)")
+        }
+        return .none
+    }
+
+    /// Does what the storage still needs, waiting for it.
+    private func perform(_ work: StorageWork) async {
+        switch work {
+        case .none:
+            return
+        case .remove(let key):
+            await storage.removeEntry(forKey: key)
+        case .store(let entry):
+            do {
+                try await storage.storeInBackground(entry)
+                stores.add(1, ordering: .relaxed)
+            } catch {
+                logger?.warning("cache could not store \(LogRedaction.redactedURL(entry.key)): \(error)")
+            }
         }
     }
 
@@ -322,32 +385,38 @@ public final class HTTPCache: TransportMiddleware {
 
     private func freshness(of entry: CacheEntry, forced: TimeInterval?, options: Options) -> Freshness {
         Freshness(
-            head: entry.head, requestTime: entry.requestTime, responseTime: entry.responseTime, now: options.clock(),
-            forcedLifetime: forced, heuristicCap: options.heuristicLifetimeCap.timeInterval)
+            head: entry.receivedHead, requestTime: entry.requestTime, responseTime: entry.responseTime,
+            now: options.clock(), forcedLifetime: forced, heuristicCap: options.heuristicCapSeconds)
     }
 
     /// The varying fields to store with `response`, or `nil` when it may not be stored.
+    ///
+    /// `answer` says which fields the response has, so that a field it lacks is not looked for
+    /// again (each lookup is a pass over the fields).
     private func storableVaryingFields(
-        _ response: TransportResponse, request: TransportRequest, facts: RequestFacts, key: String,
-        forced: TimeInterval?, options: Options
+        _ response: TransportResponse, _ answer: ResponseFacts, request: TransportRequest, facts: RequestFacts,
+        key: String, forced: TimeInterval?, options: Options
     ) -> [CacheEntry.VaryingField]? {
         let code = response.status.code
+        guard code >= 200, code != 206, code != 304, !facts.control.noStore, response.url == key else { return nil }
         let fields = response.head.headerFields
-        let control = CacheControl(fields)
-        guard code >= 200, code != 206, code != 304, !control.noStore, !facts.control.noStore, response.url == key
-        else { return nil }
+        let control = answer.hasCacheControl ? CacheControl(fields) : CacheControl()
+        guard !control.noStore else { return nil }
         if facts.hasAuthorization, !options.cachesAuthorizedResponses {
             guard control.isPublic || control.sharedMaxAge != nil || control.mustRevalidate else { return nil }
         }
-        guard let varying = Self.varyingFields(of: response.head, for: request) else { return nil }
+        var varying: [CacheEntry.VaryingField] = []
+        if answer.hasVary {
+            guard let named = Self.varyingFields(of: response.head, for: request) else { return nil }
+            varying = named
+        }
         if forced != nil, code == 200 { return varying }
         // Useful only when it can be fresh for a while or can be revalidated.
         let (lifetime, _) = Freshness.lifetime(
-            of: response.head, responseTime: options.clock(), heuristicCap: options.heuristicLifetimeCap.timeInterval)
-        let hasValidator = fields[.eTag] != nil || fields[.lastModified] != nil
-        let explicit = control.maxAge != nil || fields[.expires] != nil || control.isPublic || control.isPrivate
+            of: response.head, responseTime: options.clock(), heuristicCap: options.heuristicCapSeconds)
+        let explicit = control.maxAge != nil || answer.hasExpires || control.isPublic || control.isPrivate
         guard explicit || Freshness.heuristicallyCacheableStatuses.contains(code) else { return nil }
-        guard lifetime > 0 || hasValidator else { return nil }
+        guard lifetime > 0 || answer.hasValidator else { return nil }
         return varying
     }
 }
@@ -377,65 +446,48 @@ extension HTTPCache {
     static func key(for request: TransportRequest) -> String {
         let head = request.head
         var scheme = head.scheme ?? "http"
-        if scheme.utf8.contains(where: { (0x41...0x5A).contains($0) }) { scheme = scheme.lowercased() }
-        var authority = head.authority ?? ""
-        var path = head.path ?? "/"
+        if scheme != "https", scheme != "http", scheme.utf8.contains(where: { (0x41...0x5A).contains($0) }) {
+            scheme = scheme.lowercased()
+        }
+        let authority = head.authority ?? ""
+        let path = head.path ?? "/"
         // The bytes copied once into one allocation, where concatenating makes a string per step.
         let count = scheme.utf8.count + 3 + authority.utf8.count + path.utf8.count
         return String(unsafeUninitializedCapacity: count) { buffer in
-            var offset = 0
-            func copy(_ part: inout String) {
-                part.withUTF8 { bytes in
-                    let target = UnsafeMutableBufferPointer(rebasing: buffer[offset..<(offset + bytes.count)])
-                    _ = target.initialize(fromContentsOf: bytes)
-                    offset += bytes.count
-                }
+            guard let base = buffer.baseAddress else { return 0 }
+            var offset = copyUTF8(of: scheme, to: base)
+            for byte in "://".utf8 {
+                base[offset] = byte
+                offset += 1
             }
-            var separator = "://"
-            copy(&scheme)
-            copy(&separator)
-            copy(&authority)
-            copy(&path)
+            offset += copyUTF8(of: authority, to: base + offset)
+            offset += copyUTF8(of: path, to: base + offset)
             return offset
         }
+    }
+
+    /// Copies the UTF-8 bytes of `text` to `target`, which has room for them.
+    ///
+    /// - Returns: How many bytes were copied.
+    private static func copyUTF8(of text: String, to target: UnsafeMutablePointer<UInt8>) -> Int {
+        let copied = text.utf8.withContiguousStorageIfAvailable { bytes in
+            if let source = bytes.baseAddress { target.update(from: source, count: bytes.count) }
+            return bytes.count
+        }
+        if let copied { return copied }
+        var offset = 0
+        for byte in text.utf8 {
+            target[offset] = byte
+            offset += 1
+        }
+        return offset
     }
 
     /// The forced lifetime for one request, in seconds: the request's (zero turns it off),
     /// else the cache's.
     static func forcedLifetime(requested: Duration?, options: Options) -> TimeInterval? {
         if let requested { return requested > .zero ? requested.timeInterval : nil }
-        return options.forcedLifetime.map(\.timeInterval)
-    }
-
-    /// What the cache asks of a request's header fields, read in one pass over them.
-    struct RequestFacts {
-        /// A field that makes the cache leave the request alone: `Range`, or the caller's own
-        /// validation (`If-None-Match`, `If-Modified-Since`, `If-Match`, `If-Unmodified-Since`,
-        /// `If-Range`).
-        var bypasses = false
-        /// Whether the request carries `Authorization`.
-        var hasAuthorization = false
-        /// The request's `Cache-Control`, with `Pragma: no-cache` read as `no-cache` when it has
-        /// none (RFC 9111 §5.4); empty (parsed from nothing) when it has neither field.
-        var control = CacheControl()
-
-        init(_ fields: HTTPFields) {
-            var hasControl = false
-            var saysNoCache = false
-            for field in fields {
-                switch field.name {
-                case .range, .ifNoneMatch, .ifModifiedSince, .ifMatch, .ifUnmodifiedSince, .ifRange: bypasses = true
-                case .authorization: hasAuthorization = true
-                case .cacheControl: hasControl = true
-                case HTTPCache.pragma: saysNoCache = saysNoCache || field.value.lowercased().contains("no-cache")
-                default: continue
-                }
-            }
-            if hasControl { control = CacheControl(fields) }
-            if control.directives.isEmpty, saysNoCache {
-                control.directives.append(CacheControl.Directive(name: "no-cache"))
-            }
-        }
+        return options.forcedSeconds
     }
 
     /// Whether a stored response may answer the request without the server (RFC 9111 §4.2,
@@ -443,7 +495,7 @@ extension HTTPCache {
     static func isUsableWithoutValidation(
         _ entry: CacheEntry, _ freshness: Freshness, request: CacheControl
     ) -> Bool {
-        let response = CacheControl(entry.head.headerFields)
+        let response = CacheControl(entry.receivedHead.headerFields)
         guard !request.noCache else { return false }
         // A forced lifetime overrides the response's own `no-cache` and `must-revalidate`.
         let isForced = freshness.source == .forced
@@ -486,15 +538,15 @@ extension HTTPCache {
 
     /// Whether the request's varying fields are those stored with the entry.
     static func varyMatches(_ entry: CacheEntry, _ request: TransportRequest) -> Bool {
-        guard let current = varyingFields(of: entry.head, for: request) else { return false }
+        guard let current = varyingFields(of: entry.receivedHead, for: request) else { return false }
         return current == entry.varyingFields
     }
 
     /// The request with `If-None-Match` (from `ETag`) and `If-Modified-Since` (from
     /// `Last-Modified`); `nil` when the entry has neither.
     static func conditionalRequest(_ request: TransportRequest, for entry: CacheEntry) -> TransportRequest? {
-        let etag = entry.head.headerFields[.eTag]
-        let lastModified = entry.head.headerFields[.lastModified]
+        let etag = entry.receivedHead.headerFields[.eTag]
+        let lastModified = entry.receivedHead.headerFields[.lastModified]
         guard etag != nil || lastModified != nil else { return nil }
         var conditional = request
         if let etag { conditional.head.headerFields[.ifNoneMatch] = etag }
@@ -526,31 +578,18 @@ extension HTTPCache {
         return result
     }
 
-    /// Whether a field is never stored: a hop-by-hop field, or the cache's own mark.
-    ///
-    /// Names are told apart by length first: every response's fields pass here, and most have
-    /// no name of these lengths.
-    static func isNotStored(_ name: HTTPField.Name) -> Bool {
-        let name = name.canonicalName
-        switch name.utf8.count {
-        case 2: return name == "te"
-        case 7: return name == "trailer" || name == "upgrade"
-        case 10: return name == "connection" || name == "keep-alive"
-        case 14: return name == "x-parley-cache"
-        case 16: return name == "proxy-connection"
-        case 17: return name == "transfer-encoding"
-        default: return false
-        }
-    }
+    /// `X-Parley-Cache: miss`, made once: a field built from a name and a value checks the
+    /// value every time.
+    static let missMark = HTTPField(name: CacheStatus.headerName, value: CacheStatus.miss.rawValue)
 
-    /// The head as stored: without hop-by-hop fields and the cache's own mark; `head` itself,
-    /// sharing its fields, when it has none of them.
-    static func storedHead(_ head: HTTPResponse) -> HTTPResponse {
-        var stored = head
-        for field in head.headerFields where isNotStored(field.name) {
-            stored.headerFields[field.name] = nil
+    /// Marks `fields` as a miss in place: appended, unless the response carries a mark of its
+    /// own (another cache's on the way), which is replaced.
+    static func markMiss(_ fields: inout HTTPFields, alreadyMarked: Bool) {
+        if alreadyMarked {
+            fields[CacheStatus.headerName] = CacheStatus.miss.rawValue
+        } else {
+            fields.append(missMark)
         }
-        return stored
     }
 
     /// A stored entry as a response: `Age` set, the mark added, no body for `HEAD`.

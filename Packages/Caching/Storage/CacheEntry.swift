@@ -26,25 +26,103 @@ public struct CacheEntry: Sendable, Hashable {
         }
     }
 
+    /// What an entry holds, in one allocation shared by its copies: a storage, the cache and
+    /// the response it answers pass entries around, and a copy then costs one reference count
+    /// rather than one per string, field list and body. Never changed once made; a setter of
+    /// the entry makes a new one.
+    private final class Parts: Sendable {
+        let key: String
+        let receivedHead: HTTPResponse
+        let body: Data
+        let varyingFields: [VaryingField]
+        let requestTime: Date
+        let responseTime: Date
+        let approximateSize: Int
+
+        init(
+            key: String, receivedHead: HTTPResponse, body: Data, varyingFields: [VaryingField], requestTime: Date,
+            responseTime: Date
+        ) {
+            self.key = key
+            self.receivedHead = receivedHead
+            self.body = body
+            self.varyingFields = varyingFields
+            self.requestTime = requestTime
+            self.responseTime = responseTime
+            var size = body.count + key.utf8.count + 64
+            let fields = receivedHead.headerFields
+            for index in fields.indices {
+                // A value's `String` is the field's own (no bytes are decoded for one received
+                // as text), and its length is stored with it.
+                size += fields[index].name.canonicalName.utf8.count + fields[index].value.utf8.count + 4
+            }
+            for field in varyingFields {
+                size += field.name.utf8.count + (field.value?.utf8.count ?? 0) + 4
+            }
+            approximateSize = size
+        }
+
+        /// These parts with some replaced.
+        func with(
+            key: String? = nil, receivedHead: HTTPResponse? = nil, body: Data? = nil,
+            varyingFields: [VaryingField]? = nil, requestTime: Date? = nil, responseTime: Date? = nil
+        ) -> Parts {
+            Parts(
+                key: key ?? self.key, receivedHead: receivedHead ?? self.receivedHead, body: body ?? self.body,
+                varyingFields: varyingFields ?? self.varyingFields, requestTime: requestTime ?? self.requestTime,
+                responseTime: responseTime ?? self.responseTime)
+        }
+    }
+
+    private var parts: Parts
+
     /// The key the entry is stored under: the request's URL (`scheme://authority/path?query`).
-    public var key: String
+    public var key: String {
+        get { parts.key }
+        set { parts = parts.with(key: newValue) }
+    }
     /// The status and header fields as received, without the hop-by-hop fields, and updated by
     /// each `304` that revalidated the entry.
-    public var head: HTTPResponse
+    ///
+    /// The fields a stored head leaves out (hop-by-hop fields such as `Connection`, and the
+    /// cache's own `X-Parley-Cache` mark) are left out when the head is read, not when the entry
+    /// is made: an ``HTTPCache`` stores the very fields it hands on with a miss, so that storing
+    /// an answer copies none of them.
+    public var head: HTTPResponse {
+        get { Self.withoutFieldsLeftOut(parts.receivedHead) }
+        set { parts = parts.with(receivedHead: newValue) }
+    }
     /// The body, decoded when the engine decoded it.
-    public var body: Data
+    public var body: Data {
+        get { parts.body }
+        set { parts = parts.with(body: newValue) }
+    }
     /// The request's values of the fields the response's `Vary` names, in that order.
-    public var varyingFields: [VaryingField]
+    public var varyingFields: [VaryingField] {
+        get { parts.varyingFields }
+        set { parts = parts.with(varyingFields: newValue) }
+    }
     /// When the request that produced (or last revalidated) the entry was sent.
-    public var requestTime: Date
+    public var requestTime: Date {
+        get { parts.requestTime }
+        set { parts = parts.with(requestTime: newValue) }
+    }
     /// When its response arrived.
-    public var responseTime: Date
+    public var responseTime: Date {
+        get { parts.responseTime }
+        set { parts = parts.with(responseTime: newValue) }
+    }
+
+    /// The head as it was handed over, which may still hold fields ``head`` leaves out; read
+    /// by the cache wherever those fields make no difference (freshness, validators, `Vary`).
+    var receivedHead: HTTPResponse { parts.receivedHead }
 
     /// Creates an entry.
     ///
     /// - Parameters:
     ///   - key: The request's URL.
-    ///   - head: The response head to keep.
+    ///   - head: The response head to keep; its hop-by-hop fields and `X-Parley-Cache` are left
+    ///     out of ``head``.
     ///   - body: The response body.
     ///   - varyingFields: The request's values of the fields the response varies on.
     ///   - requestTime: When the request was sent.
@@ -53,23 +131,76 @@ public struct CacheEntry: Sendable, Hashable {
         key: String, head: HTTPResponse, body: Data, varyingFields: [VaryingField] = [], requestTime: Date,
         responseTime: Date
     ) {
-        self.key = key
-        self.head = head
-        self.body = body
-        self.varyingFields = varyingFields
-        self.requestTime = requestTime
-        self.responseTime = responseTime
+        parts = Parts(
+            key: key, receivedHead: head, body: body, varyingFields: varyingFields, requestTime: requestTime,
+            responseTime: responseTime)
     }
 
-    /// An estimate of the memory the entry takes: its body, key and header bytes.
-    public var approximateSize: Int {
-        var size = body.count + key.utf8.count + 64
-        for field in head.headerFields {
-            size += field.name.canonicalName.utf8.count + field.withUnsafeBytesOfValue(\.count) + 4
+    /// An estimate of the memory the entry takes: its body, key and header bytes (those of the
+    /// fields ``head`` leaves out too, which the entry holds until it is written elsewhere).
+    /// Counted once, when the entry is made.
+    public var approximateSize: Int { parts.approximateSize }
+
+    /// The same entry revalidated: `head` replaces the head, the times and varying fields are
+    /// the new ones; made at once rather than by four setters.
+    func revalidated(head: HTTPResponse, varyingFields: [VaryingField], requestTime: Date, responseTime: Date)
+        -> CacheEntry
+    {
+        var entry = self
+        entry.parts = parts.with(
+            receivedHead: head, varyingFields: varyingFields, requestTime: requestTime, responseTime: responseTime)
+        return entry
+    }
+
+    // MARK: - Equality
+
+    /// Whether two entries hold the same key, head (as ``head`` reads it), body, varying fields
+    /// and times.
+    public static func == (lhs: CacheEntry, rhs: CacheEntry) -> Bool {
+        lhs.key == rhs.key && lhs.body == rhs.body && lhs.varyingFields == rhs.varyingFields
+            && lhs.requestTime == rhs.requestTime && lhs.responseTime == rhs.responseTime && lhs.head == rhs.head
+    }
+
+    /// Hashes what `==` compares: the key, the head as ``head`` reads it, the body, the varying
+    /// fields and the times.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(key)
+        hasher.combine(head)
+        hasher.combine(body)
+        hasher.combine(varyingFields)
+        hasher.combine(requestTime)
+        hasher.combine(responseTime)
+    }
+
+    // MARK: - Fields left out
+
+    /// Whether a field is never part of a stored head: a hop-by-hop field (RFC 9111 §3.1), or
+    /// the cache's own mark.
+    ///
+    /// Names are told apart by length first: every stored response's fields pass here, and most
+    /// have no name of these lengths.
+    static func isLeftOut(_ name: HTTPField.Name) -> Bool {
+        let name = name.canonicalName
+        switch name.utf8.count {
+        case 2: return name == "te"
+        case 7: return name == "trailer" || name == "upgrade"
+        case 10: return name == "connection" || name == "keep-alive"
+        case 14: return name == "x-parley-cache"
+        case 16: return name == "proxy-connection"
+        case 17: return name == "transfer-encoding"
+        default: return false
         }
-        for field in varyingFields {
-            size += field.name.utf8.count + (field.value?.utf8.count ?? 0) + 4
+    }
+
+    /// `head` without the fields ``isLeftOut(_:)`` names: `head` itself, sharing its fields,
+    /// when it has none of them.
+    static func withoutFieldsLeftOut(_ head: HTTPResponse) -> HTTPResponse {
+        var stored = head
+        // Removed by name, only those that are there: rebuilding the fields instead goes
+        // through `HTTPFields`' generic replacement for each field, several times the cost.
+        for field in head.headerFields where isLeftOut(field.name) {
+            stored.headerFields[field.name] = nil
         }
-        return size
+        return stored
     }
 }

@@ -19,6 +19,36 @@ package enum CacheJournal {
     /// The first line of every journal; a file without it is not replayed.
     package static let header = "parley-http-cache-journal 1"
 
+    /// One line after the header.
+    enum Record: Hashable, Sendable, CustomStringConvertible {
+        /// `CLEAN <name>`: the entry's file was put in place; it is the most recently used.
+        case clean(EntryName)
+        /// `READ <name>`: the entry was read; it is the most recently used.
+        case read(EntryName)
+        /// `REMOVE <name>`: the entry is gone.
+        case remove(EntryName)
+
+        /// The line, without its newline.
+        var description: String {
+            switch self {
+            case .clean(let name): "CLEAN \(name)"
+            case .read(let name): "READ \(name)"
+            case .remove(let name): "REMOVE \(name)"
+            }
+        }
+    }
+
+    /// The text of `records`, each on a line of its own, for one append.
+    static func lines(_ records: [Record]) -> String {
+        var text = ""
+        text.reserveCapacity(records.count * 24)
+        for record in records {
+            text += record.description
+            text += "\n"
+        }
+        return text
+    }
+
     /// The text of a compacted journal: the header, then one `CLEAN` line per name.
     ///
     /// - Parameter names: Entry names, least recently used first.

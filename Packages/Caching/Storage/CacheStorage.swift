@@ -36,6 +36,34 @@ public protocol CacheStorage: Sendable {
     ///   ``CacheStorageStatistics/failedWrites``.
     func storeInBackground(_ entry: CacheEntry) async throws
 
+    /// The entry stored under `key` when the storage can tell without suspending, as
+    /// ``entry(forKey:)`` would return it; what ``HTTPCache`` asks first on every request, so
+    /// that a miss costs no `async` call.
+    ///
+    /// The default implementation answers ``CacheLookup/unknown``, which sends the cache to
+    /// ``entry(forKey:)``. ``MemoryCacheStorage`` and ``DiskCacheStorage`` always answer: both
+    /// look their index up under a lock, and the disk storage reads a file on the caller's
+    /// thread, from the page cache, as ``entry(forKey:)`` does.
+    ///
+    /// - Parameter key: The key, a request's URL.
+    /// - Returns: The entry, its absence, or ``CacheLookup/unknown``.
+    func entryWithoutWaiting(forKey key: String) -> CacheLookup
+
+    /// Takes `entry` as ``storeInBackground(_:)`` does, when the storage can without
+    /// suspending; what ``HTTPCache`` calls first for every answer it stores, so that storing
+    /// costs no `async` call.
+    ///
+    /// The default implementation takes nothing and returns `false`, which sends the cache to
+    /// ``storeInBackground(_:)``. ``MemoryCacheStorage`` stores at once; ``DiskCacheStorage``
+    /// hands the entry to its writer unless the writes waiting for it are full, when it
+    /// returns `false` and the cache waits in ``storeInBackground(_:)`` for room.
+    ///
+    /// - Parameter entry: The entry.
+    /// - Returns: `true` when the entry was taken; `false` when the caller must call
+    ///   ``storeInBackground(_:)`` instead.
+    /// - Throws: What ``storeInBackground(_:)`` throws at once.
+    func storeWithoutWaiting(_ entry: CacheEntry) throws -> Bool
+
     /// Removes the entry stored under `key`, if any.
     ///
     /// - Parameter key: The key.
@@ -55,6 +83,24 @@ extension CacheStorage {
     /// - Throws: What ``store(_:)`` throws.
     public func storeInBackground(_ entry: CacheEntry) async throws {
         try await store(entry)
+    }
+
+    /// Answers ``CacheLookup/unknown``: a storage that does not say otherwise is asked through
+    /// ``entry(forKey:)``.
+    ///
+    /// - Parameter key: The key.
+    /// - Returns: ``CacheLookup/unknown``.
+    public func entryWithoutWaiting(forKey key: String) -> CacheLookup {
+        .unknown
+    }
+
+    /// Takes nothing: a storage that does not say otherwise is given its entries through
+    /// ``storeInBackground(_:)``.
+    ///
+    /// - Parameter entry: The entry.
+    /// - Returns: `false`.
+    public func storeWithoutWaiting(_ entry: CacheEntry) throws -> Bool {
+        false
     }
 }
 

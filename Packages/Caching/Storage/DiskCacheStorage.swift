@@ -66,78 +66,43 @@ import Transport
 /// ## Threads
 ///
 /// Reads run on the caller's task: an entry's file is read from the page cache, checked and
-/// inflated there. Writes run on the writer's queue, never on Swift's cooperative pool, and so
-/// do the flushes of ``synchronizesToDisk`` and removing every file. The index, the renames,
-/// removals and journal lines change together under a `PThreadMutex`, held for those few short
-/// system calls, so the index changes in the order the files do. Two processes must not share
-/// a directory, and the lock makes sure they do not.
+/// inflated there, and a lookup never suspends (``entryWithoutWaiting(forKey:)``), nor does a
+/// store the writer has room for (``storeWithoutWaiting(_:)``). Writes run on the writer's
+/// queue, never on Swift's cooperative pool, and so do the flushes of ``synchronizesToDisk`` and
+/// removing every file. The index, the renames, removals and journal lines change together
+/// under a `PThreadMutex`, held for those few short system calls, so the index changes in the
+/// order the files do. Two processes must not share a directory, and the lock makes sure they
+/// do not.
+///
+/// ## Its parts
+///
+/// The storage is a thin shell that owns the lock, the writer's queue and the callers waiting
+/// for it. What it knows is in two values without I/O, whose changes return what to do to the
+/// files: the index of entry files (sizes, order of use, the cap, eviction, the counters) and
+/// the writes waiting for the writer. The journal's text, the journal file, and the entry files
+/// (paths, reading, writing, renaming, recovery's listing) each have a type of their own.
 public final class DiskCacheStorage: CacheStorage {
-    /// What the index knows of one entry file.
-    private struct Record {
-        /// The file's size, counted against the cap.
-        var size: Int
-        /// Which write produced the file, so a damaged read never removes a newer file.
-        var generation: UInt64
-    }
-
-    /// An entry waiting for the writer, or being written.
-    private struct PendingWrite {
-        var entry: CacheEntry
-        /// This version's number: only the latest version of a name is put in place.
-        var sequence: UInt64
-        /// The number of the oldest store this write stands for (the versions it replaced
-        /// before they were written), which ``DiskCacheStorage/flush()`` waits for.
-        var oldestSequence: UInt64
-        /// What it holds in memory, counted against the bound of pending writes.
-        var size: Int
-        /// Whether the writer has taken it.
-        var isTaken = false
-        /// Callers of ``DiskCacheStorage/store(_:)`` waiting for its outcome.
-        var waiters: [CheckedContinuation<Void, any Error>] = []
-    }
-
-    /// A write the writer has done, or failed to do, outside the lock.
-    private struct Written {
-        var name: String
-        var key: String
-        var sequence: UInt64
-        var outcome: Result<(temporaryPath: String, size: Int), CacheError>
-    }
-
-    private struct State {
-        var lockDescriptor: Int32 = -1
-        var journalDescriptor: Int32 = -1
-        var journalLines = 0
-        /// The entry files, by name, in order of use.
-        var files = LRUDictionary<String, Record>()
-        var totalBytes = 0
-        var evictions = 0
-        var corruptEntriesRemoved = 0
-        var failedWrites = 0
-        var nextSequence: UInt64 = 1
+    /// Everything that changes, behind the lock.
+    struct State {
+        var index: DiskCacheIndex
+        var pending: PendingWrites
+        var journal: JournalFile
+        var lockDescriptor: Int32
         /// No more writes are accepted.
         var isClosing = false
         /// Nothing is read or written any more.
         var isClosed = false
-
-        /// The latest version of each name not yet in place.
-        var pending: [String: PendingWrite] = [:]
-        /// Names whose pending write the writer has not taken, oldest first, from `queueStart`
-        /// (a name may be there again after its write was taken or removed; it is skipped).
-        var queue: [String] = []
-        var queueStart = 0
-        var pendingBytes = 0
-        /// The most `pendingBytes` has been, for the tests of the bound.
-        var largestPendingBytes = 0
-        var isWriterRunning = false
+        /// Callers of ``DiskCacheStorage/store(_:)`` waiting for the outcome of their name's
+        /// latest version.
+        var storeWaiters: [EntryName: [CheckedContinuation<Void, any Error>]] = [:]
+        /// Stores waiting for room among the pending writes.
         var roomWaiters: [CheckedContinuation<Void, Never>] = []
+        /// Flushes waiting for every store up to a sequence number.
         var flushWaiters: [(sequence: UInt64, continuation: CheckedContinuation<Void, Never>)] = []
     }
 
     /// The most bytes of entries that wait for the writer (or one entry, whatever its size).
-    package static let maximumPendingBytes = 8 << 20
-    /// The most entries the writer takes at once.
-    static let batchLimit = 64
+    package static let maximumPendingBytes = PendingWrites.maximumBytes
 
     /// The directory the storage owns.
     public let directory: String
@@ -146,12 +111,11 @@ public final class DiskCacheStorage: CacheStorage {
     /// Whether each entry file, and the directory after its rename, is flushed with `fsync`.
     public let synchronizesToDisk: Bool
 
+    /// The entry files.
+    let files: DiskCacheFiles
     /// Where the writer, and the work that waits for the disk, run.
-    private let queue = DispatchQueue(label: "parley.cache.disk")
-    private let state = PThreadMutex(State())
-
-    static let entrySuffix = ".entry"
-    static let temporarySuffix = ".tmp"
+    let queue = DispatchQueue(label: "parley.cache.disk")
+    let state: PThreadMutex<State>
 
     /// Opens (creating if needed) the cache in `directory`.
     ///
@@ -173,35 +137,17 @@ public final class DiskCacheStorage: CacheStorage {
         self.directory = directory
         self.maximumBytes = max(0, maximumBytes)
         self.synchronizesToDisk = synchronizesToDisk
+        files = DiskCacheFiles(directory: directory, synchronizesToDisk: synchronizesToDisk)
+        let lockDescriptor = try Self.lock(directory)
         do {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            var journal = JournalFile(directory: directory, synchronizesToDisk: synchronizesToDisk)
+            let opened = try Self.recover(files, journal: &journal, maximumBytes: self.maximumBytes)
+            state = PThreadMutex(
+                State(
+                    index: opened.index, pending: PendingWrites(firstSequence: opened.nextGeneration),
+                    journal: journal, lockDescriptor: lockDescriptor))
         } catch {
-            throw CacheError(
-                .directoryUnusable,
-                message: "The cache directory \(directory) could not be created: \(error.localizedDescription). "
-                    + "Choose a folder the process can write to.")
-        }
-        let lockPath = directory + "/lock"
-        let lockDescriptor: Int32
-        do {
-            lockDescriptor = try FileCalls.openFile(lockPath, O_RDWR | O_CREAT)
-            guard try FileCalls.lockExclusively(lockDescriptor, path: lockPath) else {
-                FileCalls.closeFile(lockDescriptor)
-                throw CacheError(
-                    .directoryInUse,
-                    message: "Another DiskCacheStorage has \(directory) open, in this process or another. Give each "
-                        + "process its own directory, or close the other storage first.")
-            }
-        } catch let failure as FileCalls.Failure {
-            throw CacheError(.directoryUnusable, message: "The cache directory is unusable: \(failure).")
-        }
-        do {
-            try state.withLock { state in
-                state.lockDescriptor = lockDescriptor
-                try recover(&state)
-            }
-        } catch {
-            state.withLock { Self.closeDescriptors(&$0) }
+            FileCalls.closeFile(lockDescriptor)
             if let failure = error as? FileCalls.Failure {
                 throw CacheError(.directoryUnusable, message: "The cache directory is unusable: \(failure).")
             }
@@ -211,20 +157,28 @@ public final class DiskCacheStorage: CacheStorage {
 
     deinit {
         // The writer holds the storage while it has writes, so none is pending here.
-        state.withLock { Self.closeDescriptors(&$0) }
+        state.withLock { Self.closeFiles(&$0) }
     }
 
     /// The file name of the entry for `key`: 16 hex digits of its FNV-1a hash, and `.entry`.
     package static func fileName(forKey key: String) -> String {
-        name(forKey: key) + entrySuffix
+        EntryName(key: key).fileName
     }
 
-    // MARK: - CacheStorage
+    // MARK: - Reading
 
     /// The entry under `key`, which becomes the most recently used; a damaged file is removed,
     /// counted, and read as `nil`. An entry waiting for the writer is answered from memory.
     public func entry(forKey key: String) async -> CacheEntry? {
-        let name = Self.name(forKey: key)
+        if case .found(let entry) = entryWithoutWaiting(forKey: key) { return entry }
+        return nil
+    }
+
+    /// The entry under `key`, as ``entry(forKey:)`` returns it, on the caller's thread: always a
+    /// definite answer. A key the index does not know costs a lookup under the lock and nothing
+    /// else; a file is read outside the lock.
+    public func entryWithoutWaiting(forKey key: String) -> CacheLookup {
+        let name = EntryName(key: key)
         enum Place {
             case nowhere
             case memory(CacheEntry)
@@ -232,50 +186,41 @@ public final class DiskCacheStorage: CacheStorage {
         }
         let place = state.withLock { state -> Place in
             guard !state.isClosed else { return .nowhere }
-            if let pending = state.pending[name] { return .memory(pending.entry) }
-            return state.files.peek(name).map { .file(generation: $0.generation) } ?? .nowhere
+            if let pending = state.pending.write(name) { return .memory(pending.entry) }
+            return state.index.record(name).map { .file(generation: $0.generation) } ?? .nowhere
         }
         let generation: UInt64
         switch place {
-        case .nowhere: return nil
-        case .memory(let entry): return entry.key == key ? entry : nil
+        case .nowhere: return .absent
+        case .memory(let entry): return entry.key == key ? .found(entry) : .absent
         case .file(let fileGeneration): generation = fileGeneration
         }
         // Read outside the lock: a rename replaces the file whole, so this is the old file or
         // the new one, and the generation says which write the index knew.
         let bytes: Data?
         do {
-            bytes = try FileCalls.readFile(path(of: name))
+            bytes = try files.read(name)
         } catch {
-            return nil
+            return .absent
         }
         guard let bytes else {
             // Removed behind the storage's back: forget it.
-            state.withLock { state in
-                guard state.files.peek(name)?.generation == generation else { return }
-                forget(name, in: &state)
-                appendJournal("REMOVE \(name)\n", &state)
-            }
-            return nil
+            change { $0.index.readFoundNoFile(name, generation: generation) }
+            return .absent
         }
         switch EntryFile.decode(bytes) {
         case .success(let entry):
-            state.withLock { state in
-                guard !state.isClosed, state.files.touch(name) != nil else { return }
-                appendJournal("READ \(name)\n", &state)
-            }
+            change { state in state.isClosed ? [] : state.index.read(name) }
             // Another key with the same hash: not this key's entry, and not damaged.
-            return entry.key == key ? entry : nil
+            return entry.key == key ? .found(entry) : .absent
         case .failure:
-            state.withLock { state in
-                // A newer write may have replaced the damaged file since it was read.
-                guard !state.isClosed, state.files.peek(name)?.generation == generation else { return }
-                removeFromDisk(name, &state)
-                state.corruptEntriesRemoved += 1
-            }
-            return nil
+            // A newer write may have replaced the damaged file since it was read.
+            change { state in state.isClosed ? [] : state.index.readFoundDamage(name, generation: generation) }
+            return .absent
         }
     }
+
+    // MARK: - Writing
 
     /// Writes `entry` atomically, then evicts the least recently used entries beyond the cap;
     /// returns when its file is in place (and flushed, with ``synchronizesToDisk``).
@@ -290,10 +235,13 @@ public final class DiskCacheStorage: CacheStorage {
     public func store(_ entry: CacheEntry) async throws {
         try await withCheckedThrowingContinuation { (waiter: CheckedContinuation<Void, any Error>) in
             do {
-                let startsWriter = try state.withLock { state in
-                    try admit(entry, size: entry.approximateSize, waiter: waiter, bounded: false, &state)
+                let admission = try state.withLock { state in
+                    let name = EntryName(key: entry.key)
+                    let admission = try admit(entry, as: name, bounded: false, &state)
+                    state.storeWaiters[name, default: []].append(waiter)
+                    return admission
                 }
-                if startsWriter == true { startWriter() }
+                if admission == .admitted(startsWriter: true) { startWriter() }
             } catch {
                 waiter.resume(throwing: error)
             }
@@ -310,20 +258,13 @@ public final class DiskCacheStorage: CacheStorage {
     /// - Throws: ``CacheError`` with ``CacheError/Category-swift.struct/closed`` after
     ///   ``close()`` has begun.
     public func storeInBackground(_ entry: CacheEntry) async throws {
-        let size = entry.approximateSize
-        while true {
-            let admitted = try state.withLock { state in
-                try admit(entry, size: size, waiter: nil, bounded: true, &state)
-            }
-            if let startsWriter = admitted {
-                if startsWriter { startWriter() }
-                return
-            }
+        while try !storeWithoutWaiting(entry) {
             // Full: wait until the writer has made room (checked again under the lock, so a
             // wake-up between the two is not lost), then try again.
+            let size = entry.approximateSize
             await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
                 let hasRoom = state.withLock { state in
-                    guard !Self.hasRoom(for: size, in: state), !state.isClosing else { return true }
+                    guard !state.pending.hasRoom(for: size), !state.isClosing else { return true }
                     state.roomWaiters.append(waiter)
                     return false
                 }
@@ -332,13 +273,33 @@ public final class DiskCacheStorage: CacheStorage {
         }
     }
 
+    /// Hands `entry` to the writer as ``storeInBackground(_:)`` does, unless the writes waiting
+    /// for it are full; never suspends.
+    ///
+    /// - Returns: `true` when the entry was taken; `false` when 8 MiB of entries already wait
+    ///   (``storeInBackground(_:)`` then waits for room).
+    /// - Throws: ``CacheError`` with ``CacheError/Category-swift.struct/closed`` after
+    ///   ``close()`` has begun.
+    public func storeWithoutWaiting(_ entry: CacheEntry) throws -> Bool {
+        let name = EntryName(key: entry.key)
+        let admission = try state.withLock { try admit(entry, as: name, bounded: true, &$0) }
+        switch admission {
+        case .full: return false
+        case .admitted(let startsWriter): if startsWriter { startWriter() }
+        }
+        return true
+    }
+
+    // MARK: - Removing
+
     /// Removes the entry under `key`, and its pending write if it has one.
     public func removeEntry(forKey key: String) async {
-        let name = Self.name(forKey: key)
+        let name = EntryName(key: key)
         let (waiters, room) = state.withLock { state in
             guard !state.isClosed else { return ([CheckedContinuation<Void, any Error>](), takeRoomWaiters(&state)) }
-            let waiters = dropPending(name, &state)
-            removeFromDisk(name, &state)
+            state.pending.drop(name)
+            let waiters = state.storeWaiters.removeValue(forKey: name) ?? []
+            perform(state.index.remove(name), &state)
             return (waiters, takeRoomWaiters(&state))
         }
         for waiter in waiters { waiter.resume() }
@@ -347,26 +308,27 @@ public final class DiskCacheStorage: CacheStorage {
 
     /// Removes every entry, the pending writes with them, and starts a new journal.
     public func removeAll() async {
-        let (names, waiters, room) = state.withLock { state in
+        let (removals, waiters, room) = state.withLock { state in
             guard !state.isClosed else {
-                return ([String](), [CheckedContinuation<Void, any Error>](), takeRoomWaiters(&state))
+                return ([DiskCacheIndex.Action](), [CheckedContinuation<Void, any Error>](), takeRoomWaiters(&state))
             }
-            let names = state.files.keysFromLeastRecent
             var waiters: [CheckedContinuation<Void, any Error>] = []
-            for name in Array(state.pending.keys) { waiters += dropPending(name, &state) }
-            state.files.removeAll()
-            state.totalBytes = 0
-            compactJournal(&state)
-            return (names, waiters, takeRoomWaiters(&state))
+            for name in state.pending.dropAll() { waiters += state.storeWaiters.removeValue(forKey: name) ?? [] }
+            // The journal is started again under the lock; the files go afterwards, on the queue.
+            let actions = state.index.removeAll()
+            perform(actions.filter { !$0.isFileRemoval }, &state)
+            return (actions.filter(\.isFileRemoval), waiters, takeRoomWaiters(&state))
         }
         for waiter in waiters { waiter.resume() }
         for waiter in room { waiter.resume() }
         // The files go after the index forgot them; one a concurrent store renamed in meanwhile
         // may go too, which a later read finds missing and forgets.
-        await onQueue {
-            for name in names { FileCalls.removeFile(self.path(of: name)) }
+        await onQueue { [files] in
+            for case .removeFile(let name) in removals { files.remove(name) }
         }
     }
+
+    // MARK: - State
 
     /// The entry count, the files' total size, evictions, damaged entries removed and failed
     /// writes.
@@ -376,8 +338,8 @@ public final class DiskCacheStorage: CacheStorage {
     public func statistics() async -> CacheStorageStatistics {
         state.withLock { state in
             CacheStorageStatistics(
-                entryCount: state.files.count, totalBytes: state.totalBytes, evictions: state.evictions,
-                corruptEntriesRemoved: state.corruptEntriesRemoved, failedWrites: state.failedWrites)
+                entryCount: state.index.count, totalBytes: state.index.totalBytes, evictions: state.index.evictions,
+                corruptEntriesRemoved: state.index.corruptEntriesRemoved, failedWrites: state.index.failedWrites)
         }
     }
 
@@ -389,8 +351,8 @@ public final class DiskCacheStorage: CacheStorage {
     public func flush() async {
         await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
             let isDone = state.withLock { state in
-                let target = state.nextSequence - 1
-                guard Self.oldestPendingSequence(in: state).map({ $0 <= target }) == true else { return true }
+                let target = state.pending.nextSequence - 1
+                guard state.pending.oldestSequence.map({ $0 <= target }) == true else { return true }
                 state.flushWaiters.append((target, waiter))
                 return false
             }
@@ -407,249 +369,75 @@ public final class DiskCacheStorage: CacheStorage {
     public func close() async {
         let roomWaiters = state.withLock { state in
             state.isClosing = true
-            defer { state.roomWaiters = [] }
-            return state.roomWaiters
+            return takeRoomWaiters(&state)
         }
         // Stores waiting for room find the storage closing and throw.
         for waiter in roomWaiters { waiter.resume() }
         await flush()
-        state.withLock { Self.closeDescriptors(&$0) }
+        state.withLock { Self.closeFiles(&$0) }
     }
 
     /// The most bytes of entries that have waited for the writer at once: at most
     /// ``maximumPendingBytes`` for the stores that wait for room.
     package var largestPendingBytes: Int {
-        state.withLock { $0.largestPendingBytes }
+        state.withLock { $0.pending.largestBytes }
     }
 
     /// Whether the writer is writing the entry under `key` now, for the tests of what happens
     /// to a key meanwhile.
     package func isWriting(key: String) -> Bool {
-        let name = Self.name(forKey: key)
-        return state.withLock { $0.pending[name]?.isTaken == true }
+        let name = EntryName(key: key)
+        return state.withLock { $0.pending.write(name)?.isTaken == true }
     }
 
-    // MARK: - The writer
+    // MARK: - Under the lock
 
-    /// Takes `entry` into the pending writes, replacing a version of its name that the writer
-    /// has not taken yet.
+    /// Takes `entry` into the pending writes.
     ///
-    /// - Returns: Whether the writer must be started, or `nil` when the pending writes are full
-    ///   (`bounded` only).
-    private func admit(
-        _ entry: CacheEntry, size: Int, waiter: CheckedContinuation<Void, any Error>?, bounded: Bool,
-        _ state: inout State
-    ) throws -> Bool? {
+    /// - Throws: ``CacheError/Category-swift.struct/closed`` once ``close()`` has begun.
+    private func admit(_ entry: CacheEntry, as name: EntryName, bounded: Bool, _ state: inout State) throws
+        -> PendingWrites.Admission
+    {
         guard !state.isClosing, !state.isClosed else {
             throw CacheError(.closed, message: "The disk cache at \(directory) was closed; open a new storage.")
         }
-        let name = Self.name(forKey: entry.key)
-        let replaced = state.pending[name]
-        let replacedSize = replaced.map { $0.isTaken ? 0 : $0.size } ?? 0
-        if bounded, !Self.hasRoom(for: size - replacedSize, in: state) { return nil }
-        let sequence = state.nextSequence
-        state.nextSequence += 1
-        var write = PendingWrite(entry: entry, sequence: sequence, oldestSequence: sequence, size: size)
-        if let replaced {
-            // What waited for the older version now waits for this one.
-            write.oldestSequence = replaced.oldestSequence
-            write.waiters = replaced.waiters
-            // A version being written is left to finish and found outdated; one not taken yet
-            // keeps its place in the queue.
-            if replaced.isTaken { state.queue.append(name) } else { state.pendingBytes -= replaced.size }
-        } else {
-            state.queue.append(name)
+        return state.pending.admit(entry, as: name, bounded: bounded)
+    }
+
+    /// Changes the index under the lock and carries out what the change asks.
+    func change(_ body: (inout State) -> [DiskCacheIndex.Action]) {
+        state.withLock { state in perform(body(&state), &state) }
+    }
+
+    /// Carries out the index's actions, in order, under the lock.
+    func perform(_ actions: [DiskCacheIndex.Action], _ state: inout State) {
+        for action in actions {
+            switch action {
+            case .removeFile(let name):
+                files.remove(name)
+            case .appendJournal(let records):
+                state.journal.append(records)
+            case .compactJournal(let names):
+                if state.journal.compact(names) { state.index.journalCompacted(lineCount: names.count) }
+            }
         }
-        if let waiter { write.waiters.append(waiter) }
-        state.pending[name] = write
-        state.pendingBytes += size
-        state.largestPendingBytes = max(state.largestPendingBytes, state.pendingBytes)
-        guard !state.isWriterRunning else { return false }
-        state.isWriterRunning = true
-        return true
-    }
-
-    private static func hasRoom(for size: Int, in state: State) -> Bool {
-        state.pendingBytes <= 0 || state.pendingBytes + size <= maximumPendingBytes
-    }
-
-    /// The oldest store that a pending write stands for, if any.
-    private static func oldestPendingSequence(in state: State) -> UInt64? {
-        state.pending.values.lazy.map(\.oldestSequence).min()
-    }
-
-    /// Forgets `name`'s pending write, if any; its version being written is then found
-    /// outdated. Returns the callers waiting for it, to be resumed outside the lock.
-    private func dropPending(_ name: String, _ state: inout State) -> [CheckedContinuation<Void, any Error>] {
-        guard let dropped = state.pending.removeValue(forKey: name) else { return [] }
-        if !dropped.isTaken { state.pendingBytes -= dropped.size }
-        return dropped.waiters
     }
 
     /// The stores waiting for room, to be resumed outside the lock so that they try again.
-    private func takeRoomWaiters(_ state: inout State) -> [CheckedContinuation<Void, Never>] {
+    func takeRoomWaiters(_ state: inout State) -> [CheckedContinuation<Void, Never>] {
         defer { state.roomWaiters = [] }
         return state.roomWaiters
     }
 
-    private func startWriter() {
-        // The writer holds the storage until it has nothing left to write.
-        queue.async { self.writeBatch() }
+    private static func closeFiles(_ state: inout State) {
+        state.journal.close()
+        if state.lockDescriptor >= 0 { FileCalls.closeFile(state.lockDescriptor) }
+        state.lockDescriptor = -1
+        state.isClosing = true
+        state.isClosed = true
     }
 
-    /// Writes one batch of pending entries, then queues itself again while more wait, so that
-    /// other work on the queue (removing every file) is never held up behind a long stream of
-    /// writes.
-    private func writeBatch() {
-        let (batch, room) = state.withLock { state in
-            var batch: [(name: String, sequence: UInt64, entry: CacheEntry)] = []
-            while batch.count < Self.batchLimit, state.queueStart < state.queue.count {
-                let name = state.queue[state.queueStart]
-                state.queueStart += 1
-                guard var write = state.pending[name], !write.isTaken else { continue }
-                write.isTaken = true
-                // Taken, it no longer counts against the bound: its bytes are the writer's now.
-                state.pendingBytes -= write.size
-                state.pending[name] = write
-                batch.append((name, write.sequence, write.entry))
-            }
-            if state.queueStart > 1024, state.queueStart * 2 > state.queue.count {
-                state.queue.removeFirst(state.queueStart)
-                state.queueStart = 0
-            }
-            // What was taken made room: the stores waiting for it go on while the batch is written.
-            return (batch, batch.isEmpty ? [] : takeRoomWaiters(&state))
-        }
-        for waiter in room { waiter.resume() }
-        guard !batch.isEmpty else {
-            // Nothing left (what was pending may have been removed meanwhile): whoever waits
-            // for the writes or for room has what it waits for.
-            let (waiters, goesOn) = state.withLock { state -> ([CheckedContinuation<Void, Never>], Bool) in
-                // A store came in since the batch was taken: it is the writer's.
-                guard state.queueStart >= state.queue.count else { return ([], true) }
-                state.isWriterRunning = false
-                defer {
-                    state.flushWaiters = []
-                    state.roomWaiters = []
-                }
-                return (state.flushWaiters.map(\.continuation) + state.roomWaiters, false)
-            }
-            for waiter in waiters { waiter.resume() }
-            if goesOn { queue.async { self.writeBatch() } }
-            return
-        }
-        let written = batch.map { write(name: $0.name, sequence: $0.sequence, entry: $0.entry) }
-        let resumptions = install(written)
-        if synchronizesToDisk { try? FileCalls.flushDirectory(directory) }
-        resumptions()
-        queue.async { self.writeBatch() }
-    }
-
-    /// Encodes `entry` and writes it to `name`'s temporary file (flushed with
-    /// ``synchronizesToDisk``), outside the lock.
-    private func write(name: String, sequence: UInt64, entry: CacheEntry) -> Written {
-        let outcome: Result<(temporaryPath: String, size: Int), CacheError>
-        do {
-            let bytes = try EntryFile.encode(entry)
-            guard bytes.count <= maximumBytes else {
-                throw CacheError(
-                    .entryTooLarge,
-                    message: "The response for \(LogRedaction.redactedURL(entry.key)) takes \(bytes.count) bytes "
-                        + "compressed, more than the disk cache's cap of \(maximumBytes) bytes; it is not stored. "
-                        + "Raise maximumBytes to keep it.")
-            }
-            // One writer, so one temporary file per name at a time.
-            let temporaryPath = path(of: name) + Self.temporarySuffix
-            do {
-                let descriptor = try FileCalls.openFile(temporaryPath, O_WRONLY | O_CREAT | O_TRUNC)
-                defer { FileCalls.closeFile(descriptor) }
-                try FileCalls.writeAll(bytes, to: descriptor, path: temporaryPath)
-                if synchronizesToDisk { try FileCalls.flush(descriptor, path: temporaryPath) }
-            } catch {
-                FileCalls.removeFile(temporaryPath)
-                throw CacheError(
-                    .writeFailed,
-                    message: "The response for \(LogRedaction.redactedURL(entry.key)) could not be stored: \(error). "
-                        + "It is answered from the network until the disk accepts it.")
-            }
-            outcome = .success((temporaryPath, bytes.count))
-        } catch let error as CacheError {
-            outcome = .failure(error)
-        } catch {
-            outcome = .failure(CacheError(.writeFailed, message: "\(error)"))
-        }
-        return Written(name: name, key: entry.key, sequence: sequence, outcome: outcome)
-    }
-
-    /// Renames the written files over their entries, records them, journals them in one write
-    /// and evicts beyond the cap, all under the lock, so the index changes in the order the
-    /// files do. A write that is no longer its name's latest version (replaced or removed
-    /// meanwhile) is thrown away.
-    ///
-    /// - Returns: What resumes the callers this batch finished, to be called outside the lock.
-    private func install(_ written: [Written]) -> () -> Void {
-        state.withLock { state in
-            var finished: [(CheckedContinuation<Void, any Error>, CacheError?)] = []
-            var lines = ""
-            var lineCount = 0
-            for item in written {
-                guard let current = state.pending[item.name], current.sequence == item.sequence else {
-                    if case .success(let file) = item.outcome { FileCalls.removeFile(file.temporaryPath) }
-                    continue
-                }
-                state.pending.removeValue(forKey: item.name)
-                var failure: CacheError?
-                switch item.outcome {
-                case .success(let file) where state.isClosed:
-                    FileCalls.removeFile(file.temporaryPath)
-                    failure = CacheError(
-                        .closed, message: "The disk cache at \(directory) was closed; open a new storage.")
-                case .success(let file):
-                    do {
-                        try FileCalls.renameFile(file.temporaryPath, path(of: item.name))
-                        forget(item.name, in: &state)
-                        state.files.set(Record(size: file.size, generation: item.sequence), forKey: item.name)
-                        state.totalBytes += file.size
-                        lines += "CLEAN \(item.name)\n"
-                        lineCount += 1
-                    } catch {
-                        FileCalls.removeFile(file.temporaryPath)
-                        failure = CacheError(
-                            .writeFailed,
-                            message:
-                                "The response for \(LogRedaction.redactedURL(item.key)) could not be stored: \(error).")
-                    }
-                case .failure(let error):
-                    failure = error
-                }
-                if failure != nil {
-                    // A failed write leaves no older version behind to be served as current.
-                    if !state.isClosed { removeFromDisk(item.name, &state) }
-                    state.failedWrites += 1
-                }
-                finished += current.waiters.map { ($0, failure) }
-            }
-            if lineCount > 0 { appendJournal(lines, &state, lineCount: lineCount) }
-            evictBeyondCap(&state)
-            let room = state.roomWaiters
-            state.roomWaiters = []
-            var flushed: [CheckedContinuation<Void, Never>] = []
-            if !state.flushWaiters.isEmpty {
-                let oldest = Self.oldestPendingSequence(in: state) ?? .max
-                flushed = state.flushWaiters.filter { $0.sequence < oldest }.map(\.continuation)
-                state.flushWaiters.removeAll { $0.sequence < oldest }
-            }
-            return {
-                for (waiter, failure) in finished {
-                    if let failure { waiter.resume(throwing: failure) } else { waiter.resume() }
-                }
-                for waiter in room { waiter.resume() }
-                for waiter in flushed { waiter.resume() }
-            }
-        }
-    }
-
-    private func onQueue(_ work: @escaping @Sendable () -> Void) async {
+    func onQueue(_ work: @escaping @Sendable () -> Void) async {
         await withCheckedContinuation { continuation in
             queue.async {
                 work()
@@ -657,132 +445,11 @@ public final class DiskCacheStorage: CacheStorage {
             }
         }
     }
+}
 
-    // MARK: - Index and journal
-
-    /// Deletes entry `name`'s file and forgets it, with a `REMOVE` line when it was known.
-    private func removeFromDisk(_ name: String, _ state: inout State) {
-        let known = state.files.contains(name)
-        FileCalls.removeFile(path(of: name))
-        forget(name, in: &state)
-        if known { appendJournal("REMOVE \(name)\n", &state) }
-    }
-
-    private func forget(_ name: String, in state: inout State) {
-        guard let record = state.files.removeValue(forKey: name) else { return }
-        state.totalBytes -= record.size
-    }
-
-    private func evictBeyondCap(_ state: inout State) {
-        while state.totalBytes > maximumBytes, let victim = state.files.leastRecent {
-            removeFromDisk(victim.key, &state)
-            state.evictions += 1
-        }
-    }
-
-    /// Appends lines (each ending with a newline) to the journal in one write, compacting it
-    /// when it has grown past twice what it needs. A failed append is ignored: the journal only
-    /// orders entries, and the next open rebuilds what it lacks from the files themselves.
-    private func appendJournal(_ lines: String, _ state: inout State, lineCount: Int = 1) {
-        guard state.journalDescriptor >= 0 else { return }
-        var lines = lines
-        lines.withUTF8 { bytes in
-            try? FileCalls.writeAll(UnsafeRawBufferPointer(bytes), to: state.journalDescriptor, path: journalPath)
-        }
-        state.journalLines += lineCount
-        if state.journalLines > 2000, state.journalLines > 2 * state.files.count {
-            compactJournal(&state)
-        }
-    }
-
-    /// Rewrites the journal as one `CLEAN` line per entry, least recently used first: to a
-    /// temporary file, then renamed over the old journal.
-    private func compactJournal(_ state: inout State) {
-        let names = state.files.keysFromLeastRecent
-        let text = CacheJournal.compacted(names)
-        let temporaryPath = journalPath + Self.temporarySuffix
-        do {
-            let descriptor = try FileCalls.openFile(temporaryPath, O_WRONLY | O_CREAT | O_TRUNC)
-            defer { FileCalls.closeFile(descriptor) }
-            try FileCalls.writeAll(Data(text.utf8), to: descriptor, path: temporaryPath)
-            if synchronizesToDisk { try FileCalls.flush(descriptor, path: temporaryPath) }
-        } catch {
-            FileCalls.removeFile(temporaryPath)
-            return
-        }
-        guard (try? FileCalls.renameFile(temporaryPath, journalPath)) != nil else {
-            FileCalls.removeFile(temporaryPath)
-            return
-        }
-        if synchronizesToDisk { try? FileCalls.flushDirectory(directory) }
-        if state.journalDescriptor >= 0 { FileCalls.closeFile(state.journalDescriptor) }
-        state.journalDescriptor = (try? FileCalls.openFile(journalPath, O_WRONLY | O_APPEND)) ?? -1
-        state.journalLines = names.count
-    }
-
-    /// Rebuilds the index from the journal and the files, deletes leftover temporary files,
-    /// compacts the journal and evicts beyond the cap.
-    private func recover(_ state: inout State) throws {
-        var files: [String: (size: Int, modified: TimeInterval)] = [:]
-        for file in try FileCalls.listFiles(directory) {
-            if file.name.hasSuffix(Self.temporarySuffix) {
-                FileCalls.removeFile(directory + "/" + file.name)
-            } else if file.name.hasSuffix(Self.entrySuffix) {
-                let name = String(file.name.dropLast(Self.entrySuffix.count))
-                if CacheJournal.isValidName(name) { files[name] = (file.size, file.modified) }
-            }
-        }
-        // The order `CacheJournal` replays, for the files that exist.
-        let journal = (try? FileCalls.readFile(journalPath)) ?? nil
-        let replayed = journal.map { CacheJournal.order(of: $0) } ?? []
-        var order = LRUDictionary<String, Record>()
-        for name in replayed {
-            guard let file = files[name] else { continue }
-            order.set(Record(size: file.size, generation: state.nextSequence), forKey: name)
-            state.nextSequence += 1
-        }
-        // Files the journal does not name (a crash between a rename and its line): least
-        // recently used, the oldest first.
-        let unnamed = files.filter { !order.contains($0.key) }.sorted { $0.value.modified > $1.value.modified }
-        for (name, file) in unnamed {
-            order.insertAsLeastRecent(Record(size: file.size, generation: state.nextSequence), forKey: name)
-            state.nextSequence += 1
-        }
-        state.files = order
-        state.totalBytes = files.values.reduce(0) { $0 + $1.size }
-        compactJournal(&state)
-        guard state.journalDescriptor >= 0 else {
-            throw FileCalls.Failure(action: "write the journal", path: journalPath, code: errno)
-        }
-        evictBeyondCap(&state)
-    }
-
-    private static func closeDescriptors(_ state: inout State) {
-        if state.journalDescriptor >= 0 { FileCalls.closeFile(state.journalDescriptor) }
-        if state.lockDescriptor >= 0 { FileCalls.closeFile(state.lockDescriptor) }
-        state.journalDescriptor = -1
-        state.lockDescriptor = -1
-        state.isClosing = true
-        state.isClosed = true
-    }
-
-    private var journalPath: String { directory + "/journal" }
-
-    private func path(of name: String) -> String { directory + "/" + name + Self.entrySuffix }
-
-    /// 16 lowercase hex digits of the 64-bit FNV-1a hash of the key's UTF-8 bytes.
-    static func name(forKey key: String) -> String {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in key.utf8 {
-            hash ^= UInt64(byte)
-            hash &*= 0x0000_0100_0000_01b3
-        }
-        return String(unsafeUninitializedCapacity: 16) { buffer in
-            for index in 0..<16 {
-                let digit = UInt8(truncatingIfNeeded: hash >> (60 - 4 * UInt64(index))) & 0x0F
-                buffer[index] = digit < 10 ? 0x30 + digit : 0x57 + digit
-            }
-            return 16
-        }
+extension DiskCacheIndex.Action {
+    /// Whether the action deletes an entry file.
+    var isFileRemoval: Bool {
+        if case .removeFile = self { true } else { false }
     }
 }

@@ -66,7 +66,7 @@ package enum EntryFile {
         var file = try payloadBytes(entry, after: headerSize)
         let payloadLength = file.count - headerSize
         var flags: UInt16 = 0
-        if compressionLevel > 0, !isCompressedAlready(entry.head.headerFields[.contentType]),
+        if compressionLevel > 0, !isCompressedAlready(contentType(of: entry.receivedHead.headerFields)),
             let deflated = deflate(file, from: headerSize, level: compressionLevel, after: headerSize),
             deflated.count < file.count
         {
@@ -136,10 +136,15 @@ package enum EntryFile {
                     "The response for \(LogRedaction.redactedURL(entry.key)) has a body of \(entry.body.count) bytes; the disk cache keeps "
                     + "bodies up to 1 GiB.")
         }
+        // The fields the stored head leaves out (hop-by-hop fields, the cache's mark) are skipped
+        // here rather than removed from a copy of the head.
+        let head = entry.receivedHead
         // Room for everything, so that the bytes are written once, and for the checksum after.
-        var capacity = offset + entry.key.utf8.count + entry.head.status.reasonPhrase.utf8.count + entry.body.count + 64
-        for field in entry.head.headerFields {
+        var capacity = offset + entry.key.utf8.count + head.status.reasonPhrase.utf8.count + entry.body.count + 64
+        var storedFieldCount = 0
+        for field in head.headerFields where !CacheEntry.isLeftOut(field.name) {
             capacity += field.name.rawName.utf8.count + field.value.utf8.count + 8
+            storedFieldCount += 1
         }
         for field in entry.varyingFields {
             capacity += field.name.utf8.count + (field.value?.utf8.count ?? 0) + 9
@@ -149,10 +154,10 @@ package enum EntryFile {
         writer.string(entry.key)
         writer.uint64(entry.requestTime.timeIntervalSince1970.bitPattern)
         writer.uint64(entry.responseTime.timeIntervalSince1970.bitPattern)
-        writer.uint16(UInt16(clamping: entry.head.status.code))
-        writer.string(entry.head.status.reasonPhrase)
-        writer.uint32(UInt32(entry.head.headerFields.count))
-        for field in entry.head.headerFields {
+        writer.uint16(UInt16(clamping: head.status.code))
+        writer.string(head.status.reasonPhrase)
+        writer.uint32(UInt32(storedFieldCount))
+        for field in head.headerFields where !CacheEntry.isLeftOut(field.name) {
             writer.string(field.name.rawName)
             writer.string(field.value)
         }
@@ -212,18 +217,37 @@ package enum EntryFile {
 
     /// Whether a `Content-Type` names a format that is compressed already, so deflating it
     /// again would cost time and save nothing.
+    ///
+    /// Read from the bytes, without making a string: the media type is the first segment
+    /// between semicolons, spaces and tabs trimmed, compared without regard to ASCII case.
     static func isCompressedAlready(_ contentType: String?) -> Bool {
         guard let contentType else { return false }
-        let type = contentType.split(separator: ";", maxSplits: 1).first.map {
-            String($0).trimmingSpaces().lowercased()
+        var type = Substring(contentType).utf8.drop { $0 == UInt8(ascii: ";") }
+        type = type.prefix { $0 != UInt8(ascii: ";") }
+        let isBlank = { (byte: UInt8) in byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
+        while let first = type.first, isBlank(first) { type = type.dropFirst() }
+        while let last = type.last, isBlank(last) { type = type.dropLast() }
+        func startsWith(_ prefix: StaticString) -> Bool {
+            let prefix = UnsafeBufferPointer(start: prefix.utf8Start, count: prefix.utf8CodeUnitCount)
+            guard type.count >= prefix.count else { return false }
+            return zip(type, prefix).allSatisfy { asciiLowercased($0) == $1 }
         }
-        guard let type else { return false }
-        if type.hasPrefix("image/") { return type != "image/svg+xml" && type != "image/bmp" }
-        if type.hasPrefix("audio/") || type.hasPrefix("video/") || type.hasPrefix("font/woff") { return true }
-        return [
-            "application/zip", "application/gzip", "application/x-gzip", "application/zstd", "application/x-bzip2",
-            "application/x-xz", "application/x-7z-compressed", "application/pdf",
-        ].contains(type)
+        func equals(_ other: StaticString) -> Bool { type.count == other.utf8CodeUnitCount && startsWith(other) }
+        if startsWith("image/") { return !equals("image/svg+xml") && !equals("image/bmp") }
+        if startsWith("audio/") || startsWith("video/") || startsWith("font/woff") { return true }
+        return equals("application/zip") || equals("application/gzip") || equals("application/x-gzip")
+            || equals("application/zstd") || equals("application/x-bzip2") || equals("application/x-xz")
+            || equals("application/x-7z-compressed") || equals("application/pdf")
+    }
+
+    private static func asciiLowercased(_ byte: UInt8) -> UInt8 {
+        (0x41...0x5A).contains(byte) ? byte + 0x20 : byte
+    }
+
+    /// The first `Content-Type` field's value, if any.
+    private static func contentType(of fields: HTTPFields) -> String? {
+        for index in fields.indices where fields[index].name == .contentType { return fields[index].value }
+        return nil
     }
 
     // MARK: - zlib
@@ -304,13 +328,18 @@ struct ByteWriter {
 
     mutating func zeros(_ count: Int) { data.append(contentsOf: repeatElement(0, count: count)) }
     mutating func bytes(_ bytes: [UInt8]) { data.append(contentsOf: bytes) }
-    mutating func bytes(_ bytes: Data) { data.append(contentsOf: bytes) }
+    mutating func bytes(_ bytes: Data) { bytes.withUnsafeBytes { data.append(contentsOf: $0) } }
     mutating func uint8(_ value: UInt8) { data.append(value) }
     mutating func uint16(_ value: UInt16) { withUnsafeBytes(of: value.littleEndian) { data.append(contentsOf: $0) } }
     mutating func uint32(_ value: UInt32) { withUnsafeBytes(of: value.littleEndian) { data.append(contentsOf: $0) } }
     mutating func uint64(_ value: UInt64) { withUnsafeBytes(of: value.littleEndian) { data.append(contentsOf: $0) } }
 
     mutating func string(_ text: String) {
+        let written: Void? = text.utf8.withContiguousStorageIfAvailable { utf8 in
+            uint32(UInt32(utf8.count))
+            data.append(contentsOf: utf8)
+        }
+        guard written == nil else { return }
         var text = text
         text.withUTF8 { utf8 in
             uint32(UInt32(utf8.count))

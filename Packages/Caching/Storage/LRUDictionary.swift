@@ -1,22 +1,30 @@
-/// Values by key in order of use, most recent first: a dictionary from key to slot, and the
-/// slots in an array linked into a list by index, so that a lookup, an update, a move to the
-/// front and a removal each hash the key once and allocate nothing once the arrays have grown
-/// (listing the keys is O(n)).
+/// Values by key in order of use, most recent first: an open-addressing hash table of slot
+/// numbers over an array of slots linked into a list by index, so that a lookup, an update, a
+/// move to the front and a removal each hash the key once and allocate nothing once the arrays
+/// have grown (listing the keys is O(n)).
 ///
-/// Both storages keep their index in one: the memory storage its entries, the disk storage
-/// what it knows of each file. Hashing a URL of a few dozen bytes is most of what a store
-/// costs in memory, so the key is hashed once per operation, not once per structure.
-struct LRUDictionary<Key: Hashable & Sendable, Value: Sendable>: Sendable {
+/// Both storages keep their index in one: the memory storage its entries by URL, the disk
+/// storage what it knows of each file by name. Hashing is most of what an index operation
+/// costs, so the key is hashed once per operation with ``LRUKey/lruHash`` (64-bit FNV-1a for a
+/// URL, a few instructions per byte, where `Hasher`'s SipHash costs several times that), and a
+/// slot keeps its key's hash: removing the least recently used entry, as every store into a
+/// full cache does, hashes nothing.
+struct LRUDictionary<Key: LRUKey, Value: Sendable>: Sendable {
     private struct Slot: Sendable {
         var key: Key
         var value: Value
+        var hash: UInt64
         /// The next more recently used slot, or -1.
         var newer: Int
         /// The next less recently used slot, or -1.
         var older: Int
     }
 
-    private var slotsByKey: [Key: Int] = [:]
+    /// Slot numbers by hash, -1 where empty; a power of two long, at most half full, probed
+    /// linearly.
+    private var buckets: [Int] = []
+    /// 64 minus the number of bits of a bucket's number.
+    private var shift: UInt64 = 64
     private var slots: [Slot?] = []
     private var freeSlots: [Int] = []
     /// The most recently used slot, or -1.
@@ -25,14 +33,14 @@ struct LRUDictionary<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     private var oldest = -1
 
     /// The number of keys.
-    var count: Int { slotsByKey.count }
+    private(set) var count = 0
 
     /// Whether `key` is there.
-    func contains(_ key: Key) -> Bool { slotsByKey[key] != nil }
+    func contains(_ key: Key) -> Bool { find(key, hash: key.lruHash).slot != nil }
 
     /// The value of `key`, leaving the order as it is.
     func peek(_ key: Key) -> Value? {
-        guard let slot = slotsByKey[key] else { return nil }
+        guard let slot = find(key, hash: key.lruHash).slot else { return nil }
         return slots[slot]?.value
     }
 
@@ -56,7 +64,7 @@ struct LRUDictionary<Key: Hashable & Sendable, Value: Sendable>: Sendable {
 
     /// The value of `key`, which becomes the most recently used.
     mutating func touch(_ key: Key) -> Value? {
-        guard let index = slotsByKey[key] else { return nil }
+        guard let index = find(key, hash: key.lruHash).slot else { return nil }
         moveToNewest(index)
         return slots[index]?.value
     }
@@ -66,34 +74,25 @@ struct LRUDictionary<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     /// - Returns: The value it replaced, if any.
     @discardableResult
     mutating func set(_ value: Value, forKey key: Key) -> Value? {
-        let candidate = freeSlots.last ?? slots.count
-        var isNew = false
-        // One hash: the dictionary's `default:` subscript finds or inserts in one lookup.
-        let index = Self.findOrInsert(&slotsByKey[key, default: -1], candidate: candidate, isNew: &isNew)
-        if isNew {
-            let slot = Slot(key: key, value: value, newer: -1, older: -1)
-            if candidate == slots.count {
-                slots.append(slot)
-            } else {
-                freeSlots.removeLast()
-                slots[candidate] = slot
-            }
-            linkAsNewest(index)
-            return nil
+        let hash = key.lruHash
+        let found = find(key, hash: hash)
+        if let index = found.slot {
+            let old = slots[index]?.value
+            slots[index]?.value = value
+            moveToNewest(index)
+            return old
         }
-        let old = slots[index]?.value
-        slots[index]?.value = value
-        moveToNewest(index)
-        return old
+        let index = insert(Slot(key: key, value: value, hash: hash, newer: -1, older: -1), at: found.bucket)
+        linkAsNewest(index)
+        return nil
     }
 
     /// Adds `key` as the least recently used; a key already there keeps its value and place.
     mutating func insertAsLeastRecent(_ value: Value, forKey key: Key) {
-        guard slotsByKey[key] == nil else { return }
-        let index = freeSlots.popLast() ?? slots.count
-        let slot = Slot(key: key, value: value, newer: oldest, older: -1)
-        if index == slots.count { slots.append(slot) } else { slots[index] = slot }
-        slotsByKey[key] = index
+        let hash = key.lruHash
+        let found = find(key, hash: hash)
+        guard found.slot == nil else { return }
+        let index = insert(Slot(key: key, value: value, hash: hash, newer: oldest, older: -1), at: found.bucket)
         if oldest >= 0 { slots[oldest]?.older = index }
         oldest = index
         if newest < 0 { newest = index }
@@ -104,7 +103,9 @@ struct LRUDictionary<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     /// - Returns: Its value, if it was there.
     @discardableResult
     mutating func removeValue(forKey key: Key) -> Value? {
-        guard let index = slotsByKey.removeValue(forKey: key) else { return nil }
+        let found = find(key, hash: key.lruHash)
+        guard let index = found.slot else { return nil }
+        removeBucket(found.bucket)
         return free(index)
     }
 
@@ -113,7 +114,7 @@ struct LRUDictionary<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     /// - Returns: It and its value, if there was any.
     mutating func removeLeastRecent() -> (key: Key, value: Value)? {
         guard oldest >= 0, let slot = slots[oldest] else { return nil }
-        slotsByKey.removeValue(forKey: slot.key)
+        removeBucket(bucket(ofSlot: oldest, hash: slot.hash))
         _ = free(oldest)
         return (slot.key, slot.value)
     }
@@ -123,19 +124,103 @@ struct LRUDictionary<Key: Hashable & Sendable, Value: Sendable>: Sendable {
         self = LRUDictionary()
     }
 
-    private static func findOrInsert(_ stored: inout Int, candidate: Int, isNew: inout Bool) -> Int {
-        if stored < 0 {
-            stored = candidate
-            isNew = true
+    // MARK: - The table
+
+    /// The slot holding `key`, if any, and the bucket where it is, or where it would go.
+    private func find(_ key: Key, hash: UInt64) -> (slot: Int?, bucket: Int) {
+        guard !buckets.isEmpty else { return (nil, -1) }
+        let mask = buckets.count - 1
+        var bucket = home(hash)
+        while true {
+            let index = buckets[bucket]
+            if index < 0 { return (nil, bucket) }
+            if let slot = slots[index], slot.hash == hash, slot.key == key { return (index, bucket) }
+            bucket = (bucket + 1) & mask
         }
-        return stored
     }
+
+    /// The bucket that points at slot `index`, whose key hashes to `hash`.
+    private func bucket(ofSlot index: Int, hash: UInt64) -> Int {
+        let mask = buckets.count - 1
+        var bucket = home(hash)
+        while buckets[bucket] != index { bucket = (bucket + 1) & mask }
+        return bucket
+    }
+
+    /// Puts `slot` in a slot of its own, pointed at from `bucket` (found empty by ``find(_:hash:)``),
+    /// growing the table first when it would be more than half full.
+    private mutating func insert(_ slot: Slot, at bucket: Int) -> Int {
+        var bucket = bucket
+        if (count + 1) * 2 > buckets.count {
+            grow()
+            bucket = emptyBucket(for: slot.hash)
+        }
+        let index: Int
+        if let free = freeSlots.popLast() {
+            index = free
+            slots[index] = slot
+        } else {
+            index = slots.count
+            slots.append(slot)
+        }
+        buckets[bucket] = index
+        count += 1
+        return index
+    }
+
+    private func emptyBucket(for hash: UInt64) -> Int {
+        let mask = buckets.count - 1
+        var bucket = home(hash)
+        while buckets[bucket] >= 0 { bucket = (bucket + 1) & mask }
+        return bucket
+    }
+
+    /// The first bucket `hash` probes: the top bits of the hash times 2⁶⁴/φ (Fibonacci hashing),
+    /// which depend on every bit of it, where FNV-1a's lowest bits alone spread poorly.
+    private func home(_ hash: UInt64) -> Int {
+        Int(truncatingIfNeeded: (hash &* 0x9E37_79B9_7F4A_7C15) >> shift)
+    }
+
+    private mutating func grow() {
+        let size = max(16, buckets.count * 2)
+        buckets = [Int](repeating: -1, count: size)
+        shift = UInt64(64 - size.trailingZeroBitCount)
+        for (index, slot) in slots.enumerated() {
+            guard let slot else { continue }
+            buckets[emptyBucket(for: slot.hash)] = index
+        }
+    }
+
+    /// Empties `bucket`, moving back the entries after it that probing would no longer reach
+    /// (deletion without tombstones, for linear probing).
+    private mutating func removeBucket(_ bucket: Int) {
+        let mask = buckets.count - 1
+        var hole = bucket
+        var next = bucket
+        buckets[hole] = -1
+        while true {
+            next = (next + 1) & mask
+            let index = buckets[next]
+            guard index >= 0, let slot = slots[index] else { return }
+            let start = home(slot.hash)
+            // Moved into the hole unless the bucket it starts from lies cyclically in (hole, next].
+            let reachable = hole <= next ? (hole < start && start <= next) : (hole < start || start <= next)
+            if !reachable {
+                buckets[hole] = index
+                buckets[next] = -1
+                hole = next
+            }
+        }
+    }
+
+    // MARK: - The order of use
 
     private mutating func free(_ index: Int) -> Value? {
         unlink(index)
         let value = slots[index]?.value
         slots[index] = nil
         freeSlots.append(index)
+        count -= 1
         return value
     }
 
@@ -159,5 +244,42 @@ struct LRUDictionary<Key: Hashable & Sendable, Value: Sendable>: Sendable {
         if newest >= 0 { slots[newest]?.newer = index }
         newest = index
         if oldest < 0 { oldest = index }
+    }
+}
+
+/// A key of an ``LRUDictionary``: equatable, with a 64-bit hash of its own.
+protocol LRUKey: Equatable, Sendable {
+    /// A hash whose low bits spread well: keys that are equal hash alike.
+    var lruHash: UInt64 { get }
+}
+
+extension String: LRUKey {
+    /// The 64-bit FNV-1a hash of the UTF-8 bytes.
+    var lruHash: UInt64 {
+        if let hash = utf8.withContiguousStorageIfAvailable({ FNV1a.hash($0) }) { return hash }
+        var hash = FNV1a.offsetBasis
+        for byte in utf8 { hash = FNV1a.step(hash, byte) }
+        return hash
+    }
+}
+
+extension UInt64: LRUKey {
+    /// The value itself: the table mixes every hash before it uses it.
+    var lruHash: UInt64 { self }
+}
+
+/// The 64-bit FNV-1a hash: the disk storage's file names and the index's string hash.
+enum FNV1a {
+    static let offsetBasis: UInt64 = 0xcbf2_9ce4_8422_2325
+    static let prime: UInt64 = 0x0000_0100_0000_01b3
+
+    static func step(_ hash: UInt64, _ byte: UInt8) -> UInt64 {
+        (hash ^ UInt64(byte)) &* prime
+    }
+
+    static func hash(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt64 {
+        var hash = offsetBasis
+        for byte in bytes { hash = step(hash, byte) }
+        return hash
     }
 }

@@ -10,24 +10,19 @@ import Transport
 /// let cache = HTTPCache(storage: MemoryCacheStorage(maximumBytes: 16 << 20))
 /// ```
 public final class MemoryCacheStorage: CacheStorage {
-    private struct Stored {
-        var entry: CacheEntry
-        var size: Int
-    }
-
     /// Entries taken out under the lock, to be freed after it: the first one (a store rarely
     /// removes more) without allocating.
     private struct Removed {
-        var first: Stored?
-        var others: [Stored] = []
+        var first: CacheEntry?
+        var others: [CacheEntry] = []
 
-        mutating func append(_ stored: Stored) {
+        mutating func append(_ stored: CacheEntry) {
             if first == nil { first = stored } else { others.append(stored) }
         }
     }
 
     private struct State {
-        var entries = LRUDictionary<String, Stored>()
+        var entries = LRUDictionary<String, CacheEntry>()
         var totalBytes = 0
         var evictions = 0
     }
@@ -45,7 +40,13 @@ public final class MemoryCacheStorage: CacheStorage {
 
     /// The entry under `key`, which becomes the most recently used.
     public func entry(forKey key: String) async -> CacheEntry? {
-        state.withLock { $0.entries.touch(key)?.entry }
+        state.withLock { $0.entries.touch(key) }
+    }
+
+    /// The entry under `key`, which becomes the most recently used: always a definite answer.
+    public func entryWithoutWaiting(forKey key: String) -> CacheLookup {
+        guard let entry = state.withLock({ $0.entries.touch(key) }) else { return .absent }
+        return .found(entry)
     }
 
     /// Stores `entry`, then evicts the least recently used entries beyond the cap.
@@ -56,6 +57,19 @@ public final class MemoryCacheStorage: CacheStorage {
     /// - Throws: ``CacheError`` with category ``CacheError/Category-swift.struct/entryTooLarge``
     ///   when the entry alone exceeds the cap (the old entry under its key is removed).
     public func store(_ entry: CacheEntry) async throws {
+        try put(entry)
+    }
+
+    /// Stores `entry` as ``store(_:)`` does: at once, so it always returns `true`.
+    ///
+    /// - Throws: ``CacheError`` with category ``CacheError/Category-swift.struct/entryTooLarge``
+    ///   when the entry alone exceeds the cap (the old entry under its key is removed).
+    public func storeWithoutWaiting(_ entry: CacheEntry) throws -> Bool {
+        try put(entry)
+        return true
+    }
+
+    private func put(_ entry: CacheEntry) throws {
         let size = entry.approximateSize
         let maximumBytes = maximumBytes
         // The entries that leave are handed out of the lock and freed after it: releasing a
@@ -64,18 +78,18 @@ public final class MemoryCacheStorage: CacheStorage {
             var removed = Removed()
             guard size <= maximumBytes else {
                 if let old = state.entries.removeValue(forKey: entry.key) {
-                    state.totalBytes -= old.size
+                    state.totalBytes -= old.approximateSize
                     removed.append(old)
                 }
                 return (false, removed)
             }
-            if let old = state.entries.set(Stored(entry: entry, size: size), forKey: entry.key) {
-                state.totalBytes -= old.size
+            if let old = state.entries.set(entry, forKey: entry.key) {
+                state.totalBytes -= old.approximateSize
                 removed.append(old)
             }
             state.totalBytes += size
             while state.totalBytes > maximumBytes, let victim = state.entries.removeLeastRecent() {
-                state.totalBytes -= victim.value.size
+                state.totalBytes -= victim.value.approximateSize
                 state.evictions += 1
                 removed.append(victim.value)
             }
@@ -94,9 +108,9 @@ public final class MemoryCacheStorage: CacheStorage {
     /// Removes the entry under `key`.
     public func removeEntry(forKey key: String) async {
         // Returned, so that it is freed after the lock.
-        _ = state.withLock { state -> Stored? in
+        _ = state.withLock { state -> CacheEntry? in
             guard let old = state.entries.removeValue(forKey: key) else { return nil }
-            state.totalBytes -= old.size
+            state.totalBytes -= old.approximateSize
             return old
         }
     }

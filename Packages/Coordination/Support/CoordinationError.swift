@@ -4,7 +4,12 @@ public import Transport
 ///
 /// Only input that cannot work is refused, such as a concurrency limit below one; a
 /// request that fails, or a member of a batch that fails, reports its own error.
-public struct CoordinationError: Error, Hashable, Sendable, CustomStringConvertible, ActionableError {
+///
+/// A message catalog describes it by its category (``messageKeys``): it is
+/// ``/Transport/MessageDescribable``.
+public struct CoordinationError: Error, Hashable, Sendable, CustomStringConvertible, ActionableError,
+    MessageDescribable
+{
     /// What kind of failure this is.
     public var category: Category
     /// What happened and what to do.
@@ -22,6 +27,9 @@ public struct CoordinationError: Error, Hashable, Sendable, CustomStringConverti
 
     /// `category: message`.
     public var description: String { "\(category): \(message)" }
+
+    /// `coordination.` and the category's name, then `unknown`, the sentence for any failure.
+    public var messageKeys: [String] { ["coordination." + category.name, "unknown"] }
 
     /// The kind of a ``CoordinationError``: an open set of named values.
     public struct Category: Hashable, Sendable, CustomStringConvertible {

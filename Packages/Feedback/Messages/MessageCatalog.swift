@@ -1,5 +1,3 @@
-import HTTPTypes
-public import Mapping
 public import Transport
 
 /// The sentences a person reads, in one place: from failure category and business code to
@@ -18,9 +16,12 @@ public import Transport
 /// ```
 ///
 /// Texts may hold placeholders in braces (`{status}`, `{code}`, `{delay}`), filled in where
-/// the entry's ``MessageKey`` says. An entry a catalog lacks falls back to the general one
-/// (``MessageKey/network`` for any transport category, ``MessageKey/unreadableAnswer`` for any
-/// mapping category), and for a business code to the server's own message.
+/// the entry's ``MessageKey`` says. Errors and values are read through Transport's
+/// ``/Transport/MessageDescribable``, so a typed error of any module (Mapping's, a feature's)
+/// gets its sentence without Feedback knowing the module. An entry a catalog lacks falls back
+/// to the general one the error names last (``MessageKey/network`` for any transport
+/// category, ``MessageKey/unreadableAnswer`` for any mapping category), and for a business
+/// code to the server's own message.
 public struct MessageCatalog: Sendable, Hashable {
     /// The language the texts are in, as a BCP 47 code (`en`, `zh-Hans`).
     public var languageCode: String
@@ -86,68 +87,62 @@ public struct MessageCatalog: Sendable, Hashable {
     // MARK: - Warnings and information
 
     /// The warning a person should read after `error`, or `nil` when there is nothing to warn
-    /// about (a cancellation, or a business code the caller counts as success).
+    /// about (a cancellation, an outcome that is not a failure, or a business code the caller
+    /// counts as success).
+    ///
+    /// An error that is ``/Transport/MessageDescribable`` (`TransportError`, Mapping's
+    /// `BusinessError` and `MappingError`, an `Errorable`, a feature's own) is described by its
+    /// business code when it has one, then by the first of its message keys this catalog has;
+    /// any other error gets ``MessageKey/unknown``, with its message as the detail.
     ///
     /// - Parameters:
     ///   - error: The error a handle failed with; a `RequestFailure` is unwrapped first.
     ///   - successCodes: Business codes that are not failures.
     public func warning(for error: any Error, successCodes: Set<BusinessCode> = [200]) -> FeedbackMessage? {
         let error = (error as? RequestFailure)?.underlying ?? error
-        if let business = error as? BusinessError {
-            guard !successCodes.contains(business.code) else { return nil }
-            return businessMessage(
-                severity: .warning, code: business.code, serverMessage: business.serverMessage)
-        }
-        if let transport = error as? TransportError {
-            if transport.category == .cancelled { return nil }
-            let key: MessageKey =
-                entries[.transport(transport.category)] != nil ? .transport(transport.category) : .network
-            return FeedbackMessage(severity: .warning, text: text(key), detail: transport.message, key: key)
-        }
-        if let mapping = error as? MappingError {
-            if mapping.category == .unacceptableStatus, let status = mapping.status {
-                return FeedbackMessage(
-                    severity: .warning, text: text(.httpStatus, ["status": "\(status.code)"]), detail: mapping.message,
-                    key: .httpStatus)
-            }
-            let key: MessageKey =
-                entries[.mapping(mapping.category)] != nil ? .mapping(mapping.category) : .unreadableAnswer
-            return FeedbackMessage(severity: .warning, text: text(key), detail: mapping.message, key: key)
-        }
-        if let errorable = error as? any Errorable {
-            guard errorable.isFailure, !(errorable.code.map(successCodes.contains) ?? false) else { return nil }
-            if let code = errorable.code {
-                return businessMessage(severity: .warning, code: code, serverMessage: errorable.message)
-            }
-            return FeedbackMessage(severity: .warning, text: errorable.message ?? text(.unknown))
-        }
         if error is CancellationError { return nil }
-        let detail = (error as? any ActionableError)?.message ?? String(describing: error)
-        return FeedbackMessage(severity: .warning, text: text(.unknown), detail: detail, key: .unknown)
+        if let transport = error as? TransportError, transport.category == .cancelled { return nil }
+        let detail = (error as? any ActionableError)?.message
+        guard let outcome = error as? any MessageDescribable else {
+            return FeedbackMessage(
+                severity: .warning, text: text(.unknown), detail: detail ?? String(describing: error), key: .unknown)
+        }
+        guard outcome.isFailure, !(outcome.businessCode.map(successCodes.contains) ?? false) else { return nil }
+        if let code = outcome.businessCode {
+            return businessMessage(severity: .warning, code: code, serverMessage: outcome.businessMessage)
+        }
+        if let key = described(outcome) {
+            return FeedbackMessage(
+                severity: .warning, text: text(key, outcome.messageValues), detail: detail, key: key)
+        }
+        return FeedbackMessage(severity: .warning, text: outcome.businessMessage ?? text(.unknown))
     }
 
     /// The information a person should read after a success whose value is `value`, or `nil`
     /// when there is none.
     ///
     /// - Parameters:
-    ///   - value: The handle's value. When it is `Errorable` with a code among
-    ///     `successCodes`, its message (or this catalog's text for the code) is the information.
+    ///   - value: The handle's value. When it is ``/Transport/MessageDescribable`` with a
+    ///     business code among `successCodes` (Mapping's `EnvelopeHead`, an `Errorable`), its
+    ///     message (or this catalog's text for the code) is the information.
     ///   - successCodes: The business codes that mean success.
     ///   - fallback: What to say for any other value; `nil` says nothing.
     public func information(for value: any Sendable, successCodes: Set<BusinessCode> = [200], fallback: String? = nil)
         -> FeedbackMessage?
     {
-        if let head = value as? EnvelopeHead {
-            guard successCodes.contains(head.code) else { return nil }
-            return businessMessage(
-                severity: .information, code: head.code, serverMessage: head.message, orElse: fallback)
-        }
-        if let errorable = value as? any Errorable, let code = errorable.code {
+        if let outcome = value as? any MessageDescribable, let code = outcome.businessCode {
             guard successCodes.contains(code) else { return nil }
             return businessMessage(
-                severity: .information, code: code, serverMessage: errorable.message, orElse: fallback)
+                severity: .information, code: code, serverMessage: outcome.businessMessage, orElse: fallback)
         }
         return fallback.map { FeedbackMessage(severity: .information, text: $0) }
+    }
+
+    /// The key of the first of `outcome`'s message keys this catalog has, or of its last when it
+    /// has none; `nil` when it names none.
+    private func described(_ outcome: any MessageDescribable) -> MessageKey? {
+        let keys = outcome.messageKeys.map(MessageKey.init)
+        return keys.first { entries[$0] != nil } ?? keys.last
     }
 
     /// The sentence of a retry notice: `Retrying in 2.0 s, the server asked; attempt 2 of 4.`

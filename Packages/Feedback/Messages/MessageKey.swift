@@ -1,10 +1,13 @@
-public import Mapping
 public import Transport
 
 /// An entry of a ``MessageCatalog``: a failure category, a business code, or one of the
 /// presenters' own phrases.
 ///
 /// An open set of names, like `TransportError.Category`: feature teams may add their own.
+/// A typed error names the entries that describe it
+/// (``/Transport/MessageDescribable/messageKeys``): `transport.` and a transport category
+/// (``transport(_:)``), `mapping.` and the name of a Mapping error's category, such as
+/// `MessageKey("mapping.typeMismatch")`, `forms.` and a form error's.
 public struct MessageKey: Sendable, Hashable, CustomStringConvertible {
     /// The stable name, such as `transport.connectionRefused` or `business.404`.
     public let name: String
@@ -20,11 +23,6 @@ public struct MessageKey: Sendable, Hashable, CustomStringConvertible {
     /// The sentence for a transport failure of `category`.
     public static func transport(_ category: TransportError.Category) -> MessageKey {
         MessageKey("transport." + category.name)
-    }
-
-    /// The sentence for a response that could not be read, of `category`.
-    public static func mapping(_ category: MappingError.Category) -> MessageKey {
-        MessageKey("mapping." + category.name)
     }
 
     /// The sentence for business code `code`, in place of the server's message.

@@ -1,4 +1,4 @@
-public import Transport
+package import Transport
 
 /// What is on screen: the masks stacked on each container, the transfers with their bars,
 /// and the log lines held back while their region is masked.
@@ -11,57 +11,57 @@ public import Transport
 /// The stacking rule is MBNetwork's: each running request adds its mask to its container,
 /// the newest mask is the one shown, each finished request removes its own, and the container
 /// is clear when the last one ends.
-public struct FeedbackScene: Sendable {
+package struct FeedbackScene: Sendable {
     /// One request's mask.
-    public struct MaskEntry: Sendable, Hashable {
+    package struct MaskEntry: Sendable, Hashable {
         /// The mask and where it is.
-        public var placement: MaskPlacement
+        package var placement: MaskPlacement
         /// When it began, on the presenter's clock.
-        public var began: Duration
+        package var began: Duration
         /// The newest retry notice of its request, if any.
-        public var retry: RetryNotice?
+        package var retry: RetryNotice?
     }
 
     /// A container with at least one mask on it.
-    public struct Region: Sendable, Hashable, Identifiable {
+    package struct Region: Sendable, Hashable, Identifiable {
         /// The container.
-        public var container: ContainerInfo
+        package var container: ContainerInfo
         /// Its masks, oldest first.
-        public var masks: [MaskEntry]
+        package var masks: [MaskEntry]
 
         /// The container's identifier.
-        public var id: String { container.id }
+        package var id: String { container.id }
         /// The mask shown: the newest.
-        public var visibleMask: MaskEntry? { masks.last }
+        package var visibleMask: MaskEntry? { masks.last }
     }
 
     /// A transfer with a progress bar.
-    public struct Transfer: Sendable, Hashable, Identifiable {
+    package struct Transfer: Sendable, Hashable, Identifiable {
         /// Its request.
-        public var activity: ActivityID
+        package var activity: ActivityID
         /// The bar's label.
-        public var label: String
+        package var label: String
         /// Where the bar is.
-        public var container: ContainerInfo
+        package var container: ContainerInfo
         /// The direction shown: the upload's once there was one, else the download's; `nil`
         /// until the first progress.
-        public var direction: TransferDirection?
+        package var direction: TransferDirection?
         /// The newest progress; `nil` until the first.
-        public var progress: TransferProgress?
+        package var progress: TransferProgress?
         /// The newest count of an activity made of several requests (a batch); `nil` until
         /// the first, and for a single transfer.
-        public var count: CountProgress?
+        package var count: CountProgress?
         /// When it began, on the presenter's clock.
-        public var began: Duration
+        package var began: Duration
         /// The newest retry notice, if any.
-        public var retry: RetryNotice?
+        package var retry: RetryNotice?
 
         /// Its request.
-        public var id: ActivityID { activity }
+        package var id: ActivityID { activity }
     }
 
     /// What a presenter prints for good, above the live part.
-    public enum Output: Sendable, Hashable {
+    package enum Output: Sendable, Hashable {
         /// A warning or an information.
         case message(FeedbackMessage, container: ContainerInfo?)
         /// A line of a scrolling log, at once or after its region's masks.
@@ -75,29 +75,29 @@ public struct FeedbackScene: Sendable {
     }
 
     /// The masked containers, in the order their first mask arrived.
-    public private(set) var regions: [Region] = []
+    package private(set) var regions: [Region] = []
     /// The running transfers, in the order they began.
-    public private(set) var transfers: [Transfer] = []
+    package private(set) var transfers: [Transfer] = []
     /// Log lines waiting for a region's masks to end, by the region's identifier.
     private var heldLines: [String: [(line: String, log: ContainerInfo)]] = [:]
 
     /// An empty scene.
-    public init() {}
+    package init() {}
 
     /// Whether nothing is live: no mask, no transfer.
-    public var isEmpty: Bool { regions.isEmpty && transfers.isEmpty }
+    package var isEmpty: Bool { regions.isEmpty && transfers.isEmpty }
 
     /// The region of a container, when it is masked.
-    public func region(_ containerId: String) -> Region? {
+    package func region(_ containerId: String) -> Region? {
         regions.first { $0.id == containerId }
     }
 
     /// How many log lines are held back in total.
-    public var heldLineCount: Int { heldLines.values.reduce(0) { $0 + $1.count } }
+    package var heldLineCount: Int { heldLines.values.reduce(0) { $0 + $1.count } }
 
     /// Takes every held log line out, in order, as outputs to print now: for a presenter that is
     /// finishing while a region is still masked, so that no line is lost.
-    public mutating func drainHeldLines() -> [Output] {
+    package mutating func drainHeldLines() -> [Output] {
         let held = heldLines.values.flatMap { $0 }
         heldLines = [:]
         return held.map { .logLine($0.line, log: $0.log) }
@@ -109,7 +109,7 @@ public struct FeedbackScene: Sendable {
     ///   - event: The event, in the order it was presented.
     ///   - now: The presenter's clock, for elapsed times.
     /// - Returns: What to print for good, in order.
-    public mutating func apply(_ event: FeedbackEvent, at now: Duration) -> [Output] {
+    package mutating func apply(_ event: FeedbackEvent, at now: Duration) -> [Output] {
         switch event {
         case .maskBegan(let placement):
             let entry = MaskEntry(placement: placement, began: now)

@@ -2,9 +2,9 @@
 ///
 /// Decimal units, as `curl` and most download tools print them: `999 B`, `12.3 kB`,
 /// `4.50 MB`, `1.07 GB`; two decimals below 10 of a unit, one below 100, none above.
-public enum Quantity {
+package enum Quantity {
     /// A byte count: `0 B`, `512 B`, `12.3 kB`, `4.50 MB`, `1.07 GB`.
-    public static func bytes(_ count: Int64) -> String {
+    package static func bytes(_ count: Int64) -> String {
         let units = ["B", "kB", "MB", "GB", "TB", "PB"]
         var value = Double(max(0, count))
         var unit = 0
@@ -17,19 +17,19 @@ public enum Quantity {
     }
 
     /// A rate: `bytes(_:)` per second, such as `5.1 MB/s`.
-    public static func rate(_ bytesPerSecond: Double) -> String {
+    package static func rate(_ bytesPerSecond: Double) -> String {
         guard bytesPerSecond.isFinite, bytesPerSecond > 0 else { return "0 B/s" }
         return bytes(Int64(bytesPerSecond)) + "/s"
     }
 
     /// A duration for a person: `0.4 s`, `12 s`, `3 min 05 s`, `1 h 02 min`.
-    public static func duration(_ duration: Duration) -> String {
+    package static func duration(_ duration: Duration) -> String {
         let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
         return self.duration(seconds: seconds)
     }
 
     /// A duration in seconds for a person: `0.4 s`, `12 s`, `3 min 05 s`, `1 h 02 min`.
-    public static func duration(seconds: Double) -> String {
+    package static func duration(seconds: Double) -> String {
         guard seconds.isFinite, seconds >= 0 else { return "?" }
         if seconds < 10 { return "\(decimal(seconds, places: 1)) s" }
         let whole = Int(seconds.rounded())
@@ -39,13 +39,13 @@ public enum Quantity {
     }
 
     /// A fraction as a whole percentage: `0.456` is `46%`; clamped to `0%...100%`.
-    public static func percent(_ fraction: Double) -> String {
+    package static func percent(_ fraction: Double) -> String {
         guard fraction.isFinite else { return "?%" }
         return "\(Int((min(1, max(0, fraction)) * 100).rounded(.down)))%"
     }
 
     /// The time left at the current rate, or `nil` when it cannot be told (no total, no rate).
-    public static func remaining(completed: Int64, total: Int64?, bytesPerSecond: Double) -> Double? {
+    package static func remaining(completed: Int64, total: Int64?, bytesPerSecond: Double) -> Double? {
         guard let total, total >= completed, bytesPerSecond.isFinite, bytesPerSecond > 0 else { return nil }
         return Double(total - completed) / bytesPerSecond
     }

@@ -3,9 +3,9 @@
 ///
 /// Styles are semantic, never terminal codes: a console maps them to colours (or to nothing
 /// under `NO_COLOR`), a test compares the runs.
-public struct StyledText: Sendable, Hashable, ExpressibleByStringLiteral, CustomStringConvertible {
+package struct StyledText: Sendable, Hashable, ExpressibleByStringLiteral, CustomStringConvertible {
     /// A meaning a run of text carries.
-    public enum Style: Sendable, Hashable {
+    package enum Style: Sendable, Hashable {
         /// Ordinary text.
         case plain
         /// Secondary text: hints, details, a dimmed container.
@@ -23,48 +23,48 @@ public struct StyledText: Sendable, Hashable, ExpressibleByStringLiteral, Custom
     }
 
     /// A run of text in one style.
-    public struct Run: Sendable, Hashable {
+    package struct Run: Sendable, Hashable {
         /// The text; no control characters.
-        public var text: String
+        package var text: String
         /// Its style.
-        public var style: Style
+        package var style: Style
 
         /// Creates a run.
-        public init(_ text: String, style: Style = .plain) {
+        package init(_ text: String, style: Style = .plain) {
             self.text = text
             self.style = style
         }
     }
 
     /// The runs, in order.
-    public var runs: [Run]
+    package var runs: [Run]
 
     /// Creates styled text from runs.
-    public init(_ runs: [Run] = []) {
+    package init(_ runs: [Run] = []) {
         self.runs = runs.filter { !$0.text.isEmpty }
     }
 
     /// Creates text in one style.
-    public init(_ text: String, style: Style = .plain) {
+    package init(_ text: String, style: Style = .plain) {
         self.init([Run(text, style: style)])
     }
 
     /// Plain text.
-    public init(stringLiteral value: String) {
+    package init(stringLiteral value: String) {
         self.init(value)
     }
 
     /// The text without styles.
-    public var plainText: String { runs.map(\.text).joined() }
+    package var plainText: String { runs.map(\.text).joined() }
 
     /// The text without styles.
-    public var description: String { plainText }
+    package var description: String { plainText }
 
     /// The columns the text occupies (see ``TextWidth``).
-    public var columns: Int { runs.reduce(0) { $0 + TextWidth.columns(of: $1.text) } }
+    package var columns: Int { runs.reduce(0) { $0 + TextWidth.columns(of: $1.text) } }
 
     /// Appends a run.
-    public mutating func append(_ text: String, style: Style = .plain) {
+    package mutating func append(_ text: String, style: Style = .plain) {
         guard !text.isEmpty else { return }
         if let last = runs.last, last.style == style {
             runs[runs.count - 1].text += text
@@ -74,12 +74,12 @@ public struct StyledText: Sendable, Hashable, ExpressibleByStringLiteral, Custom
     }
 
     /// Appends other styled text.
-    public mutating func append(_ other: StyledText) {
+    package mutating func append(_ other: StyledText) {
         for run in other.runs { append(run.text, style: run.style) }
     }
 
     /// The two texts one after the other.
-    public static func + (lhs: StyledText, rhs: StyledText) -> StyledText {
+    package static func + (lhs: StyledText, rhs: StyledText) -> StyledText {
         var result = lhs
         result.append(rhs)
         return result
@@ -87,7 +87,7 @@ public struct StyledText: Sendable, Hashable, ExpressibleByStringLiteral, Custom
 
     /// The text cut to at most `width` columns, ending in `…` (in the style of the run it cut)
     /// when something was cut.
-    public func truncated(toColumns width: Int) -> StyledText {
+    package func truncated(toColumns width: Int) -> StyledText {
         guard columns > width else { return self }
         guard width > 0 else { return StyledText() }
         // One column is kept for the ellipsis: the runs are cut to `width - 1` columns.
@@ -114,7 +114,7 @@ public struct StyledText: Sendable, Hashable, ExpressibleByStringLiteral, Custom
     }
 
     /// The text padded with plain spaces (or cut) to exactly `width` columns.
-    public func padded(toColumns width: Int) -> StyledText {
+    package func padded(toColumns width: Int) -> StyledText {
         var result = truncated(toColumns: width)
         let missing = width - result.columns
         if missing > 0 { result.append(String(repeating: " ", count: missing)) }

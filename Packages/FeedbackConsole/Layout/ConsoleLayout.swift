@@ -1,18 +1,18 @@
-public import Feedback
+package import Feedback
 import Transport
 
 /// How a console draws feedback: the live area (masks, HUD boxes, progress bars), alert
 /// boxes, and the plain lines used where nothing may be redrawn.
 ///
-/// Pure functions of a ``/Feedback/FeedbackScene`` and a width: no terminal, no clock, so
+/// Pure functions of a `FeedbackScene` and a width: no terminal, no clock, so
 /// every drawing is tested as text. ``ConsolePresenter`` decides when to draw and how to put it on
 /// screen.
-public struct ConsoleLayout: Sendable {
+package struct ConsoleLayout: Sendable {
     /// The sentences for retry notices, titles and summaries.
-    public var catalog: MessageCatalog
+    package var catalog: MessageCatalog
 
     /// Creates a layout.
-    public init(catalog: MessageCatalog) {
+    package init(catalog: MessageCatalog) {
         self.catalog = catalog
     }
 
@@ -26,7 +26,7 @@ public struct ConsoleLayout: Sendable {
     ///     that no line reaches the last column and wraps).
     ///   - tick: The animation tick: ten a second.
     /// - Returns: One styled line per row.
-    public func liveLines(for scene: FeedbackScene, width: Int, tick: Int) -> [StyledText] {
+    package func liveLines(for scene: FeedbackScene, width: Int, tick: Int) -> [StyledText] {
         let width = max(8, width)
         var lines: [StyledText] = []
         for region in scene.regions {
@@ -221,7 +221,7 @@ public struct ConsoleLayout: Sendable {
     /// The lines a scene's output prints above the live area, in a terminal that redraws: an
     /// alert box for a message, the line itself for a log line, a finished bar for a transfer;
     /// nothing for a finished mask (it simply goes) or a retry (shown live).
-    public func permanentLines(for output: FeedbackScene.Output, width: Int) -> [StyledText] {
+    package func permanentLines(for output: FeedbackScene.Output, width: Int) -> [StyledText] {
         switch output {
         case .message(let message, let container):
             return alertBox(message, container: container, width: width)
@@ -240,7 +240,7 @@ public struct ConsoleLayout: Sendable {
 
     /// A message in a box titled `Warning` or `Done` (or the message's own title), its text
     /// wrapped to the width, and the detail dimmed under it.
-    public func alertBox(_ message: FeedbackMessage, container: ContainerInfo?, width: Int) -> [StyledText] {
+    package func alertBox(_ message: FeedbackMessage, container: ContainerInfo?, width: Int) -> [StyledText] {
         let style: StyledText.Style = message.severity == .warning ? .warning : .success
         var title = message.title ?? catalog.text(message.severity == .warning ? .warningTitle : .informationTitle)
         if let place = container?.title, !place.isEmpty { title += " · " + place }
@@ -269,7 +269,7 @@ public struct ConsoleLayout: Sendable {
     /// line (a wide one in a line of one column) gets a line of its own. Each word and each
     /// character of a cut word is measured once, so the time grows with the text's length, not
     /// with its square: the text may be a server's message of any size.
-    public func wrap(_ text: String, width: Int) -> [String] {
+    package func wrap(_ text: String, width: Int) -> [String] {
         let width = max(1, width)
         var lines: [String] = []
         for paragraph in text.split(separator: "\n", omittingEmptySubsequences: false) {
@@ -310,7 +310,7 @@ public struct ConsoleLayout: Sendable {
 
     /// The plain lines printed for an output where nothing may be redrawn: the message, the
     /// log line, the retry, or the request's one summary line.
-    public func plainLines(for output: FeedbackScene.Output) -> [StyledText] {
+    package func plainLines(for output: FeedbackScene.Output) -> [StyledText] {
         switch output {
         case .message(let message, let container):
             var title = message.title ?? catalog.text(message.severity == .warning ? .warningTitle : .informationTitle)
@@ -342,7 +342,7 @@ public struct ConsoleLayout: Sendable {
     }
 
     /// The plain status line of a running request, printed at most every two seconds.
-    public func plainStatus(of transfer: FeedbackScene.Transfer) -> StyledText {
+    package func plainStatus(of transfer: FeedbackScene.Transfer) -> StyledText {
         var text = "\(transfer.label): "
         if let count = transfer.count {
             text += "\(Quantity.percent(count.fractionCompleted)) \(catalog.text(for: count))"
@@ -366,7 +366,7 @@ public struct ConsoleLayout: Sendable {
     }
 
     /// The plain status line of a mask still on after a while.
-    public func plainStatus(of entry: FeedbackScene.MaskEntry, elapsed: Duration) -> StyledText {
+    package func plainStatus(of entry: FeedbackScene.MaskEntry, elapsed: Duration) -> StyledText {
         StyledText("\(maskLabel(entry.placement)): running for \(Quantity.duration(elapsed))")
     }
 

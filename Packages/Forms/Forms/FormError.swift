@@ -4,7 +4,12 @@ public import Transport
 ///
 /// Network failures stay ``/Transport/TransportError``s; this type covers what goes wrong
 /// before a request is sent.
-public struct FormError: Error, Hashable, Sendable, CustomStringConvertible, ActionableError {
+///
+/// A message catalog describes it by its category (``messageKeys``): it is
+/// ``/Transport/MessageDescribable``.
+public struct FormError: Error, Hashable, Sendable, CustomStringConvertible, ActionableError,
+    MessageDescribable
+{
     /// What kind of failure this is.
     public var category: Category
     /// What happened and what to do. Redacted whenever it is set, by Transport's one rule
@@ -25,6 +30,9 @@ public struct FormError: Error, Hashable, Sendable, CustomStringConvertible, Act
 
     /// `category: message`.
     public var description: String { "\(category): \(message)" }
+
+    /// `forms.` and the category's name, then `unknown`, the sentence for any failure.
+    public var messageKeys: [String] { ["forms." + category.name, "unknown"] }
 
     /// The kind of a ``FormError``: an open set of named values.
     public struct Category: Hashable, Sendable, CustomStringConvertible {

@@ -19,7 +19,12 @@ public import Transport
 ///
 /// Before it is thrown, the error is given to the envelope format's
 /// ``EnvelopeFormat/route(_:)``, so chosen codes can be handled in one place.
-public struct BusinessError: Error, Sendable, Hashable, CustomStringConvertible, ActionableError {
+///
+/// A message catalog (Feedback's `Warnable`) describes it by ``code`` and ``serverMessage``: it
+/// is ``/Transport/MessageDescribable``.
+public struct BusinessError: Error, Sendable, Hashable, CustomStringConvertible, ActionableError,
+    MessageDescribable
+{
     /// The code the server sent.
     public var code: BusinessCode
     /// The envelope's message, when the server sent one, as it sent it: neither redacted nor
@@ -63,6 +68,11 @@ public struct BusinessError: Error, Sendable, Hashable, CustomStringConvertible,
         let target = url.map { " for \(LogRedaction.redactedURL($0))" } ?? ""
         return "The server refused the request\(target) with code \(code.rawValue) and no message."
     }
+
+    /// ``code``, for a message catalog.
+    public var businessCode: BusinessCode? { code }
+    /// ``serverMessage``, for a message catalog: the server's words as it sent them.
+    public var businessMessage: String? { serverMessage }
 
     /// The code and the server's message, without the data.
     public var head: EnvelopeHead { EnvelopeHead(code: code, message: serverMessage) }

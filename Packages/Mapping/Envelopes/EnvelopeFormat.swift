@@ -1,3 +1,5 @@
+public import Transport
+
 /// The shape a server wraps every answer in: a result code, a message, and the data.
 ///
 /// Many APIs answer `{"code": 200, "message": "ok", "data": {...}}` whatever the endpoint,

@@ -1,8 +1,13 @@
+public import Transport
+
 /// The code and message of an envelope, without its data.
 ///
 /// ``ResponseDecoder/success(from:)-(DataResponse)`` returns it, so a caller that only needs
 /// to know an operation succeeded still has the server's message to show.
-public struct EnvelopeHead: Sendable, Hashable {
+///
+/// A message catalog (Feedback's `Informable`) announces it by its code and message: it is
+/// ``/Transport/MessageDescribable``.
+public struct EnvelopeHead: Sendable, Hashable, MessageDescribable {
     /// The result code.
     public var code: BusinessCode
     /// The server's message, when it sent one.
@@ -17,4 +22,9 @@ public struct EnvelopeHead: Sendable, Hashable {
         self.code = code
         self.message = message
     }
+
+    /// ``code``.
+    public var businessCode: BusinessCode? { code }
+    /// ``message``.
+    public var businessMessage: String? { message }
 }

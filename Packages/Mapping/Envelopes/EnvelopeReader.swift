@@ -1,3 +1,5 @@
+import Transport
+
 /// An envelope read in one pass: the data decoded, or the failure's head and raw data.
 enum EnvelopeOutcome<Payload> {
     case success(EnvelopeHead, Payload)

@@ -1,3 +1,5 @@
+public import Transport
+
 /// A description of an outcome a person may need to hear about: a code, the codes that
 /// mean success, and a message.
 ///
@@ -12,7 +14,10 @@
 ///
 /// Every requirement has a default: no code, success code `200`, no message, and a failure
 /// when there is a code outside the success codes.
-public protocol Errorable: Sendable {
+///
+/// An `Errorable` is ``/Transport/MessageDescribable`` through its ``code`` and ``message``,
+/// which is how Feedback's message catalog reads it without importing Mapping.
+public protocol Errorable: MessageDescribable {
     /// The codes that mean success; `[200]` by default.
     var successCodes: Set<BusinessCode> { get }
     /// The code the server sent; `nil` by default.
@@ -36,6 +41,10 @@ extension Errorable {
         guard let code else { return false }
         return !successCodes.contains(code)
     }
+    /// ``code``, for a message catalog.
+    public var businessCode: BusinessCode? { code }
+    /// ``message``, for a message catalog.
+    public var businessMessage: String? { message }
 }
 
 /// A plain message is an `Errorable`: the message is the string itself.

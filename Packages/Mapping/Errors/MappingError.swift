@@ -21,7 +21,12 @@ public import Transport
 /// ``codingPath`` (such as `data.three_day_forecast[1].temperature`), ``expected``,
 /// ``found`` and ``excerpt``, at most 200 characters of the body with the values of keys that
 /// look like credentials (``redactedKeyFragments``) replaced by `<redacted>`.
-public struct MappingError: Error, Hashable, Sendable, CustomStringConvertible, ActionableError {
+///
+/// A message catalog (Feedback's `Warnable`) describes it by its category: it is
+/// ``/Transport/MessageDescribable`` (see ``messageKeys``).
+public struct MappingError: Error, Hashable, Sendable, CustomStringConvertible, ActionableError,
+    MessageDescribable
+{
     /// What kind of failure this is.
     public var category: Category
     /// A sentence a person can act on: what happened, where, and what to do.
@@ -84,6 +89,20 @@ public struct MappingError: Error, Hashable, Sendable, CustomStringConvertible, 
         var text = "\(category): \(message)"
         if let excerpt { text += " [body: \(excerpt)]" }
         return text
+    }
+
+    /// The catalog entries that describe this error: `httpStatus` for an
+    /// ``Category/unacceptableStatus`` with a ``status`` (its `{status}` is the code), and
+    /// otherwise `mapping.` and the category's name, then `mapping`, the sentence for any
+    /// answer that could not be read.
+    public var messageKeys: [String] {
+        if category == .unacceptableStatus, status != nil { return ["httpStatus"] }
+        return ["mapping." + category.name, "mapping"]
+    }
+
+    /// `{status}`, the HTTP status code, when there is a ``status``.
+    public var messageValues: [String: String] {
+        status.map { ["status": "\($0.code)"] } ?? [:]
     }
 
     /// Fragments of key names whose values never appear in an ``excerpt`` or in ``found``:

@@ -9,12 +9,15 @@ struct ResponseInput {
     var status: HTTPResponse.Status?
     /// The header fields, for the `Content-Type`, which only errors and text decoding read.
     private var fields: HTTPFields?
+    /// The envelope an ``EnvelopeClassifier`` read in the response, when one did.
+    var reading: EnvelopeReading?
 
     init(_ response: DataResponse) {
         body = response.body
         url = response.url
         status = response.status
         fields = response.head.headerFields
+        reading = response.classification?.reading as? EnvelopeReading
     }
 
     init(_ data: Data) {

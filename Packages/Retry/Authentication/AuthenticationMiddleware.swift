@@ -148,7 +148,7 @@ public final class AuthenticationMiddleware<Scheme: Authenticator>: TransportMid
             throw TransportError(
                 .authenticationFailed,
                 message: "The credential for \(url) expired again after \(count) refreshes within "
-                    + "\(RetryLoop.format(refreshWindow)); refreshing again would loop. Check that the refreshed "
+                    + "\(RetrySession.format(refreshWindow)); refreshing again would loop. Check that the refreshed "
                     + "credential is the one the server expects, or sign in again.",
                 url: url)
         }

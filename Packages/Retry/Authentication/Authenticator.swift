@@ -1,6 +1,5 @@
 public import Foundation
 public import HTTPTypes
-public import Mapping
 public import Transport
 
 /// Applies a credential to requests, recognises when the server says it expired, and renews
@@ -9,7 +8,9 @@ public import Transport
 /// ```swift
 /// struct BearerAuthenticator: Authenticator {
 ///     let session: LoginSession
-///     var expiredCodes: Set<BusinessCode> { [401] }   // the envelope's "token expired"
+///     var classifier: (any ResponseClassifier)? {      // Mapping: the envelope's "token expired"
+///         EnvelopeClassifier(expiredCodes: [401])
+///     }
 ///     func apply(_ token: String, to request: inout TransportRequest) throws {
 ///         try request.setHeader("Authorization", "Bearer \(token)")
 ///     }
@@ -25,19 +26,19 @@ public protocol Authenticator: Sendable {
     /// The credential: a token, a pair of tokens, a signed session.
     associatedtype Credential: Sendable
 
-    /// Envelope codes that mean the credential expired (such as `401` in an envelope sent
-    /// with HTTP 200): none by default.
-    var expiredCodes: Set<BusinessCode> { get }
-    /// How an envelope is read for ``expiredCodes``: `StandardEnvelope()` by default.
-    var envelope: any EnvelopeFormat { get }
+    /// Reads the bodies of answers whose status is a success for a credential the server says
+    /// has expired (such as code `401` in an envelope sent with HTTP 200, for Mapping's
+    /// `EnvelopeClassifier(expiredCodes: [401])`): `nil`, reading none, by default.
+    var classifier: (any ResponseClassifier)? { get }
 
     /// Puts the credential on a request (a header, a query item).
     ///
     /// - Throws: When the credential cannot be put on the request (an invalid header value).
     func apply(_ credential: Credential, to request: inout TransportRequest) throws
 
-    /// Whether a response says the credential it carried has expired: HTTP 401, or an
-    /// envelope whose code is one of ``expiredCodes``, by default.
+    /// Whether a response says the credential it carried has expired: HTTP 401, or a body the
+    /// ``classifier`` calls ``/Transport/ResponseClassification/Verdict/credentialExpired``, by
+    /// default.
     ///
     /// - Parameters:
     ///   - head: The response head.
@@ -52,32 +53,13 @@ public protocol Authenticator: Sendable {
 
 extension Authenticator {
     /// None.
-    public var expiredCodes: Set<BusinessCode> { [] }
-    /// `StandardEnvelope()`.
-    public var envelope: any EnvelopeFormat { StandardEnvelope() }
+    public var classifier: (any ResponseClassifier)? { nil }
 
-    /// HTTP 401, or an envelope whose code is one of ``expiredCodes``.
+    /// HTTP 401, or a `2xx` answer whose body the ``classifier`` calls
+    /// ``/Transport/ResponseClassification/Verdict/credentialExpired``.
     public func isExpired(head: HTTPResponse, body: Data?) -> Bool {
         if head.status.code == 401 { return true }
-        guard !expiredCodes.isEmpty, (200..<300).contains(head.status.code), let body else { return false }
-        do {
-            try ResponseDecoder(envelope: SilentEnvelope(format: envelope)).success(from: body)
-        } catch let error as BusinessError {
-            return expiredCodes.contains(error.code)
-        } catch {
-            return false
-        }
-        return false
+        guard let classifier, (200..<300).contains(head.status.code), let body else { return false }
+        return classifier.classify(head, body: body)?.verdict == .credentialExpired
     }
-}
-
-/// An envelope format that reads codes as another does, without routing them.
-struct SilentEnvelope: EnvelopeFormat {
-    let format: any EnvelopeFormat
-    var codePath: JSONKeyPath { format.codePath }
-    var messagePath: JSONKeyPath { format.messagePath }
-    var dataPath: JSONKeyPath { format.dataPath }
-    var successCodes: Set<BusinessCode> { format.successCodes }
-    func isSuccess(_ code: BusinessCode) -> Bool { format.isSuccess(code) }
-    func route(_ error: BusinessError) {}
 }

@@ -1,5 +1,4 @@
 public import HTTPTypes
-public import Mapping
 public import Transport
 
 /// A failed attempt, as a ``RetryPolicy`` sees it.
@@ -8,8 +7,9 @@ public enum RetryFailure: Sendable {
     case transport(TransportError)
     /// The server answered with a status the policy may retry (its head carries any `Retry-After`).
     case status(HTTPResponse, url: String)
-    /// The server answered with an envelope whose code the policy may retry.
-    case business(BusinessCode, message: String?, head: HTTPResponse, url: String)
+    /// The server answered with a body the policy's ``RetryPolicy/classifier`` read as a
+    /// failure (an envelope's "server busy" code).
+    case business(ResponseClassification, head: HTTPResponse, url: String)
 
     /// A few words for events and log lines: `HTTP 503 Service Unavailable`, the transport's
     /// message, or the business code and message.
@@ -17,7 +17,7 @@ public enum RetryFailure: Sendable {
         switch self {
         case .transport(let error): error.message
         case .status(let head, _): "HTTP \(Self.describe(head.status))"
-        case .business(let code, let message, _, _): "code \(code)" + (message.map { " (\($0))" } ?? "")
+        case .business(let classification, _, _): classification.reason
         }
     }
 
@@ -25,7 +25,7 @@ public enum RetryFailure: Sendable {
     public var head: HTTPResponse? {
         switch self {
         case .transport: nil
-        case .status(let head, _), .business(_, _, let head, _): head
+        case .status(let head, _), .business(_, let head, _): head
         }
     }
 
@@ -79,7 +79,7 @@ extension RetryPolicy {
     /// |---|---|---|---|
     /// | did not reach the server (`mayHaveReachedServer == false`) and retryable | retry | retry | retry |
     /// | reset, timeout, stall, incomplete body, empty reply | retry | retry | not retried |
-    /// | 408, 429, 500, 502, 503, 504, a retryable envelope code | retry | retry | not retried |
+    /// | 408, 429, 500, 502, 503, 504, a body the classifier calls retryable | retry | retry | not retried |
     /// | TLS failure, another 4xx, an invalid request | not retried | not retried | not retried |
     /// | cancellation, shutdown | final | final | final |
     ///
@@ -105,12 +105,12 @@ extension RetryPolicy {
             }
             if let refusal = bodyRefusal(request) { return refusal }
             return methodRefusal(request, after: "the server answered \(head.status.code)") ?? .retryable
-        case .business(let code, _, _, _):
-            guard retryableBusinessCodes.contains(code) else {
-                return .notRetryable(reason: "code \(code) is not one of the policy's retryable codes.")
+        case .business(let classification, _, _):
+            guard classification.verdict == .retryable else {
+                return .notRetryable(reason: "code \(classification.code) is not one the policy's classifier retries.")
             }
             if let refusal = bodyRefusal(request) { return refusal }
-            return methodRefusal(request, after: "the server answered code \(code)") ?? .retryable
+            return methodRefusal(request, after: "the server answered code \(classification.code)") ?? .retryable
         }
     }
 

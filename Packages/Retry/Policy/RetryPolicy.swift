@@ -1,4 +1,3 @@
-public import Mapping
 public import Transport
 
 /// When and how a failed request is sent again.
@@ -19,13 +18,19 @@ public import Transport
 ///   ``longestRetryAfter`` or than the time left before ``deadline`` stops the retries, and
 ///   the error names the wait.
 /// - **Budget:** every host shares a ``RetryBudget``, so a failing service is not stormed.
+/// - **Bodies:** an answer whose body says "try again" (an envelope's "server busy" code in an
+///   answer sent with HTTP 200) is retried like a `503` when the ``classifier`` calls it
+///   retryable.
 ///
 /// ```swift
 /// var policy = RetryPolicy()
 /// policy.maximumRetries = 5
-/// policy.deadline = .seconds(20)          // over every attempt and wait
-/// policy.retryableBusinessCodes = [503_1] // the envelope's "server busy"
+/// policy.deadline = .seconds(20)                                   // over every attempt and wait
+/// policy.classifier = EnvelopeClassifier(retryableCodes: [503_1])  // Mapping: the envelope's "server busy"
 /// ```
+///
+/// ``RetrySession`` applies the policy to the attempts of one request; ``RetryLoop`` and the
+/// downloads drive it.
 public struct RetryPolicy: Sendable {
     /// How many times a request is sent again after its first attempt: 3 by default.
     public var maximumRetries: Int = 3
@@ -49,13 +54,15 @@ public struct RetryPolicy: Sendable {
         .connectionRefused, .connectionReset, .dnsFailure, .connectTimeout, .stalledTransfer, .incompleteBody,
         .emptyReply,
     ]
-    /// Envelope codes that mean "try again" (a "server busy" code): none by default.
+    /// Reads the bodies of answers whose status is a success for what the status does not say:
+    /// `nil` (the default) reads none.
     ///
-    /// A response whose envelope carries one of them is retried like a `503`. The envelope is
-    /// read with ``envelope`` only when this set is not empty.
-    public var retryableBusinessCodes: Set<BusinessCode> = []
-    /// How an envelope is read for ``retryableBusinessCodes``: `StandardEnvelope()` by default.
-    public var envelope: any EnvelopeFormat = StandardEnvelope()
+    /// An answer it calls ``/Transport/ResponseClassification/Verdict/retryable`` (an
+    /// envelope's "server busy" code, for Mapping's `EnvelopeClassifier`) is retried like a
+    /// `503`. It is asked only for a `2xx` answer whose body is in memory, once per answer, and
+    /// what it read goes on with the response as its
+    /// ``/Transport/DataResponse/classification``, where a decoder of the same format finds it.
+    public var classifier: (any ResponseClassifier)?
     /// Whether POST, PATCH and other methods that are not idempotent are retried without an
     /// `Idempotency-Key`: `false` by default. Turn it on only for endpoints that are safe to
     /// repeat.

@@ -110,6 +110,6 @@ extension RetryPolicy {
         return ReloadContext(
             method: request.method, url: request.url, error: error, attempts: attempts,
             mayHaveBeenApplied: error.mayHaveReachedServer && !safe,
-            reason: RetryLoop.explain(stop, attempts: attempts, elapsed: nil))
+            reason: RetrySession.explain(stop, attempts: attempts, elapsed: nil))
     }
 }

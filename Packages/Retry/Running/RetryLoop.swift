@@ -1,15 +1,15 @@
-import Foundation
 import HTTPTypes
 public import Logging
-import Mapping
 public import Transport
 
-/// Runs the attempts of one logical request under a ``RetryPolicy``: the one retry loop of
-/// the library, behind Forms' requests and uploads and ``RetryMiddleware``.
+/// Runs the attempts of one logical request under a ``RetryPolicy``: the driver of a
+/// ``RetrySession`` behind Forms' requests and uploads and ``RetryMiddleware``.
 ///
-/// Each failed attempt is judged by ``RetryPolicy/decide(after:of:retriesSoFar:elapsed:)``;
-/// before each retry the loop reports a `RetryEvent` to ``onRetry`` and logs a line, then
-/// waits. When the policy stops, the last outcome stands, with what the loop learned added:
+/// The loop sends, judges each answer (a retryable status, or a body the policy's
+/// ``RetryPolicy/classifier`` calls retryable), feeds the outcome to the session, and performs
+/// what it says: before each retry it reports a `RetryEvent` to ``onRetry`` and logs the
+/// session's notice, then waits on the policy's clock. When the session stops, the last
+/// outcome stands, as ``RetryConclusion`` words it:
 ///
 /// - A transport error is thrown with "Not retried: …" or "Gave up after N attempts …"
 ///   appended to its message; when the budget stopped it, as a `retryBudgetExhausted` error.
@@ -64,146 +64,108 @@ public struct RetryLoop: Sendable {
         attempt: (_ remaining: Duration?) async throws -> Response
     ) async throws -> Response {
         let clock = policy.clock
-        try await waitForServer(describe, clock: clock)
-        var start = clock.now
-        var retries = 0
+        // Only a reload offer counts the attempts of earlier runs: without a prompt, spare the lock.
+        var session = RetrySession(
+            policy: policy, attemptsBefore: reloadPrompt == nil ? 0 : memory.attemptCount,
+            offersReloads: reloadPrompt != nil)
+        var action = session.receive(.started(at: clock.now, notBefore: memory.earliestNextAttempt))
         var described: RetryRequest?
+        // The last attempt's outcome, while the session decides what follows it.
+        var last: Result<Response, TransportError>?
         while true {
-            let remaining = policy.deadline.map { max(.zero, $0 - (clock.now - start)) }
-            let outcome: Result<Response, TransportError>
-            do {
-                outcome = .success(try await attempt(remaining))
-            } catch let error as TransportError {
-                outcome = .failure(error)
-            } catch is CancellationError {
-                throw Self.cancelled(describe())
-            }
-            let attempts = memory.countAttempt()
-            let failure: RetryFailure
-            switch outcome {
-            case .success(let response):
-                guard let responseFailure = judge(response) else {
-                    if let budget = policy.budget, budget.hasDepletedHosts {
-                        budget.recordSuccess(for: describe().host)
-                    }
+            switch action {
+            case .send(let remaining):
+                var response: Response
+                do {
+                    response = try await attempt(remaining)
+                } catch let error as TransportError {
+                    _ = memory.countAttempt()
+                    let request = described ?? describe()
+                    described = request
+                    last = .failure(error)
+                    action = session.receive(.attemptFailed(.transport(error), of: request, at: clock.now))
+                    continue
+                } catch is CancellationError {
+                    throw Self.cancelled(describe())
+                }
+                _ = memory.countAttempt()
+                guard let failure = judge(&response) else {
+                    let refills = policy.budget?.hasDepletedHosts ?? false
+                    _ = session.receive(.attemptSucceeded(of: refills ? (described ?? describe()) : nil))
                     return response
                 }
-                failure = responseFailure
-            case .failure(let error):
-                failure = .transport(error)
-            }
-
-            let elapsed = clock.now - start
-            let request = described ?? describe()
-            described = request
-            switch policy.decide(after: failure, of: request, retriesSoFar: retries, elapsed: elapsed) {
-            case .retry(let delay, let serverAsked):
-                if case .success(let response) = outcome { response.discard() }
-                retries += 1
-                let event = RetryEvent(
-                    attempt: retries + 1, maximumAttempts: policy.maximumAttempts, reason: failure.reason,
-                    delay: delay, serverAsked: serverAsked)
-                onRetry(event)
-                logger?.notice(
-                    Logger.Message(
-                        stringLiteral: LogRedaction.redactedText(
-                            "Retrying \(request.method.rawValue) \(request.url) in \(Self.format(delay))"
-                                + "\(serverAsked ? ", the server asked" : ""): attempt \(retries + 1) of "
-                                + "\(policy.maximumAttempts), after \(failure.reason)")))
+                let request = described ?? describe()
+                described = request
+                last = .success(response)
+                action = session.receive(.attemptFailed(failure, of: request, at: clock.now))
+            case .wait(let delay, let retry):
+                if case .success(let response) = last { response.discard() }
+                last = nil
+                onRetry(retry)
+                if let logger, let notice = session.notice(for: retry) {
+                    logger.notice(Logger.Message(stringLiteral: notice))
+                }
                 do {
                     try await clock.sleep(for: delay)
                 } catch {
-                    throw Self.cancelled(request)
+                    throw Self.cancelled(described ?? describe())
                 }
-            case .stop(let stop):
-                remember(failure, clock: clock)
-                if case .failure(let error) = outcome,
-                    await offersReload(error, stop: stop, request: request, attempts: attempts)
+                action = session.receive(.waited(at: clock.now))
+            case .offerReload(let context, let otherwise):
+                if let reloadPrompt, !Task.isCancelled, await reloadPrompt.shouldReload(after: context),
+                    !Task.isCancelled
                 {
-                    retries = 0
-                    start = clock.now
-                    continue
+                    logger?.notice(
+                        "Reloading \(context.method.rawValue) \(LogRedaction.redactedURL(context.url)) at the person's request"
+                    )
+                    action = session.receive(.reloadAccepted(at: clock.now))
+                } else {
+                    action = .stop(otherwise)
                 }
-                // A first attempt under a policy of no retries has nothing to explain.
-                if stop != .final, stop != .retriesSpent(retries: 0) {
-                    logger?.warning(
-                        Logger.Message(
-                            stringLiteral: LogRedaction.redactedText(
-                                "Not retrying \(request.method.rawValue) \(request.url) after \(failure.reason): "
-                                    + Self.explain(stop, attempts: retries + 1, elapsed: elapsed))))
+            case .stop(let conclusion):
+                if let notBefore = conclusion.notBefore { memory.earliestNextAttempt = notBefore }
+                if let logger, let warning = conclusion.warning {
+                    logger.warning(Logger.Message(stringLiteral: warning))
                 }
-                switch outcome {
+                switch last {
                 case .failure(let error):
-                    throw Self.finalError(error, stop: stop, attempts: retries + 1, elapsed: elapsed)
+                    throw conclusion.error(standingFor: error)
                 case .success(let response):
-                    if let error = Self.finalError(for: failure, stop: stop, attempts: retries + 1) {
+                    if let error = conclusion.errorForAnswer {
                         response.discard()
                         throw error
                     }
                     return response
+                case nil:
+                    // Not reached: a session stops only after a failure, which `last` holds.
+                    assertionFailure("the retry session stopped without a failure")
+                    throw Self.cancelled(conclusion.request)
                 }
+            case .finish:
+                // Not reached: a session finishes only on a success, which returns at once.
+                assertionFailure("the retry session finished without a success")
+                throw Self.cancelled(described ?? describe())
             }
         }
     }
 
     // MARK: - Steps
 
-    /// Waits out a `Retry-After` an earlier run of the same request was given.
-    private func waitForServer(_ describe: () -> RetryRequest, clock: any RetryClock) async throws {
-        guard let notBefore = memory.earliestNextAttempt else { return }
-        let wait = notBefore - clock.now
-        guard wait > .zero else { return }
-        onRetry(
-            RetryEvent(
-                attempt: 1, maximumAttempts: policy.maximumAttempts, reason: "the server asked to wait", delay: wait,
-                serverAsked: true))
-        do {
-            try await clock.sleep(for: wait)
-        } catch {
-            throw Self.cancelled(describe())
+    /// The failure an answer is, when it is one the policy may retry: a retryable status, or
+    /// a body the policy's classifier calls retryable. What the classifier read is kept with
+    /// the response either way.
+    private func judge<Response: RetryableResponse>(_ response: inout Response) -> RetryFailure? {
+        let head = response.head
+        if policy.retryableStatuses.contains(head.status.code) {
+            return .status(head, url: response.url)
         }
-    }
-
-    /// Remembers the server's `Retry-After` for a later run.
-    private func remember(_ failure: RetryFailure, clock: any RetryClock) {
-        guard let value = failure.head?.headerFields[.retryAfter],
-            let wait = RetryAfter.delay(from: value, now: clock.date)
-        else { return }
-        memory.earliestNextAttempt = clock.now + wait
-    }
-
-    /// The failure a response is, when it is one the policy may retry.
-    private func judge(_ response: some RetryableResponse) -> RetryFailure? {
-        if policy.retryableStatuses.contains(response.head.status.code) {
-            return .status(response.head, url: response.url)
-        }
-        guard !policy.retryableBusinessCodes.isEmpty, (200..<300).contains(response.head.status.code),
-            let body = response.bodyInMemory
+        guard let classifier = policy.classifier, (200..<300).contains(head.status.code),
+            let body = response.bodyInMemory,
+            let classification = classifier.classify(head, body: body)
         else { return nil }
-        let decoder = ResponseDecoder(envelope: SilentEnvelope(format: policy.envelope))
-        do {
-            try decoder.success(from: body)
-        } catch let error as BusinessError where policy.retryableBusinessCodes.contains(error.code) {
-            return .business(error.code, message: error.serverMessage, head: response.head, url: response.url)
-        } catch {
-            return nil
-        }
-        return nil
-    }
-
-    /// Asks the prompt, for a network failure whose retries are over.
-    private func offersReload(
-        _ error: TransportError, stop: RetryStop, request: RetryRequest, attempts: Int
-    ) async -> Bool {
-        guard let reloadPrompt, !Task.isCancelled,
-            let context = policy.reloadOffer(after: error, stop: stop, of: request, attempts: attempts)
-        else { return false }
-        let reload = await reloadPrompt.shouldReload(after: context)
-        if reload {
-            logger?.notice(
-                "Reloading \(request.method.rawValue) \(LogRedaction.redactedURL(request.url)) at the person's request")
-        }
-        return reload && !Task.isCancelled
+        response.keep(classification)
+        guard classification.verdict == .retryable else { return nil }
+        return .business(classification, head: head, url: response.url)
     }
 
     // MARK: - Errors
@@ -212,80 +174,5 @@ public struct RetryLoop: Sendable {
         TransportError(
             .cancelled, message: "The request to \(request.url) was cancelled while it waited to be retried.",
             url: request.url)
-    }
-
-    /// A transport error with the policy's verdict added.
-    static func finalError(
-        _ error: TransportError, stop: RetryStop, attempts: Int, elapsed: Duration
-    ) -> TransportError {
-        var final = error
-        switch stop {
-        case .final:
-            return error
-        case .retriesSpent(let retries) where retries == 0:
-            return error
-        case .budgetExhausted:
-            final.category = .retryBudgetExhausted
-        case .notRetryable, .retriesSpent, .deadline, .retryAfterTooLong:
-            break
-        }
-        final.message += " " + explain(stop, attempts: attempts, elapsed: elapsed)
-        return final
-    }
-
-    /// The error for a response whose retries stopped early; `nil` when the response stands.
-    static func finalError(for failure: RetryFailure, stop: RetryStop, attempts: Int) -> TransportError? {
-        let category: TransportError.Category
-        switch stop {
-        case .final, .notRetryable, .retriesSpent: return nil
-        case .budgetExhausted: category = .retryBudgetExhausted
-        case .deadline: category = .deadlineExceeded
-        case .retryAfterTooLong: category = .retryAfterTooLong
-        }
-        let url: String
-        switch failure {
-        case .transport(let error): url = error.url ?? ""
-        case .status(_, let answered), .business(_, _, _, let answered): url = answered
-        }
-        return TransportError(
-            category,
-            message: "The server at \(url) answered \(failure.reason). "
-                + explain(stop, attempts: attempts, elapsed: nil),
-            url: url)
-    }
-
-    /// The verdict as a sentence.
-    package static func explain(_ stop: RetryStop, attempts: Int, elapsed: Duration?) -> String {
-        let tried = attempts == 1 ? "1 attempt" : "\(attempts) attempts"
-        let over = elapsed.map { " over \(format($0))" } ?? ""
-        switch stop {
-        case .final:
-            return ""
-        case .notRetryable(let reason):
-            return "Not retried: \(reason)"
-        case .retriesSpent:
-            return "Gave up after \(tried)\(over), the retry policy's limit."
-        case .deadline(let deadline):
-            return "Gave up after \(tried)\(over): another would not start before the deadline of \(format(deadline))."
-        case .retryAfterTooLong(let asked, let allowed, let byDeadline):
-            let limit =
-                byDeadline
-                ? "the \(format(allowed)) left before the deadline"
-                : "the longest wait the retry policy allows (\(format(allowed)))"
-            return "The server asked to wait \(format(asked)) before trying again (Retry-After), longer than \(limit); "
-                + "not retried. Try again later."
-        case .budgetExhausted(let host):
-            return "Not retried: so many recent attempts to \(host) failed that its retry budget is spent; retries "
-                + "resume as requests to it succeed again."
-        }
-    }
-
-    /// `1.5 s`, `2 min 5 s`, `250 ms`.
-    package static func format(_ duration: Duration) -> String {
-        let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
-        if seconds < 1 { return "\(Int((seconds * 1000).rounded())) ms" }
-        if seconds < 60 { return String(format: "%.1f s", seconds) }
-        let whole = Int(seconds.rounded())
-        return whole % 60 == 0 ? "\(whole / 60) min" : "\(whole / 60) min \(whole % 60) s"
     }
 }

@@ -12,6 +12,18 @@ public protocol RetryableResponse: Sendable {
     var bodyInMemory: Data? { get }
     /// Releases the response when a retry replaces it (cancels a streamed body).
     func discard()
+    /// Keeps what the retry policy's classifier read in the body, so that it goes on with the
+    /// response; does nothing by default.
+    ///
+    /// - Parameter classification: What the classifier read.
+    mutating func keep(_ classification: ResponseClassification)
+}
+
+extension RetryableResponse {
+    /// Does nothing: the response has nowhere to keep it.
+    ///
+    /// - Parameter classification: What the classifier read.
+    public mutating func keep(_ classification: ResponseClassification) {}
 }
 
 extension DataResponse: RetryableResponse {
@@ -19,6 +31,12 @@ extension DataResponse: RetryableResponse {
     public var bodyInMemory: Data? { body }
     /// Does nothing: the body is in memory.
     public func discard() {}
+    /// Stores it as the response's `classification`, where a decoder finds it.
+    ///
+    /// - Parameter classification: What the classifier read.
+    public mutating func keep(_ classification: ResponseClassification) {
+        self.classification = classification
+    }
 }
 
 extension TransportResponse: RetryableResponse {

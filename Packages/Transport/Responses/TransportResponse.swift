@@ -31,6 +31,10 @@ public struct DataResponse: Sendable {
     public var url: String
     /// The transfer's timings and counters, when the transport measures them.
     public var metrics: TransferMetrics?
+    /// What a ``ResponseClassifier`` read in the body, when one did (a retry policy's, which
+    /// judges every answer it may retry): passed along with the response, so that a decoder of
+    /// the same format uses it instead of reading the body again. `nil` otherwise.
+    public var classification: ResponseClassification?
 
     /// Creates a response.
     public init(head: HTTPResponse, body: Data, url: String, metrics: TransferMetrics? = nil) {

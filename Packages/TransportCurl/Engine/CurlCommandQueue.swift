@@ -1,4 +1,3 @@
-import CCurl
 import Transport
 
 /// The one channel into a ``CurlEventLoop``: what transports and transfers ask of the loop.
@@ -10,16 +9,15 @@ import Transport
 /// thread, the loop's own included; the loop takes the whole queue at the start of each pass
 /// and applies it in order.
 ///
-/// Posting from another thread wakes the loop only when it polls, and only once per poll
-/// (`curl_multi_wakeup`, the one multi function libcurl allows from any thread); a command
-/// posted during a pass (a delivery, scheduled by a callback inside `curl_multi_perform`)
-/// keeps the loop from polling until it has been applied.
+/// Posting from another thread wakes the loop only when it waits in `epoll_wait`, and only
+/// once per wait (a write to its eventfd, ``CurlLoopWakeup``); a command posted during a pass
+/// (a delivery, scheduled by a callback inside `curl_multi_socket_action`) keeps the loop from
+/// sleeping until it has been applied.
 final class CurlCommandQueue: @unchecked Sendable {
-    // Safety of @unchecked Sendable: `multi` is written once in `init` and used only for
-    // `curl_multi_wakeup`, which libcurl documents as callable from any thread, and only under
-    // `state`'s lock before the loop has closed the queue (`hasExited`); the loop frees the
-    // handle only after closing it under the same lock. Every other stored property is in the
-    // `PThreadMutex`.
+    // Safety of @unchecked Sendable: `wakeup` is Sendable, written once in `init`, and signalled
+    // only under `state`'s lock before the loop has closed the queue (`hasExited`); the loop
+    // closes the descriptor only after closing the queue under the same lock, so no signal can
+    // reach a closed or reused descriptor. Every other stored property is in the `PThreadMutex`.
 
     /// A request to the loop.
     enum Command {
@@ -39,22 +37,22 @@ final class CurlCommandQueue: @unchecked Sendable {
 
     private struct State {
         var commands: [Command] = []
-        /// The loop is in (or about to enter) `curl_multi_poll` and needs a wakeup.
+        /// The loop is in (or about to enter) `epoll_wait` and needs a wakeup.
         var isPolling = false
-        /// A wakeup was sent since the loop last entered `curl_multi_poll`.
+        /// A wakeup was sent since the loop last entered `epoll_wait`.
         var isWakeupPending = false
         var isShutDown = false
         var shutdownWaiters: [CheckedContinuation<Void, Never>] = []
         var hasExited = false
     }
 
-    private let multi: OpaquePointer
+    private let wakeup: CurlLoopWakeup
     /// A `PThreadMutex`, not a `Mutex`, so that ThreadSanitizer sees the locking (see `PThreadMutex`).
     private let state = PThreadMutex(State())
 
-    /// A queue that wakes `multi`'s poll.
-    init(waking multi: OpaquePointer) {
-        self.multi = multi
+    /// A queue that ends the loop's wait through `wakeup`.
+    init(waking wakeup: CurlLoopWakeup) {
+        self.wakeup = wakeup
     }
 
     // MARK: - Any thread
@@ -71,7 +69,7 @@ final class CurlCommandQueue: @unchecked Sendable {
             // command on its next pass without a syscall.
             if state.isPolling && !state.isWakeupPending {
                 state.isWakeupPending = true
-                curl_multi_wakeup(multi)
+                wakeup.signal()
             }
             return true
         }
@@ -83,7 +81,7 @@ final class CurlCommandQueue: @unchecked Sendable {
             if state.hasExited { return true }
             state.isShutDown = true
             state.shutdownWaiters.append(waiter)
-            curl_multi_wakeup(multi)
+            wakeup.signal()
             return false
         }
         if alreadyExited { waiter.resume() }
@@ -94,14 +92,14 @@ final class CurlCommandQueue: @unchecked Sendable {
         state.withLock { state in
             guard !state.hasExited else { return }
             state.isShutDown = true
-            curl_multi_wakeup(multi)
+            wakeup.signal()
         }
     }
 
     // MARK: - Loop thread
 
     /// Swaps the queued commands into `commands` (an empty array whose storage is reused) and
-    /// ends the poll, if there was one.
+    /// ends the wait, if there was one.
     ///
     /// - Returns: Whether the loop has been asked to stop.
     func take(into commands: inout [Command]) -> Bool {
@@ -113,10 +111,10 @@ final class CurlCommandQueue: @unchecked Sendable {
         }
     }
 
-    /// Announces that the loop is about to poll, unless commands arrived during the pass (or
-    /// the loop must stop): then it should run another pass at once.
+    /// Announces that the loop is about to wait, unless commands arrived during the pass (or
+    /// the loop must stop): then it should run another pass without sleeping.
     ///
-    /// - Returns: Whether the loop may poll.
+    /// - Returns: Whether the loop may sleep.
     func announcePoll() -> Bool {
         state.withLock { state in
             guard state.commands.isEmpty && !state.isShutDown else { return false }

@@ -5,44 +5,69 @@ import Transport
 /// The thread that owns one libcurl multi handle and every transfer on it.
 ///
 /// Other threads never touch curl: they post a ``CurlCommandQueue/Command`` to the loop's
-/// ``commands`` queue, which wakes the loop if it polls. Calls go one way: the loop calls its
+/// ``commands`` queue, which wakes the loop if it waits. Calls go one way: the loop calls its
 /// transfers, and a transfer asks anything of the loop only by posting to that same queue
 /// (from the loop's own thread too, to have a streamed head or body handed over before the
-/// loop next sleeps). The loop then, over and over:
+/// loop next sleeps).
+///
+/// The loop drives libcurl through its socket interface. libcurl's socket callback
+/// (`CURLMOPT_SOCKETFUNCTION`) says which sockets to watch for what, and the loop keeps them
+/// in an epoll set (``EpollSet``) beside its wakeup eventfd (``CurlLoopWakeup``); libcurl's
+/// timer callback (`CURLMOPT_TIMERFUNCTION`) says when it next wants to run its timers. Every
+/// attached transfer sits in a heap ordered by its next stall check (``DeadlineHeap``). The
+/// loop then, over and over:
 ///
 /// 1. takes the queued commands and applies each (start, cancel, resume reading or sending,
-///    deliver a streamed head or body bytes, shut down);
-/// 2. calls `curl_multi_perform`, which runs the C callbacks of ready transfers;
-/// 3. reads finished transfers with `curl_multi_info_read` and completes them;
-/// 4. fails transfers that have stalled;
-/// 5. blocks in `curl_multi_poll` until a socket is ready, a timer is due, or a wakeup, unless
-///    commands were posted during the pass (a delivery a callback scheduled): then it runs the
-///    next pass at once, so the head of a response that arrived in this pass reaches its task
-///    before the loop sleeps, usually with a small body complete and no second hop.
+///    deliver a streamed head or body bytes, run a job, shut down);
+/// 2. waits in `epoll_wait` until a socket is ready, a command wakes it, or libcurl's timer or
+///    the earliest stall check comes (``LoopWakeRules``); it does not sleep at all when
+///    commands were posted during the pass (a delivery a callback scheduled), so the head of
+///    a response that arrived in a pass reaches its task before the loop sleeps, usually with
+///    a small body complete and no second hop;
+/// 3. tells libcurl about each ready socket (`curl_multi_socket_action` with the
+///    ``SocketReadiness`` bits), which runs the C callbacks of the transfers on it only;
+/// 4. runs libcurl's timers when they are due (`CURL_SOCKET_TIMEOUT`): connect and transfer
+///    timeouts, and a transfer to run again at once, as after `curl_easy_pause` lifts a pause
+///    or `curl_multi_add_handle` adds one;
+/// 5. reads finished transfers with `curl_multi_info_read` and completes them;
+/// 6. checks the transfers whose stall check is due, and fails those that stalled.
 ///
-/// No work runs on Swift's cooperative pool and no Dispatch source exists per socket.
+/// No step walks every transfer: a pass costs what its ready sockets, due timers and due
+/// checks cost, whatever the number in flight. No work runs on Swift's cooperative pool and
+/// no Dispatch source exists per socket.
 final class CurlEventLoop: @unchecked Sendable {
-    // Safety of @unchecked Sendable: `multi` is written once in `init` and afterwards used by
-    // other threads only through `commands` (for `curl_multi_wakeup`, which libcurl documents
-    // as callable from any thread). `commands` is Sendable. Every other stored property is
-    // touched only on the loop thread (inside `run()` and the functions it calls), which is the
-    // single thread that ever runs them.
+    // Safety of @unchecked Sendable: `multi`, `sockets` and `wakeup` are written once in `init`;
+    // afterwards other threads reach the loop only through `commands` (which signals
+    // `wakeup`, an eventfd any thread may write, under its lock and never after the loop has
+    // closed it). `commands` and `executor` are Sendable. Every other stored property, and
+    // `multi` and `sockets` themselves, are touched only on the loop thread (inside `run()`, the
+    // functions it calls and libcurl's callbacks into `onSocket` and `onTimer`, which libcurl
+    // makes on the thread that called it), the single thread that ever runs them.
 
     private let multi: OpaquePointer
+    /// The sockets libcurl watches, and the wakeup descriptor.
+    private let sockets: EpollSet
+    /// The descriptor that ends the loop's wait when a command is posted.
+    private let wakeup: CurlLoopWakeup
     /// The one way into the loop, for the transport and for the transfers.
     let commands: CurlCommandQueue
     /// The loop as a task executor: jobs of tasks that prefer it run on the loop thread.
     let executor: CurlLoopExecutor
 
     // Loop-thread state.
-    private var active: [ObjectIdentifier: CurlTransfer] = [:]
+    /// Every attached transfer, ordered by its next stall check.
+    private var attached = DeadlineHeap<CurlTransfer>()
     private var idleHandles: [CurlEasyHandle] = []
     private var spareCommands: [CurlCommandQueue.Command] = []
-    private var lastStallCheck = ContinuousClock.now
+    /// When libcurl wants its timers run, as its timer callback last said; `nil` for never.
+    private var curlTimer: LoopInstant?
+    /// How many times libcurl's timer callback has been called (it is called only on a change).
+    private var curlTimerCalls = 0
 
     /// Creates the multi handle and starts the loop thread.
     ///
-    /// - Throws: ``TransportError`` when libcurl cannot be initialised.
+    /// - Throws: ``TransportError`` when libcurl cannot be initialised, or the system gives no
+    ///   epoll set or eventfd.
     init(configuration: CurlTransport.Configuration) throws {
         guard CurlGlobal.initialized, let multi = curl_multi_init() else {
             throw TransportError(
@@ -52,8 +77,31 @@ final class CurlEventLoop: @unchecked Sendable {
                 mayHaveReachedServer: false
             )
         }
+        let sockets: EpollSet
+        let wakeup: CurlLoopWakeup
+        do {
+            sockets = try EpollSet()
+            do {
+                wakeup = try CurlLoopWakeup()
+            } catch {
+                sockets.close()
+                throw error
+            }
+            do {
+                try sockets.watchWakeup(wakeup)
+            } catch {
+                wakeup.close()
+                sockets.close()
+                throw error
+            }
+        } catch {
+            curl_multi_cleanup(multi)
+            throw error
+        }
         self.multi = multi
-        let commands = CurlCommandQueue(waking: multi)
+        self.sockets = sockets
+        self.wakeup = wakeup
+        let commands = CurlCommandQueue(waking: wakeup)
         self.commands = commands
         self.executor = CurlLoopExecutor(commands: commands)
         _ = parley_multi_setopt_long(multi, CURLMOPT_PIPELINING, parley_pipe_multiplex)
@@ -64,6 +112,12 @@ final class CurlEventLoop: @unchecked Sendable {
         // Keep enough idle connections cached for every host's limit to be reused.
         let cacheSize = max(configuration.maximumTotalConnections, configuration.maximumConnectionsPerHost * 4, 32)
         _ = parley_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, cacheSize)
+        // Unretained: the loop outlives the multi handle, which its own thread frees last.
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        _ = parley_multi_setopt_socket_callback(multi, CURLMOPT_SOCKETFUNCTION, curlSocketCallback)
+        _ = parley_multi_setopt_pointer(multi, CURLMOPT_SOCKETDATA, context)
+        _ = parley_multi_setopt_timer_callback(multi, CURLMOPT_TIMERFUNCTION, curlTimerCallback)
+        _ = parley_multi_setopt_pointer(multi, CURLMOPT_TIMERDATA, context)
 
         let thread = Thread { [self] in self.run() }
         // Not `thread.name`: Foundation on Linux does not give the started thread that name (it
@@ -101,17 +155,63 @@ final class CurlEventLoop: @unchecked Sendable {
             spareCommands = taken
             if shuttingDown { break }
 
-            curl_multi_perform(multi, &stillRunning)
-            drainFinished()
-            checkStalls()
-
-            // Wake at least every 250 ms while transfers run, for the stall check.
-            if commands.announcePoll() {
-                curl_multi_poll(multi, nil, 0, active.isEmpty ? 1000 : 250, nil)
+            // Commands posted during the pass keep the loop from sleeping; ready sockets are
+            // still read (a wait of 0).
+            let timeout = LoopWakeRules.timeout(
+                now: .now(), curlTimer: curlTimer, nextStallCheck: attached.earliestDeadline,
+                commandsPending: !commands.announcePoll())
+            sockets.wait(timeout: timeout) { descriptor, events in
+                if descriptor == wakeup.descriptor {
+                    wakeup.drain()
+                    return
+                }
+                let bits = SocketReadiness.selectBits(events: events, watched: sockets.watchedEvents(of: descriptor))
+                if bits != 0 { curl_multi_socket_action(multi, descriptor, bits, &stillRunning) }
             }
+
+            let now = LoopInstant.now()
+            if LoopWakeRules.isDue(curlTimer, now: now) {
+                let calls = curlTimerCalls
+                curl_multi_socket_action(multi, parley_socket_timeout, 0, &stillRunning)
+                if curlTimerCalls == calls {
+                    curlTimer = LoopWakeRules.curlTimerAfterSilentTimeout(curlTimer, now: .now())
+                }
+            }
+            drainFinished()
+            checkStalls(now: now)
         }
         tearDown()
     }
+
+    // MARK: - libcurl's multi callbacks (loop thread)
+
+    /// libcurl wants `socket` watched for `what` (`CURL_POLL_*`); `easy` is a transfer on it.
+    func onSocket(_ socket: Int32, what: Int32, easy: OpaquePointer?) {
+        let (watching, error) = sockets.watch(socket, what: what)
+        guard !watching, let easy else { return }
+        // The system refused to watch the socket: the transfer could only wait for a timeout.
+        var context: UnsafeMutableRawPointer?
+        _ = parley_easy_getinfo_pointer(easy, CURLINFO_PRIVATE, &context)
+        guard let context else { return }
+        let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
+        commands.post(
+            .cancel(
+                transfer,
+                TransportError(
+                    .other,
+                    message: "The engine could not watch the transfer's socket (epoll_ctl: "
+                        + "\(String(cString: strerror(error)))); raise the system's limit on epoll watches "
+                        + "(fs.epoll.max_user_watches) or send fewer requests at once.",
+                    url: transfer.currentURL)))
+    }
+
+    /// libcurl wants its timers run in `milliseconds` (0: at once; -1: it has none).
+    func onTimer(milliseconds: Int) {
+        curlTimerCalls &+= 1
+        curlTimer = LoopWakeRules.curlTimer(milliseconds: milliseconds, now: .now())
+    }
+
+    // MARK: - Commands
 
     private func apply(_ command: CurlCommandQueue.Command) {
         switch command {
@@ -152,10 +252,10 @@ final class CurlEventLoop: @unchecked Sendable {
             transfer.complete(.failure(TransportError(wrapping: error, url: transfer.initialURL)))
             return
         }
-        active[ObjectIdentifier(transfer)] = transfer
+        attached.insert(transfer, deadline: transfer.startStallWatch(now: .now()))
         let code = curl_multi_add_handle(multi, handle.pointer)
         if code != CURLM_OK {
-            active[ObjectIdentifier(transfer)] = nil
+            attached.remove(transfer)
             if let handle = transfer.detach() { recycle(handle) }
             transfer.complete(
                 .failure(
@@ -205,7 +305,7 @@ final class CurlEventLoop: @unchecked Sendable {
 
     /// Removes a transfer from the multi handle, recycles its easy handle and completes it.
     private func finish(_ transfer: CurlTransfer, with outcome: Result<Void, TransportError>) {
-        active[ObjectIdentifier(transfer)] = nil
+        attached.remove(transfer)
         if let handle = transfer.detach() {
             curl_multi_remove_handle(multi, handle.pointer)
             recycle(handle)
@@ -227,14 +327,16 @@ final class CurlEventLoop: @unchecked Sendable {
         }
     }
 
-    /// Fails transfers that moved no byte for their stall timeout, at most four times a second.
-    private func checkStalls() {
-        guard !active.isEmpty else { return }
-        let now = ContinuousClock.now
-        guard now - lastStallCheck >= .milliseconds(250) else { return }
-        lastStallCheck = now
-        for transfer in active.values {
-            if let error = transfer.checkStall(now: now) { finish(transfer, with: .failure(error)) }
+    /// Checks the transfers whose stall check is due, and fails those that stalled; the others
+    /// are checked again later. Looks at no other transfer.
+    private func checkStalls(now: LoopInstant) {
+        while let transfer = attached.firstDue(at: now) {
+            switch transfer.checkStall(now: now) {
+            case .checkAgain(let next):
+                attached.rescheduleFirst(to: next)
+            case .stalled(let error):
+                finish(transfer, with: .failure(error))
+            }
         }
     }
 
@@ -243,7 +345,7 @@ final class CurlEventLoop: @unchecked Sendable {
             .shutDown,
             message: "The transport was shut down while the transfer ran; create a new transport to send more requests."
         )
-        for transfer in active.values { finish(transfer, with: .failure(shutDown)) }
+        for transfer in attached.elements { finish(transfer, with: .failure(shutDown)) }
         let (leftover, waiters) = commands.close()
         for command in leftover {
             switch command {
@@ -257,7 +359,11 @@ final class CurlEventLoop: @unchecked Sendable {
             LiveCounts.easyHandlesPooled.decrement()
         }
         idleHandles = []
+        // libcurl may still call the socket callback while it closes its cached connections.
         curl_multi_cleanup(multi)
+        sockets.close()
+        // The queue is closed: nothing signals the wakeup descriptor any more.
+        wakeup.close()
         for waiter in waiters { waiter.resume() }
     }
 }

@@ -3,7 +3,7 @@ import Foundation
 import Transport
 
 // What the C callbacks of `CurlCallbacks.swift` call: one entry point per callback, each run on
-// the loop thread inside `curl_multi_perform`.
+// the loop thread inside `curl_multi_socket_action`.
 extension CurlTransfer {
     /// One header line (status line, field, or the blank line that ends a head).
     func onHeader(_ line: UnsafeRawBufferPointer) -> Int {

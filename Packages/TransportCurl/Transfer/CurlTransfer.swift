@@ -14,9 +14,9 @@ import Transport
 /// decided by ``RedirectRules``, apart from libcurl.
 ///
 /// Ownership: the loop keeps a transfer alive from `start` to `finish` twice over, in its
-/// `active` table and as the `Unmanaged` reference retained into `CURLOPT_PRIVATE` (and the
+/// heap of attached transfers (ordered by their next stall check) and as the `Unmanaged` reference retained into `CURLOPT_PRIVATE` (and the
 /// callbacks' user data) by ``attach(to:)`` and released exactly once by ``detach()``.
-final class CurlTransfer: @unchecked Sendable {
+final class CurlTransfer: DeadlineHeapElement, @unchecked Sendable {
     // Safety of @unchecked Sendable: a transfer is created on the caller's task, which sets
     // `dataContinuation`/`headContinuation` and then hands the transfer to the loop through
     // the loop's locked command queue (a happens-before edge). From then on every stored
@@ -108,6 +108,10 @@ final class CurlTransfer: @unchecked Sendable {
     var bytesMoved: Int64 = 0
     /// Tracks how long ``bytesMoved`` has stood still.
     var stallWatch = StallWatch()
+    /// Where the transfer sits in the loop's heap of stall checks while it is attached.
+    var deadlineHeapIndex: Int?
+    /// The time between two stall checks, in nanoseconds (``StallWatch/checkInterval(for:)``).
+    private var stallCheckInterval: Int64 = 0
 
     /// Whether the transfer is on the multi handle now.
     var isAttached: Bool { handle != nil }
@@ -185,26 +189,43 @@ final class CurlTransfer: @unchecked Sendable {
         return handle
     }
 
+    /// What a stall check found.
+    enum StallCheck {
+        /// The transfer stalled: fail it with this error.
+        case stalled(TransportError)
+        /// The transfer is healthy (or waits on its caller, or still connects): look again then.
+        case checkAgain(at: LoopInstant)
+    }
+
+    /// Starts the stall clock when the transfer is attached.
+    ///
+    /// - Returns: When the loop first checks the transfer.
+    func startStallWatch(now: LoopInstant) -> LoopInstant {
+        stallCheckInterval = StallWatch.checkIntervalNanoseconds(for: request.options.stallTimeout)
+        stallWatch.start(bytesMoved: bytesMoved, now: now)
+        return now.advanced(byNanoseconds: stallCheckInterval)
+    }
+
     /// The stall error when no byte has moved for the stall timeout while the transfer was
-    /// connected and not paused by its own consumer or producer; the loop asks a few times a
-    /// second.
-    func checkStall(now: ContinuousClock.Instant) -> TransportError? {
-        guard let handle else { return nil }
+    /// connected and not paused by its own consumer or producer; otherwise when to check
+    /// again. The loop asks when the transfer's check comes due (``StallWatch/checkInterval(for:)``).
+    func checkStall(now: LoopInstant) -> StallCheck {
+        let next = StallCheck.checkAgain(at: now.advanced(byNanoseconds: stallCheckInterval))
+        guard let handle else { return next }
+        let timeout = request.options.stallTimeout
         let waitingOnCaller = isReceivePaused || isSendPaused
-        guard
-            stallWatch.isStalled(
-                bytesMoved: bytesMoved, excused: waitingOnCaller, now: now,
-                timeout: request.options.stallTimeout)
-        else { return nil }
+        guard stallWatch.isStalled(bytesMoved: bytesMoved, excused: waitingOnCaller, now: now, timeout: timeout)
+        else { return next }
         var preTransfer: curl_off_t = 0
         _ = parley_easy_getinfo_off_t(handle.pointer, CURLINFO_PRETRANSFER_TIME_T, &preTransfer)
-        guard preTransfer > 0 else { return nil }  // Still connecting: the connect timeout governs.
-        return TransportError(
-            .stalledTransfer,
-            message: "No data moved to or from \(CurlErrorMapping.hostAndPort(of: currentURL)) for "
-                + "\(request.options.stallTimeout), so the transfer was stopped as stalled. The server or the network "
-                + "stopped responding; retry later or raise TransferOptions.stallTimeout.",
-            url: currentURL)
+        guard preTransfer > 0 else { return next }  // Still connecting: the connect timeout governs.
+        return .stalled(
+            TransportError(
+                .stalledTransfer,
+                message: "No data moved to or from \(CurlErrorMapping.hostAndPort(of: currentURL)) for "
+                    + "\(timeout), so the transfer was stopped as stalled. The server or the network "
+                    + "stopped responding; retry later or raise TransferOptions.stallTimeout.",
+                url: currentURL))
     }
 
     /// Unpauses one direction (the other keeps its state).

@@ -1,5 +1,6 @@
 import Foundation
 import Mapping
+import Transport
 
 /// `KeyPathWalker` through `ResponseDecoder.json(from:at:)`: the first line of the input is a
 /// `JSONKeyPath`, the rest a JSON document; bit 0 of the first byte of the path line decodes

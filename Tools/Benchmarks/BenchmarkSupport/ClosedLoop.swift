@@ -12,28 +12,34 @@ import Synchronization
 /// - `bytes`: the sum of what `perform` returned for successful requests;
 /// - `cpu_s`: the process's user plus system CPU time across the timed phase.
 ///
-/// Workers are child tasks of one task group, so `perform` runs on the global concurrent executor. Request indices
+/// Workers are child tasks of one task group, so `perform` runs on the executor the caller prefers (the global
+/// concurrent executor unless it prefers another), or on the one `workerExecutor` gives each worker. Request indices
 /// come from one atomic counter; each worker keeps its own latency samples and the samples are merged at the end,
 /// so measuring adds no contention beyond that counter.
 ///
 /// - Parameters:
 ///   - options: The parsed command line.
+///   - workerExecutor: The executor each worker prefers, asked once per worker and phase; `nil` (the default) for
+///     the preference of the calling task.
 ///   - perform: Performs request `index` (0-based within its phase) and returns its body byte count. It throws on
 ///     failure, including a status other than 2xx (see ``UnexpectedStatus``).
 /// - Returns: The timed phase's measurements, and the warm-up's failure count.
 public func runClosedLoop(
     options: BenchmarkOptions,
+    workerExecutor: @escaping @Sendable () -> (any TaskExecutor)? = { nil },
     _ perform: @escaping @Sendable (Int) async throws -> Int
 ) async -> ClosedLoopReport {
     var warmupErrors = 0
     if options.warmup > 0 {
-        let warmup = await runPhase(requests: options.warmup, concurrency: options.concurrency, perform)
+        let warmup = await runPhase(
+            requests: options.warmup, concurrency: options.concurrency, workerExecutor: workerExecutor, perform)
         warmupErrors = warmup.errors
         reportFailures(warmup.failures, phase: "warm-up")
     }
 
     let cpuBefore = processCPUSeconds()
-    let timed = await runPhase(requests: options.requests, concurrency: options.concurrency, perform)
+    let timed = await runPhase(
+        requests: options.requests, concurrency: options.concurrency, workerExecutor: workerExecutor, perform)
     let cpuAfter = processCPUSeconds()
     reportFailures(timed.failures, phase: "timed")
 
@@ -176,13 +182,15 @@ private final class RequestTickets: Sendable {
 private func runPhase(
     requests: Int,
     concurrency: Int,
+    workerExecutor: @Sendable () -> (any TaskExecutor)?,
     _ perform: @escaping @Sendable (Int) async throws -> Int
 ) async -> PhaseTally {
     let tickets = RequestTickets(limit: requests)
     let workers = min(concurrency, requests)
     return await withTaskGroup(of: PhaseTally.self, returning: PhaseTally.self) { group in
         for _ in 0..<workers {
-            group.addTask {
+            // A `nil` preference inherits the calling task's.
+            group.addTask(executorPreference: workerExecutor()) {
                 let clock = ContinuousClock()
                 var tally = PhaseTally()
                 tally.latencies.reserveCapacity(requests / workers + 1)

@@ -12,6 +12,8 @@
 //   in a long-running process, and in memory and on disk with room for everything. The disk
 //   storage writes behind; its measurement ends when the writer has written every entry
 //   (`flush()`), so its time and CPU count the writes;
+// - the misses one at a time over the engine, without a cache and through a memory cache at its
+//   cap and a disk cache: what the cache adds to one request's CPU;
 // - the same misses one at a time against an in-process transport that answers at once with a
 //   copy of nginx's answer: no network, no event loop, so the CPU per request is the cache's own
 //   work plus a small constant, and moves far less with the machine's load.
@@ -125,6 +127,30 @@ struct CacheBench: AsyncParsableCommand {
                 throw ValidationError("\(measurement): \(stored) entries stored of \(concurrentRequests)")
             }
         }
+
+        // The same misses one at a time over the engine: what the cache adds to a request's
+        // CPU, with no concurrency to blur it (the lines `cache-cost.sh --counts` counts).
+        let onePlainName = "misses, no cache, one at a time"
+        emit(
+            try await measure(onePlainName, requests: sequentialRequests, concurrency: 1) { index in
+                try await curl.data(for: try TransportRequest(method: .get, url: "\(url)?one=\(index)"))
+            }.row)
+        let oneFullName = "misses, memory at its 10 MiB cap (each stored, one evicted), one at a time"
+        let oneFull = try await filledMemoryCache(
+            over: curl, options: options, url: url, selected: isSelected(oneFullName))
+        emit(
+            try await measure(oneFullName, requests: sequentialRequests, concurrency: 1) { index in
+                try await oneFull.data(for: try TransportRequest(method: .get, url: "\(url)?onefull=\(index)"))
+            }.row)
+        let oneDisk = try DiskCacheStorage(directory: "\(root)/one-disk", maximumBytes: 1 << 30)
+        let oneDiskTransport = MiddlewareTransport(curl, middleware: [HTTPCache(storage: oneDisk, options: options)])
+        let oneDiskName = "misses, disk (each stored), one at a time"
+        emit(
+            try await measure(oneDiskName, requests: sequentialRequests, concurrency: 1) { index in
+                try await oneDiskTransport.data(for: try TransportRequest(method: .get, url: "\(url)?onedisk=\(index)"))
+            } finish: {
+                await oneDisk.flush()
+            }.row)
 
         // The cache's own work, without the network: one request at a time.
         let template = try await curl.data(for: try TransportRequest(method: .get, url: url))
@@ -261,8 +287,10 @@ struct CacheBench: AsyncParsableCommand {
     }
 }
 
-/// Answers every request at once with a copy of one real answer (its body in new bytes, as a
-/// transfer's would be), for the URL asked.
+/// Answers every request at once with a copy of one real answer, for the URL asked: its body in
+/// new bytes and its header fields in a new list, as a transfer's would be (the engine makes both
+/// for each response), so that a middleware that adds a field to the answer pays what it pays
+/// with the engine, not the copy a list shared with the template would cost.
 struct CannedTransport: HTTPTransport {
     let template: DataResponse
 
@@ -273,7 +301,11 @@ struct CannedTransport: HTTPTransport {
 
     func data(for request: TransportRequest) async throws -> DataResponse {
         let body = template.body.withUnsafeBytes { Data($0) }
-        return DataResponse(head: template.head, body: body, url: request.url)
+        var head = template.head
+        // A list of its own with room for 16 fields, as the engine's head parser makes it:
+        // reserving room in a list shared with the template copies it into a new one.
+        head.headerFields.reserveCapacity(16)
+        return DataResponse(head: head, body: body, url: request.url)
     }
 }
 

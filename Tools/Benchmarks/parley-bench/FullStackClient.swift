@@ -19,12 +19,13 @@ struct FullStackClient: Requestable {
 
     /// Splits `url` into the client's base URL and the form's path.
     ///
-    /// - Parameter onEngineThread: Whether the handles' operations prefer the engine's thread.
-    init(transport: CurlTransport, url: String, onEngineThread: Bool = false) throws {
+    /// - Parameter taskExecutor: The executor the handles' operations prefer (one of the
+    ///   engine's loops), or `nil` for none.
+    init(transport: CurlTransport, url: String, taskExecutor: (any TaskExecutor)? = nil) throws {
         let parts = try RequestValidation.parseURL(url)
         var configuration = ClientConfiguration(transport: transport, baseURL: "\(parts.scheme)://\(parts.authority)")
         configuration.transferOptions.maximumBodySize = .max
-        if onEngineThread { configuration.taskExecutor = transport.taskExecutor }
+        configuration.taskExecutor = taskExecutor
         clientConfiguration = configuration
         form = ForecastForm(path: parts.path)
     }

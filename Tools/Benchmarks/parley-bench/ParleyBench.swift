@@ -3,12 +3,14 @@
 // Each request is built from the URL string, validated, and handed to the transport: `data(for:)` for `get` and
 // `upload`, `send(_:)` and the streamed body for `download`. The engine is configured for the scenario and for
 // nothing else: up to `--concurrency` connections per host, `--cacert` as the CA file, and a 512 KiB receive
-// buffer for downloads (the baseline's CURLOPT_BUFFERSIZE).
+// buffer for downloads (the baseline's CURLOPT_BUFFERSIZE). `--loops N` sets the engine's event loops (its default
+// otherwise); the connection limit is the transport's whole, divided between them.
 
 import ArgumentParser
 import BenchmarkSupport
 import Foundation
 import HTTPTypes
+import Synchronization
 import Transport
 import TransportCurl
 
@@ -49,22 +51,46 @@ struct ParleyBench: AsyncParsableCommand {
     @Option(help: "pool (Swift's global executor) or loop (the engine's thread, CurlTransport.taskExecutor).")
     var executor: Executor = .pool
 
+    /// How many event loops the engine runs (`CurlTransport.Configuration.loopCount`); its
+    /// default when not given.
+    @Option(help: "The engine's event loops (Configuration.loopCount); the engine's default if not given.")
+    var loops: Int?
+
+    /// The transport's connection limit per host; `--concurrency` when not given (every worker
+    /// a connection of its own).
+    @Option(help: "The transport's connections per host; --concurrency if not given.")
+    var connectionsPerHost: Int?
+
+    /// Whether to count the responses that came on a new connection, to see how often the
+    /// engine reuses one.
+    @Flag(
+        help: "Print to standard error how many responses, warm-up included, came on a new connection (get mode).")
+    var countConnections = false
+
     func validate() throws {
         if stack != .transport && options.mode != .get {
             throw ValidationError("--stack \(stack.rawValue) works with --mode get only.")
+        }
+        if let loops, loops < 1 {
+            throw ValidationError("--loops must be at least 1.")
+        }
+        if let connectionsPerHost, connectionsPerHost < 1 {
+            throw ValidationError("--connections-per-host must be at least 1.")
         }
     }
 
     func run() async throws {
         let options = self.options
         var configuration = CurlTransport.Configuration()
-        configuration.maximumConnectionsPerHost = options.concurrency
+        configuration.maximumConnectionsPerHost = connectionsPerHost ?? options.concurrency
+        if let loops { configuration.loopCount = loops }
         configuration.tls.caFile = options.cacert
         if options.mode == .download {
             configuration.receiveBufferSize = downloadReceiveBufferSize
         }
         let transport = try CurlTransport(configuration: configuration)
         let uploadSize = try options.input.map { try InputFile.size(atPath: $0) }
+        let opened: ConnectionCount? = countConnections ? ConnectionCount() : nil
 
         let report: ClosedLoopReport
         if options.idle {
@@ -72,17 +98,23 @@ struct ParleyBench: AsyncParsableCommand {
             try await Task.sleep(for: idleDuration)
             report = .idle(options: options)
         } else {
-            let preferred: (any TaskExecutor)? = executor == .loop ? transport.taskExecutor : nil
+            let onLoops = executor == .loop
             switch stack {
             case .transport:
-                report = await withTaskExecutorPreference(preferred) {
-                    await runClosedLoop(options: options) { _ in
-                        try await perform(on: transport, options: options, uploadSize: uploadSize)
-                    }
+                // Each worker prefers one loop, the loops taken in turn, so that with several
+                // loops the workers spread over all of them (and each request stays on its
+                // worker's loop).
+                let workerExecutor: @Sendable () -> (any TaskExecutor)? = {
+                    onLoops ? transport.taskExecutor : nil
+                }
+                report = await runClosedLoop(options: options, workerExecutor: workerExecutor) { _ in
+                    try await perform(on: transport, options: options, uploadSize: uploadSize, opened: opened)
                 }
             case .full, .direct:
-                let client = try FullStackClient(
-                    transport: transport, url: options.url, onEngineThread: executor == .loop)
+                // The handles' operations prefer one loop (the client's `taskExecutor`), and the
+                // workers that one too.
+                let preferred: (any TaskExecutor)? = onLoops ? transport.taskExecutor : nil
+                let client = try FullStackClient(transport: transport, url: options.url, taskExecutor: preferred)
                 let throughHandle = stack == .full
                 report = await withTaskExecutorPreference(preferred) {
                     await runClosedLoop(options: options) { _ in
@@ -92,6 +124,11 @@ struct ParleyBench: AsyncParsableCommand {
             }
         }
         await transport.shutdown()
+        if let opened {
+            printToStandardError(
+                "connections opened: \(opened.count.load(ordering: .relaxed)) for \(options.warmup + options.requests) "
+                    + "requests on \(transport.loopCount) loop(s)")
+        }
         print(report.resultLine(peer: options.label ?? "parley"))
         if !report.succeeded {
             throw ExitCode.failure
@@ -105,8 +142,16 @@ private let idleDuration = Duration.milliseconds(200)
 /// The receive buffer of a download, as large as the baseline's: 512 KiB.
 private let downloadReceiveBufferSize = 512 * 1024
 
-/// Performs one request in `options.mode` and returns its body byte count.
-private func perform(on transport: CurlTransport, options: BenchmarkOptions, uploadSize: Int?) async throws -> Int {
+/// Counts responses that came on a new connection (`--count-connections`).
+private final class ConnectionCount: Sendable {
+    let count = Atomic(0)
+}
+
+/// Performs one request in `options.mode` and returns its body byte count; counts it in
+/// `opened` when it came on a new connection.
+private func perform(
+    on transport: CurlTransport, options: BenchmarkOptions, uploadSize: Int?, opened: ConnectionCount? = nil
+) async throws -> Int {
     // Bodies are collected whatever their size, as every peer collects them.
     var transfer = TransferOptions()
     transfer.maximumBodySize = .max
@@ -116,6 +161,7 @@ private func perform(on transport: CurlTransport, options: BenchmarkOptions, upl
         let request = try TransportRequest(method: .get, url: options.url, options: transfer)
         let response = try await transport.data(for: request)
         try requireSuccess(response.head)
+        if let opened, response.metrics?.reusedConnection == false { opened.count.add(1, ordering: .relaxed) }
         return response.body.count
 
     case .download:

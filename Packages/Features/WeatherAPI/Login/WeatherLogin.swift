@@ -1,5 +1,5 @@
 public import Forms
-public import Mapping
+import Mapping
 public import Retry
 public import Transport
 
@@ -37,8 +37,8 @@ public struct WeatherLogin: Authenticator {
         self.client = client
     }
 
-    /// `[401]`: the backend says "Token expired" with envelope code 401 over HTTP 200.
-    public var expiredCodes: Set<BusinessCode> { [401] }
+    /// Envelope code 401 is an expired token: the backend says "Token expired" with it over HTTP 200.
+    public var classifier: (any ResponseClassifier)? { EnvelopeClassifier(expiredCodes: [401]) }
 
     /// Sets `Authorization: Bearer <token>`.
     ///

@@ -1,7 +1,4 @@
 import Foundation
-import HTTPTypes
-import Mapping
-import Synchronization
 import Testing
 import Transport
 

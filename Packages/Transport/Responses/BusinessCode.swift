@@ -1,5 +1,9 @@
 /// The result code a server puts in its envelope, such as `200`, `"200"` or `"OK"`.
 ///
+/// Mapping reads it from envelopes (its `BusinessError` and `EnvelopeHead` carry one), and
+/// Feedback chooses a sentence by it; it lives here, below both, with
+/// ``MessageDescribable``.
+///
 /// Servers disagree on whether a code is a number or a string, and some send both over
 /// time; a `BusinessCode` accepts either. Two codes are equal when both read as integers
 /// and the integers are equal (`200`, `"200"` and `"0200"` are one code), and otherwise
@@ -12,7 +16,7 @@
 /// let successCodes: Set<BusinessCode> = [200, 0, "OK"]
 /// ```
 ///
-/// It is not the HTTP status: that is `HTTPResponse.Status`, checked by a ``StatusPolicy``.
+/// It is not the HTTP status: that is `HTTPResponse.Status`, checked by Mapping's `StatusPolicy`.
 public struct BusinessCode: Sendable, Hashable, Codable, CustomStringConvertible, ExpressibleByIntegerLiteral,
     ExpressibleByStringLiteral
 {

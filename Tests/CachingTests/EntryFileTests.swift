@@ -1,0 +1,24 @@
+import Testing
+
+@testable import Caching
+
+/// What the entry file format decides on its own: which media types are not deflated again.
+@Suite struct EntryFileTests {
+    // Checked to fail: with the comparison made case-sensitive, the upper-case rows fail. The
+    // rows give what the earlier reading (split, trim, lowercase) gave for each.
+    @Test(arguments: [
+        ("image/png", true), ("IMAGE/JPEG", true), ("image/svg+xml", false), ("Image/BMP", false),
+        ("audio/ogg", true), ("video/mp4; codecs=avc1", true), ("font/woff2", true), ("font/ttf", false),
+        ("application/zip", true), ("  application/gzip ;q=1", true), ("application/x-7z-compressed", true),
+        ("application/pdf", true), ("Application/ZSTD", true), ("application/zipper", false),
+        ("application/json", false), ("text/html; charset=utf-8", false), ("", false), (";image/png", true),
+        ("; ;image/png", false), ("\timage/webp\t", true), ("imagepng", false),
+    ])
+    func mediaTypesCompressedAlreadyAreNotDeflatedAgain(contentType: String, isCompressed: Bool) {
+        #expect(EntryFile.isCompressedAlready(contentType) == isCompressed)
+    }
+
+    @Test func noContentTypeIsDeflated() {
+        #expect(!EntryFile.isCompressedAlready(nil))
+    }
+}
