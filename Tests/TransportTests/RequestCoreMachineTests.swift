@@ -11,8 +11,9 @@ import Transport
 /// cancel while starting, `cancelWhileStartingCancelsTheTaskAtLaunch` gets `none`; with
 /// one-shot handlers never retired, an `await` is handed the next outcome too; with
 /// `claim(run:)` not checking the claim, the awaited-run scripts let the launched task run the
-/// operation a second time; with `releaseAwaitingTask()` not waiting for a cancel, the
-/// cancel-of-an-awaiting-task script gets `released` before `cancel done`; with
+/// operation a second time; with `cancel()` cancelling the awaiting task's run as a task's
+/// (`cancelTask`), or with `addScopeHandler(_:run:)` keeping handlers after a cancel or for
+/// another run, the cancellation scripts fail; with
 /// `ownerEnded(_:)` dropping at once during a run, the view scripts lose a handler's outcome;
 /// with `takeFinished()` not making its caller the drainer, the handler added meanwhile is
 /// not handed out.
@@ -33,8 +34,6 @@ import Transport
         typealias Observer = String
         /// An event fan-out.
         typealias Fanout = String
-        /// An awaiting task waiting for a cancel to let go of it.
-        typealias Waiter = String
     }
 
     /// The machine under test.
@@ -55,13 +54,15 @@ import Transport
         /// The task launched for run `run` asks to run the operation.
         case claim(run: Int)
         /// A task that awaits the handle asks to run the operation.
-        case claimForAwait(String)
-        /// The awaiting task that ran the operation asks to let go of the run.
-        case release
-        /// The awaiting task waits, as `waiter`, for a cancel to let go of it.
-        case park(String)
-        /// A cancel is done with the awaiting task it cancelled.
-        case cancelDone
+        case claimForAwait
+        /// What the operation waits on registers `handler` with run `run`'s cancellation.
+        case scopeHandler(String, run: Int)
+        /// The registration numbered `id` is undone.
+        case removeScopeHandler(Int)
+        /// A cancel takes the handlers registered with the run's cancellation.
+        case takeScopeHandlers
+        /// Whether run `run`'s cancellation says it was cancelled.
+        case isCancelled(run: Int)
         /// A view went away.
         case ownerEnded(Int)
         /// A handler for every outcome.
@@ -90,10 +91,11 @@ import Transport
             case .launched(let task, let run): "launched \(task) for run \(run)"
             case .finish(let outcome): "finish \(outcome)"
             case .claim(let run): "claim run \(run)"
-            case .claimForAwait(let task): "claim for await by \(task)"
-            case .release: "release"
-            case .park(let waiter): "park \(waiter)"
-            case .cancelDone: "cancel done"
+            case .claimForAwait: "claim for await"
+            case .scopeHandler(let handler, let run): "register \(handler) with run \(run)"
+            case .removeScopeHandler(let id): "unregister \(id)"
+            case .takeScopeHandlers: "take registered handlers"
+            case .isCancelled(let run): "is run \(run) cancelled"
             case .ownerEnded(let owner): "owner \(owner) ended"
             case .handler(let name): "handler \(name)"
             case .viewHandler(let name, let owner): "handler \(name) of \(owner)"
@@ -126,10 +128,16 @@ import Transport
         case .launched(let task, let run): return describe(machine.launched(task, run: run))
         case .finish(let outcome): return describe(machine.finish(outcome, response: "\(outcome) response"))
         case .claim(let run): return machine.claim(run: run) ? "claimed" : "refused"
-        case .claimForAwait(let task): return machine.claimForAwait(by: task).map { "run \($0) here" } ?? "wait"
-        case .release: return machine.releaseAwaitingTask() ? "released" : "held"
-        case .park(let waiter): return machine.park(waiter) ? "parked" : "resume now"
-        case .cancelDone: return machine.cancelDone().map { "resume \($0)" } ?? "none"
+        case .claimForAwait: return machine.claimForAwait().map { "run \($0) here" } ?? "wait"
+        case .scopeHandler(let handler, let run):
+            switch machine.addScopeHandler(handler, run: run) {
+            case .kept(let id): return "kept as \(id)"
+            case .runNow: return "run now"
+            case .ignored: return "ignored"
+            }
+        case .removeScopeHandler(let id): return machine.removeScopeHandler(id).map { "removed \($0)" } ?? "none"
+        case .takeScopeHandlers: return list(machine.takeScopeHandlers())
+        case .isCancelled(let run): return machine.isCancelled(run: run) ? "yes" : "no"
         case .ownerEnded(let owner):
             machine.ownerEnded(owner)
             return "none"
@@ -186,7 +194,7 @@ import Transport
         case .none: "none"
         case .runHooks(let hooks): "run \(list(hooks))"
         case .cancelTask(let task, let hooks): "run \(list(hooks)), cancel \(task)"
-        case .cancelAwaitingTask(let task, let hooks): "run \(list(hooks)), cancel awaiting \(task)"
+        case .cancelScope(let hooks): "run \(list(hooks)), cancel the scope"
         case .fail(let hooks): "run \(list(hooks)), fail"
         }
     }
@@ -523,7 +531,7 @@ import Transport
                 (.launched("task 1", run: 1), "none"),
                 (.claim(run: 1), "claimed"),
                 (.claim(run: 1), "refused"),
-                (.claimForAwait("awaiter"), "wait"),
+                (.claimForAwait, "wait"),
                 (.oneShot("a"), "none"),
                 (.finish("one"), "ended, drain"),
                 (.drain, "deliver one#1 to [a once]; done"),
@@ -539,18 +547,17 @@ import Transport
                 (.handler("h"), "none"),
                 (.start, "begin 1: run []"),
                 (.launched("task 1", run: 1), "none"),
-                (.claimForAwait("awaiter"), "run 1 here"),
-                (.claimForAwait("other"), "wait"),
+                (.claimForAwait, "run 1 here"),
+                (.claimForAwait, "wait"),
                 (.oneShot("b"), "none"),
                 (.claim(run: 1), "refused"),
             ])
-        #expect(machine.phase == .running("awaiter"))
+        #expect(machine.phase == .running(nil))
         #expect(machine.runsInAwaitingTask)
         Self.play(
             &machine,
             [
-                (.release, "released"),
-                // The awaiting task's own await joins the handlers as the run ends.
+                                // The awaiting task's own await joins the handlers as the run ends.
                 (.finish("one"), "ended, drain"),
                 (.oneShot("a"), "none"),
                 (.drain, "deliver one#1 to [h, b once, a once]; done"),
@@ -564,10 +571,10 @@ import Transport
             &machine,
             [
                 (.start, "begin 1: run []"),
-                (.claimForAwait("awaiter"), "wait"),
+                (.claimForAwait, "wait"),
                 (.claim(run: 1), "claimed"),
                 (.launched("task 1", run: 1), "none"),
-                (.claimForAwait("awaiter"), "wait"),
+                (.claimForAwait, "wait"),
             ])
         #expect(machine.phase == .running("task 1"))
     }
@@ -580,7 +587,7 @@ import Transport
                 (.start, "begin 1: run []"),
                 (.launched("task 1", run: 1), "none"),
                 (.cancel, "run [], cancel task 1"),
-                (.claimForAwait("awaiter"), "wait"),
+                (.claimForAwait, "wait"),
                 (.claim(run: 1), "claimed"),
             ])
     }
@@ -592,9 +599,8 @@ import Transport
             [
                 (.start, "begin 1: run []"),
                 (.launched("task 1", run: 1), "none"),
-                (.claimForAwait("awaiter"), "run 1 here"),
-                (.release, "released"),
-                (.finish("one"), "ended"),
+                (.claimForAwait, "run 1 here"),
+                                (.finish("one"), "ended"),
                 (.reload, "begin 2: run []"),
                 (.claim(run: 1), "refused"),
                 (.launched("task 2", run: 2), "none"),
@@ -616,10 +622,10 @@ import Transport
                 (.drainStep, "deliver one#1 to [h]"),
                 (.reload, "queued 2"),
                 (.claim(run: 2), "refused"),
-                (.claimForAwait("awaiter"), "wait"),
+                (.claimForAwait, "wait"),
                 (.drainStep, "start 2: run []"),
                 (.launched("task 2", run: 2), "none"),
-                (.claimForAwait("awaiter"), "run 2 here"),
+                (.claimForAwait, "run 2 here"),
             ])
     }
 
@@ -648,7 +654,7 @@ import Transport
         #expect(again?.number == 1)
     }
 
-    @Test func aCancelHoldsTheAwaitingTaskItCancelsUntilItIsDone() {
+    @Test func aCancelOfARunInAnAwaitingTaskGoesToItsScopeNotToATask() {
         var machine = Machine()
         Self.play(
             &machine,
@@ -656,36 +662,79 @@ import Transport
                 (.cancelHook("c"), "none"),
                 (.start, "begin 1: run []"),
                 (.launched("task 1", run: 1), "none"),
-                (.claimForAwait("awaiter"), "run 1 here"),
-                (.cancel, "run [c], cancel awaiting awaiter"),
+                // Not in an awaiting task yet: nothing for the scope.
+                (.scopeHandler("early", run: 1), "ignored"),
+                (.claimForAwait, "run 1 here"),
+                (.scopeHandler("transfer", run: 1), "kept as 1"),
+                (.scopeHandler("wait", run: 1), "kept as 2"),
+                (.removeScopeHandler(2), "removed wait"),
+                (.scopeHandler("retry", run: 1), "kept as 3"),
+                (.isCancelled(run: 1), "no"),
+                (.cancel, "run [c], cancel the scope"),
                 (.cancel, "none"),
-                // The operation returned before the cancel was done with the task.
-                (.release, "held"),
-                (.park("waiter"), "parked"),
-                (.cancelDone, "resume waiter"),
-                (.release, "released"),
+                (.isCancelled(run: 1), "yes"),
+                (.takeScopeHandlers, "[transfer, retry]"),
+                (.takeScopeHandlers, "[]"),
+                // Taken by the cancel: undoing them finds nothing.
+                (.removeScopeHandler(1), "none"),
+                // Registered after the cancel: runs at once, is not kept.
+                (.scopeHandler("next", run: 1), "run now"),
+                (.takeScopeHandlers, "[]"),
                 (.finish("cancelled"), "ended"),
+                (.isCancelled(run: 1), "no"),
+                (.scopeHandler("late", run: 1), "ignored"),
             ])
-        #expect(machine.cancellingAwaitingTask == false)
     }
 
-    @Test func aCancelDoneBeforeTheAwaitingTaskParksLetsItGoOn() {
+    @Test func aScopeOfAnEarlierRunTakesNoHandlerAndSaysNothingOfTheNextRun() {
         var machine = Machine()
         Self.play(
             &machine,
             [
                 (.start, "begin 1: run []"),
                 (.launched("task 1", run: 1), "none"),
-                (.claimForAwait("awaiter"), "run 1 here"),
-                (.cancel, "run [], cancel awaiting awaiter"),
-                (.release, "held"),
-                (.cancelDone, "none"),
-                (.park("waiter"), "resume now"),
-                (.release, "released"),
+                (.claimForAwait, "run 1 here"),
+                (.finish("one"), "ended"),
+                (.reload, "begin 2: run []"),
+                (.launched("task 2", run: 2), "none"),
+                (.claimForAwait, "run 2 here"),
+                (.scopeHandler("stale", run: 1), "ignored"),
+                (.cancel, "run [], cancel the scope"),
+                (.isCancelled(run: 1), "no"),
+                (.isCancelled(run: 2), "yes"),
             ])
     }
 
-    @Test func aCancelAfterTheAwaitingTaskLetGoOnlyRunsTheHooks() {
+    @Test func aRunInItsOwnTaskIsCancelledAsATaskAndKeepsNoScopeHandler() {
+        var machine = Machine()
+        Self.play(
+            &machine,
+            [
+                (.start, "begin 1: run []"),
+                (.launched("task 1", run: 1), "none"),
+                (.claim(run: 1), "claimed"),
+                (.scopeHandler("transfer", run: 1), "ignored"),
+                (.cancel, "run [], cancel task 1"),
+                (.isCancelled(run: 1), "yes"),
+            ])
+    }
+
+    @Test func aCoreThatDoesNotAllowAwaitedRunsLeavesTheRunToItsTask() {
+        var machine = Machine(allowsAwaitedRuns: false)
+        Self.play(
+            &machine,
+            [
+                (.start, "begin 1: run []"),
+                (.launched("task 1", run: 1), "none"),
+                (.claimForAwait, "wait"),
+                (.oneShot("a"), "none"),
+                (.claim(run: 1), "claimed"),
+                (.cancel, "run [], cancel task 1"),
+            ])
+        #expect(machine.runsInAwaitingTask == false)
+    }
+
+    @Test func aCancelAfterTheAwaitingTaskFinishedTheRunDoesNothing() {
         var machine = Machine()
         Self.play(
             &machine,
@@ -693,10 +742,9 @@ import Transport
                 (.cancelHook("c"), "none"),
                 (.start, "begin 1: run []"),
                 (.launched("task 1", run: 1), "none"),
-                (.claimForAwait("awaiter"), "run 1 here"),
-                (.release, "released"),
-                (.cancel, "run [c]"),
+                (.claimForAwait, "run 1 here"),
                 (.finish("one"), "ended"),
+                (.cancel, "none"),
             ])
         #expect(machine.phase == .finished)
         #expect(machine.result == "one")

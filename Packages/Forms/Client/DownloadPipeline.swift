@@ -27,7 +27,7 @@ struct DownloadPipeline<Form: DownloadFormable>: Sendable {
         do {
             var request = try await makeRequest()
             try await plugins.admit(&request, form: form, action: "download of")
-            try Task.checkCancellation()
+            try RequestCancellation.checkCancellation()
 
             let lastHop = LastHop(url: request.url)
             request.options.eventHandler = { event in

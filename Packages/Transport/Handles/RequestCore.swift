@@ -9,9 +9,11 @@
 /// ``RequestCoreMachine``, a value held inline in the lock. Each method here takes the lock
 /// for one event of the machine and, once it has let go, performs the action the event
 /// returned: it runs hooks and handlers, launches and cancels tasks, runs the operation in an
-/// awaiting task, and resumes awaits. One effect stays under the lock, because other threads'
-/// transitions must see it in order: a finished run completing the subscriptions to its
-/// events.
+/// awaiting task, and resumes awaits. Two effects stay under the lock, because other threads'
+/// transitions must see them in order: a finished run completing the subscriptions to its
+/// events, and a cancel running the handlers registered with the run's
+/// ``RequestCancellation`` (a registration undone before its closure goes must not find it
+/// still running).
 ///
 /// One core serves a handle and every view of it (``RequestHandle/map(_:)``): a view's
 /// handlers and awaits are registered here with its ``HandleView`` and its owner number.
@@ -30,8 +32,8 @@ final class RequestCore: Sendable {
     /// argument is held in its most general form, and converting a closure to it and back
     /// costs a thunk, an allocation, each way.
     private enum Live: RequestCoreMachineTypes {
-        /// The task of a run, or the awaiting task that runs it.
-        typealias RunTask = RequestCore.Runner
+        /// The task of a run.
+        typealias RunTask = Task<Void, Never>
         /// The value, boxed, or the error.
         typealias Outcome = Erased
         /// The response.
@@ -44,38 +46,6 @@ final class RequestCore: Sendable {
         typealias Observer = RequestCore.Observer
         /// The subscriptions to ``RequestCore/events`` during a run.
         typealias Fanout = Broadcast<RequestEvent>
-        /// An awaiting task waiting for a cancel to let go of it.
-        typealias Waiter = RequestCore.Waiter
-    }
-
-    /// What runs a run's operation.
-    private enum Runner: Sendable {
-        /// The run's own task.
-        case task(Task<Void, Never>)
-        /// A task that awaits the handle, and claimed the run.
-        case awaiting(AwaitingTask)
-
-        /// Cancels it.
-        func cancel() {
-            switch self {
-            case .task(let task): task.cancel()
-            case .awaiting(let awaiting): awaiting.task.cancel()
-            }
-        }
-    }
-
-    /// A task that awaits the handle and runs its operation.
-    ///
-    /// `@unchecked Sendable`, because `UnsafeCurrentTask` is valid only while its task runs:
-    /// this one is stored in the machine only while that task runs the operation, inside
-    /// ``RequestCore/runAwaited(view:owner:)``. The machine hands it out only to a cancel
-    /// (``RequestCoreMachine/CancelAction/cancelAwaitingTask(_:hooks:)``), and the task does
-    /// not leave that method, so it cannot end, before that cancel has reported
-    /// ``RequestCoreMachine/cancelDone()``: ``RequestCoreMachine/releaseAwaitingTask()`` says
-    /// no until then. Cancelling a task is safe from any thread.
-    private struct AwaitingTask: @unchecked Sendable {
-        /// The task.
-        let task: UnsafeCurrentTask
     }
 
     /// A handler for outcomes, with the view whose value it wants (none for the core's own).
@@ -96,12 +66,6 @@ final class RequestCore: Sendable {
     private struct Observer: Sendable {
         /// Passes it an event.
         let run: @Sendable (RequestEvent) -> Void
-    }
-
-    /// An awaiting task that waits for a cancel to let go of it.
-    private struct Waiter: Sendable {
-        /// Resumes it.
-        let continuation: UnsafeContinuation<Void, Never>
     }
 
     /// The machine, filled with this core's values.
@@ -138,11 +102,12 @@ final class RequestCore: Sendable {
     private let taskExecutor: (any TaskExecutor)?
 
     /// A core that runs `operation` once started, and again on each reload, each run
-    /// preferring `taskExecutor` (the global executor when `nil`).
-    init(taskExecutor: (any TaskExecutor)? = nil, operation: @escaping Operation) {
+    /// preferring `taskExecutor` (the global executor when `nil`); in a task that awaits it
+    /// when `runsInAwaitingTask` (the operation honours ``RequestCancellation``).
+    init(runsInAwaitingTask: Bool = false, taskExecutor: (any TaskExecutor)? = nil, operation: @escaping Operation) {
         self.operation = operation
         self.taskExecutor = taskExecutor
-        state = PThreadMutex(Machine())
+        state = PThreadMutex(Machine(allowsAwaitedRuns: runsInAwaitingTask))
         LiveCounts.requestCores.increment()
     }
 
@@ -203,9 +168,11 @@ final class RequestCore: Sendable {
     private func launch(run: Int) {
         let task = Task(executorPreference: taskExecutor) { [self] in
             guard state.withLock({ $0.claim(run: run) }) else { return }
-            finish(await runOperation())
+            // A handle started by an operation running in an awaiting task is no part of that
+            // operation: its task does not take that run's cancellation along.
+            finish(await RequestCancellation.withoutCurrent { await runOperation() })
         }
-        switch state.withLock({ $0.launched(.task(task), run: run) }) {
+        switch state.withLock({ $0.launched(task, run: run) }) {
         case .none: break
         case .cancelTask: task.cancel()
         }
@@ -233,10 +200,13 @@ final class RequestCore: Sendable {
         case .cancelTask(let task, let hooks):
             for hook in hooks { hook.run() }
             task.cancel()
-        case .cancelAwaitingTask(let task, let hooks):
+        case .cancelScope(let hooks):
             for hook in hooks { hook.run() }
-            task.cancel()
-            state.withLock { $0.cancelDone() }?.continuation.resume()
+            // Under the lock: a registration undone meanwhile waits until its handler has run,
+            // so the handler never outlives the wait it belongs to.
+            state.withLock { state in
+                for handler in state.takeScopeHandlers() { handler.run() }
+            }
         case .fail(let hooks):
             for hook in hooks { hook.run() }
             finish(
@@ -244,6 +214,38 @@ final class RequestCore: Sendable {
                     TransportError(
                         .cancelled, message: "The request was cancelled before it started.",
                         mayHaveReachedServer: false)))
+        }
+    }
+
+    // MARK: - Cancellation of a run in an awaiting task
+
+    /// Whether run number `run`, in progress, was cancelled.
+    func isCancelled(run: Int) -> Bool {
+        state.withLock { $0.isCancelled(run: run) }
+    }
+
+    /// Registers `handler` with the cancellation of run number `run`: a cancel of that run
+    /// runs it, under the lock; it runs at once when the run was cancelled already. The number
+    /// to undo it with, `nil` when nothing was kept.
+    func register(_ handler: @escaping @Sendable () -> Void, run: Int) -> Int? {
+        switch state.withLock({ $0.addScopeHandler(Hook(run: handler), run: run) }) {
+        case .kept(let id):
+            return id
+        case .runNow:
+            handler()
+            return nil
+        case .ignored:
+            return nil
+        }
+    }
+
+    /// Undoes a registration with the cancellation of a run; once this returns, its handler
+    /// is neither kept nor running.
+    func unregister(_ registration: Int?) {
+        guard let registration else { return }
+        state.withLock { state in
+            // Let go of under the lock, as a cancel does.
+            _ = state.removeScopeHandler(registration)
         }
     }
 
@@ -312,8 +314,8 @@ final class RequestCore: Sendable {
 
     /// What a task that awaits the handle does first.
     private enum Await {
-        /// Runs the operation: it claimed the run.
-        case run
+        /// Runs the operation: it claimed run number `run`.
+        case run(Int)
         /// Takes this outcome: the core has finished, and the task is the drainer.
         case take(Erased, response: ResponseInfo?, number: Int)
         /// Waits for the outcome.
@@ -324,19 +326,19 @@ final class RequestCore: Sendable {
     /// finished. Cancelling the awaiting task cancels the run.
     ///
     /// When the run's task has not begun the operation yet, the awaiting task claims the run
-    /// and runs the operation itself: its task then finds the run claimed and does nothing.
+    /// and runs the operation itself (if the core allows it): its task then finds the run
+    /// claimed and does nothing.
     func result(view: HandleView?, owner: Int) async -> Erased {
-        let awaiting = withUnsafeCurrentTask { task in task.map { Runner.awaiting(AwaitingTask(task: $0)) } }
         let first = state.withLock { state -> Await in
-            if let awaiting, state.claimForAwait(by: awaiting) != nil { return .run }
+            if let run = state.claimForAwait() { return .run(run) }
             if let (outcome, response, number) = state.takeFinished() {
                 return .take(outcome, response: response, number: number)
             }
             return .wait
         }
         switch first {
-        case .run:
-            return await runAwaited(view: view, owner: owner)
+        case .run(let run):
+            return await runAwaited(run: run, view: view, owner: owner)
         case .take(let outcome, let response, let number):
             // As the drainer: the view's outcome may be computed here. The await returns once
             // what was added meanwhile has been handed out, as any await does.
@@ -357,24 +359,25 @@ final class RequestCore: Sendable {
         }
     }
 
-    /// Runs the operation of the run the calling task claimed, in this task, then finishes
-    /// the run and returns its outcome (`view`'s, when given) once the handlers have had it.
-    private func runAwaited(view: HandleView?, owner: Int) async -> Erased {
-        let outcome = await withTaskCancellationHandler {
-            if let taskExecutor {
-                await withTaskExecutorPreference(taskExecutor) { await runOperation() }
-            } else {
-                await runOperation()
+    /// Runs the operation of run number `run`, which the calling task claimed, in this task
+    /// with the run's ``RequestCancellation`` current, then finishes the run and returns its
+    /// outcome (`view`'s, when given) once the handlers have had it.
+    ///
+    /// A cancel of the handle reaches the operation through that cancellation only; this
+    /// task's own cancellation (or that of an outer handle's run that this one is part of)
+    /// cancels the handle.
+    private func runAwaited(run: Int, view: HandleView?, owner: Int) async -> Erased {
+        let cancellation = RequestCancellation(core: self, run: run)
+        let outcome = await RequestCancellation.withCancellationHandler {
+            await RequestCancellation.$current.withValue(cancellation) {
+                if let taskExecutor {
+                    await withTaskExecutorPreference(taskExecutor) { await runOperation() }
+                } else {
+                    await runOperation()
+                }
             }
         } onCancel: {
             cancel()
-        }
-        // A cancel that took this task to cancel it may still be doing so: this task must be
-        // there until it is done.
-        while !state.withLock({ $0.releaseAwaitingTask() }) {
-            await withUnsafeContinuation { continuation in
-                if !state.withLock({ $0.park(Waiter(continuation: continuation)) }) { continuation.resume() }
-            }
         }
         // The outcome reaches this task as it reaches any await: after the handlers, from
         // whoever hands it out (usually this task itself, which then does not suspend).

@@ -7,8 +7,8 @@
 /// a function type given as a generic argument is held in its most general form, and
 /// converting a closure to that form and back costs a thunk, an allocation, each way.
 package protocol RequestCoreMachineTypes {
-    /// What runs a run's operation: the run's own task, or a task that awaits the handle and
-    /// claimed the run. Held while the run is in progress, handed back to be cancelled.
+    /// The task launched for a run. Held while the run is in progress, handed back to be
+    /// cancelled.
     associatedtype RunTask: Sendable
     /// How a run ended (its value or its error), as the handlers get it.
     associatedtype Outcome: Sendable
@@ -17,14 +17,13 @@ package protocol RequestCoreMachineTypes {
     /// Something that handles outcomes: a `success`, `failure` or `completion` handler, or an
     /// `await`.
     associatedtype Handler: Sendable
-    /// A start hook or a cancel hook.
+    /// A start hook, a cancel hook, or a handler registered with the cancellation of a run
+    /// that runs in an awaiting task.
     associatedtype Hook: Sendable
     /// Receives the events of every run.
     associatedtype Observer: Sendable
     /// Hands the events of the run in progress to every subscriber.
     associatedtype Fanout: Sendable
-    /// An awaiting task that ran the operation and waits for a cancel to let go of it.
-    associatedtype Waiter: Sendable
 }
 
 /// The transitions of a request handle, as a value: every event (start, reload, cancel,
@@ -41,8 +40,15 @@ package protocol RequestCoreMachineTypes {
 /// one with ``reload()`` once the previous one has finished. A run that has begun has its
 /// start hooks run, then a task launched for it (``launched(_:run:)``); the operation itself
 /// runs in whichever task claims the run first: that task (``claim(run:)``), or a task that
-/// awaits the handle before it (``claimForAwait(by:)``), which then needs no hand-over to
+/// awaits the handle before it (``claimForAwait()``), which then needs no hand-over to
 /// another thread and back. The task that lost finds the run claimed and does nothing.
+///
+/// A cancel never cancels a task that awaits the handle: the code after its `await` must
+/// go on uncancelled. It ends such a run through the run's cancellation instead
+/// (`RequestCancellation`): what the operation waits on registers a handler with it
+/// (``addScopeHandler(_:run:)``), and the cancel hands those handlers out
+/// (``CancelAction/cancelScope(hooks:)``, ``takeScopeHandlers()``). Only a core whose
+/// operation honours that cancellation lets an awaiting task claim its runs.
 ///
 /// Handlers, start hooks, cancel hooks and observers stay registered across runs. Outcomes
 /// are numbered from 1; a handler runs for every outcome from the one current when it was
@@ -63,8 +69,8 @@ package struct RequestCoreMachine<Types: RequestCoreMachineTypes>: Sendable {
         /// A run has begun, its task not launched yet: its start hooks run (or wait for the
         /// drainer), or a cancel before the first start is failing it.
         case starting
-        /// A run is in progress: its task has been launched, or a task that awaits the handle
-        /// runs its operation; `nil` once that awaiting task has let go, the operation over.
+        /// A run is in progress: its task has been launched; `nil` when a task that awaits the
+        /// handle claimed the run and runs its operation.
         case running(Types.RunTask?)
         /// The latest run has ended with ``RequestCoreMachine/result``.
         case finished
@@ -106,6 +112,20 @@ package struct RequestCoreMachine<Types: RequestCoreMachineTypes>: Sendable {
         mutating func append(_ callback: Element, owner: Int) {
             if first == nil { first = (callback, owner) } else { rest.append((callback, owner)) }
         }
+
+        /// Takes the callback of `owner` out, keeping the order of the others; `nil` when
+        /// there is none.
+        mutating func remove(owner: Int) -> Element? {
+            if let head = first, head.owner == owner {
+                first = rest.isEmpty ? nil : rest.removeFirst()
+                return head.element
+            }
+            guard let index = rest.firstIndex(where: { $0.owner == owner }) else { return nil }
+            return rest.remove(at: index).element
+        }
+
+        /// Whether there is none.
+        var isEmpty: Bool { first == nil }
 
         /// Moves the callbacks of `owners` to `removed`, keeping the order of the others.
         mutating func remove(ownedBy owners: [Int], into removed: inout [Element]) {
@@ -243,12 +263,25 @@ package struct RequestCoreMachine<Types: RequestCoreMachineTypes>: Sendable {
         case runHooks(Callbacks<Types.Hook>)
         /// Run the cancel hooks, then cancel the run's task.
         case cancelTask(Types.RunTask, hooks: Callbacks<Types.Hook>)
-        /// Run the cancel hooks, then cancel the awaiting task that runs the operation, then
-        /// report ``RequestCoreMachine/cancelDone()``: until then that task waits before it
-        /// finishes, so that it is still there to be cancelled.
-        case cancelAwaitingTask(Types.RunTask, hooks: Callbacks<Types.Hook>)
+        /// Run the cancel hooks, then the handlers registered with the run's cancellation
+        /// (``RequestCoreMachine/takeScopeHandlers()``): the operation runs in a task that
+        /// awaits the handle, which is left uncancelled. A handler registered from now on
+        /// runs at once.
+        case cancelScope(hooks: Callbacks<Types.Hook>)
         /// Run the cancel hooks, then finish the core with a cancellation: it never started.
         case fail(hooks: Callbacks<Types.Hook>)
+    }
+
+    /// What the caller does with a handler it registered with the cancellation of a run.
+    package enum ScopeRegistration: Sendable, Equatable {
+        /// Nothing now: the handler is kept under this number until
+        /// ``RequestCoreMachine/removeScopeHandler(_:)``, and a cancel of the run hands it out.
+        case kept(Int)
+        /// Run it now: the run was cancelled already.
+        case runNow
+        /// Nothing: the run is over, or its operation does not run in an awaiting task (a
+        /// cancel then cancels its task), so no cancel of the handle is for this handler.
+        case ignored
     }
 
     /// What the caller does with a start hook it added.
@@ -315,11 +348,13 @@ package struct RequestCoreMachine<Types: RequestCoreMachineTypes>: Sendable {
     package private(set) var claimed = false
     /// Whether the operation of the run in progress runs in a task that awaits the handle.
     package private(set) var runsInAwaitingTask = false
-    /// Whether a cancel is cancelling the awaiting task that runs the operation: that task
-    /// must not finish (and go away) before ``cancelDone()``.
-    package private(set) var cancellingAwaitingTask = false
-    /// The awaiting task that waits for ``cancelDone()``.
-    private var parked: Types.Waiter?
+    /// Whether a task that awaits the handle may claim a run: only when the operation
+    /// honours the run's cancellation, since that task is never cancelled to stop it.
+    package let allowsAwaitedRuns: Bool
+    /// The handlers registered with the cancellation of the run in progress, numbered.
+    package private(set) var scopeHandlers = Callbacks<Types.Hook>()
+    /// The number of the last handler registered with a run's cancellation.
+    private var lastScopeHandler = 0
 
     /// The handlers, in the order added.
     package private(set) var handlers: [Handler] = []
@@ -358,13 +393,16 @@ package struct RequestCoreMachine<Types: RequestCoreMachineTypes>: Sendable {
     /// What was dropped, for the caller to let go of after the lock (``takeDiscarded()``).
     package private(set) var discarded: Discarded?
 
-    /// A core that has never run.
-    package init() {
+    /// A core that has never run; a task that awaits it may run its operation when
+    /// `allowsAwaitedRuns` (the default).
+    package init(allowsAwaitedRuns: Bool = true) {
         phase = .idle
+        self.allowsAwaitedRuns = allowsAwaitedRuns
     }
 
     /// A core that has already finished with `outcome`, and cannot run.
     package init(finished outcome: Types.Outcome) {
+        allowsAwaitedRuns = false
         phase = .finished
         result = outcome
         outcomes = 1
@@ -441,14 +479,15 @@ package struct RequestCoreMachine<Types: RequestCoreMachineTypes>: Sendable {
     }
 
     /// A task that awaits the handle asks to run the operation itself: the number of the
-    /// outcome it will produce when the run's task has been launched and has not begun, and
-    /// the run was not cancelled; `nil` otherwise (it then waits for the outcome like any
-    /// other handler). From then on a cancel cancels `awaiting`.
-    package mutating func claimForAwait(by awaiting: Types.RunTask) -> Int? {
-        guard case .running(.some) = phase, !claimed, !cancelRequested else { return nil }
+    /// outcome it will produce when awaited runs are allowed, the run's task has been launched
+    /// and has not begun, and the run was not cancelled; `nil` otherwise (it then waits for the
+    /// outcome like any other handler). From then on a cancel goes through the run's
+    /// cancellation (``CancelAction/cancelScope(hooks:)``), never to the awaiting task.
+    package mutating func claimForAwait() -> Int? {
+        guard allowsAwaitedRuns, case .running(.some) = phase, !claimed, !cancelRequested else { return nil }
         claimed = true
         runsInAwaitingTask = true
-        phase = .running(awaiting)
+        phase = .running(nil)
         return outcomes + 1
     }
 
@@ -463,32 +502,6 @@ package struct RequestCoreMachine<Types: RequestCoreMachineTypes>: Sendable {
         return (result, response, outcomes)
     }
 
-    /// The awaiting task that ran the operation is done with it and asks to let go of the
-    /// run: yes, unless a cancel is cancelling that task (then ``park(_:)`` and ask again
-    /// once ``cancelDone()`` resumed it). Afterwards a cancel only runs the cancel hooks.
-    package mutating func releaseAwaitingTask() -> Bool {
-        guard !cancellingAwaitingTask else { return false }
-        if runsInAwaitingTask, case .running = phase { phase = .running(nil) }
-        runsInAwaitingTask = false
-        return true
-    }
-
-    /// Keeps `waiter` until the cancel that is cancelling it is done; `false` when there is
-    /// none any more (the caller resumes it itself).
-    package mutating func park(_ waiter: Types.Waiter) -> Bool {
-        guard cancellingAwaitingTask else { return false }
-        parked = waiter
-        return true
-    }
-
-    /// The cancel of ``CancelAction/cancelAwaitingTask(_:hooks:)`` is done with the task:
-    /// the awaiting task to resume, if it waits.
-    package mutating func cancelDone() -> Types.Waiter? {
-        cancellingAwaitingTask = false
-        defer { parked = nil }
-        return parked
-    }
-
     /// Stops the run in progress, once per run; a core never started fails at once.
     package mutating func cancel() -> CancelAction {
         if isFinished || cancelRequested { return .none }
@@ -498,15 +511,49 @@ package struct RequestCoreMachine<Types: RequestCoreMachineTypes>: Sendable {
             // Not startable any more; the failure the caller finishes with ends this run.
             phase = .starting
             return .fail(hooks: cancelHooks)
-        case .starting, .finished, .running(nil):
+        case .starting, .finished:
             // Starting: `launched(_:run:)` sees the request and has the task cancelled.
-            // Running without a task: the operation has returned, and its outcome stands.
             return .runHooks(cancelHooks)
-        case .running(.some(let task)):
-            guard runsInAwaitingTask else { return .cancelTask(task, hooks: cancelHooks) }
-            cancellingAwaitingTask = true
-            return .cancelAwaitingTask(task, hooks: cancelHooks)
+        case .running(let task):
+            if runsInAwaitingTask { return .cancelScope(hooks: cancelHooks) }
+            guard let task else { return .runHooks(cancelHooks) }
+            return .cancelTask(task, hooks: cancelHooks)
         }
+    }
+
+    // MARK: - Cancellation of a run in an awaiting task
+
+    /// Whether run number `run` is in progress in a task that awaits the handle.
+    private func runsAwaited(_ run: Int) -> Bool {
+        runsInAwaitingTask && outcomes == run - 1 && !isFinished
+    }
+
+    /// Whether run number `run`, in progress, was cancelled.
+    package func isCancelled(run: Int) -> Bool {
+        outcomes == run - 1 && !isFinished && cancelRequested
+    }
+
+    /// Registers `handler` with the cancellation of run number `run`, for as long as the
+    /// operation waits on what it cancels.
+    package mutating func addScopeHandler(_ handler: Types.Hook, run: Int) -> ScopeRegistration {
+        guard runsAwaited(run) else { return .ignored }
+        if cancelRequested { return .runNow }
+        lastScopeHandler += 1
+        scopeHandlers.append(handler, owner: lastScopeHandler)
+        return .kept(lastScopeHandler)
+    }
+
+    /// Takes out the handler registered as number `id`, once what it cancels is no longer
+    /// waited on; `nil` when a cancel took it already.
+    package mutating func removeScopeHandler(_ id: Int) -> Types.Hook? {
+        scopeHandlers.remove(owner: id)
+    }
+
+    /// Takes out every handler registered with the run's cancellation, for a cancel to run
+    /// (``CancelAction/cancelScope(hooks:)``).
+    package mutating func takeScopeHandlers() -> Callbacks<Types.Hook> {
+        defer { scopeHandlers = Callbacks() }
+        return scopeHandlers
     }
 
     /// Ends the run in progress with `outcome`; ignored when it has ended already.

@@ -25,12 +25,16 @@ import Synchronization
 ///   the order added.
 /// - A handle starts at once unless it was created with `startImmediately: false`; then it
 ///   waits for ``start()``.
-/// - The operation runs in the task that awaits the handle (``value``, ``result``,
-///   ``response``) when one does before the run's own task has begun it, as when the handle is
-///   awaited right after it was made: the request then costs no hand-over to another thread
-///   and back. A handle nobody awaits runs in a task of its own, as soon as it starts.
+/// - A handle made with `runsInAwaitingTask: true` (the clients' requests and downloads are)
+///   runs its operation in the task that awaits it (``value``, ``result``, ``response``) when
+///   one does before the run's own task has begun it, as when the handle is awaited right
+///   after it was made: the request then costs no hand-over to another thread and back. A
+///   handle nobody awaits, and any other handle, runs in a task of its own, as soon as it
+///   starts.
 /// - ``cancel()`` stops the operation within milliseconds; the handle then fails with a
-///   ``TransportError`` of category `.cancelled`.
+///   ``TransportError`` of category `.cancelled`. It never cancels a task that awaits the
+///   handle, even one that runs the operation: that run ends through its
+///   ``RequestCancellation``, and the code after the `await` goes on uncancelled.
 /// - ``reload()`` runs a finished handle's operation again: its handlers, start hooks, cancel
 ///   hooks, observers and mapped handles all stay registered and run again for the new
 ///   run, so a screen's chain (feedback, decoding, callbacks) serves a "try again" button
@@ -82,15 +86,25 @@ public final class RequestHandle<Value: Sendable>: Sendable {
     ///   - executor: Where handlers run; the finishing thread by default.
     ///   - taskExecutor: The executor the operation's task prefers (an engine's own thread,
     ///     say); Swift's global executor by default.
-    ///   - operation: The work; cancelled through Swift task cancellation.
+    ///   - runsInAwaitingTask: Whether a task that awaits the handle may run the operation
+    ///     itself, saving the hand-over to the run's own task and back; `false` by default.
+    ///     Pass `true` only when everything the operation waits on honours
+    ///     ``RequestCancellation`` (Parley's transports and middleware do, and an operation
+    ///     that only sends requests through them does): ``cancel()`` then reaches the
+    ///     operation through it, without cancelling the awaiting task. A wait that honours only
+    ///     task cancellation would not be interrupted until the next one that does.
+    ///   - operation: The work; cancelled through Swift task cancellation when it runs in a
+    ///     task of its own, through ``RequestCancellation`` as well when it runs in an awaiting
+    ///     task.
     public init(
         startImmediately: Bool = true,
         userInfo: RequestUserInfo = RequestUserInfo(),
         executor: HandlerExecutor? = nil,
         taskExecutor: (any TaskExecutor)? = nil,
+        runsInAwaitingTask: Bool = false,
         operation: @escaping Operation
     ) {
-        core = RequestCore(taskExecutor: taskExecutor) { events in
+        core = RequestCore(runsInAwaitingTask: runsInAwaitingTask, taskExecutor: taskExecutor) { events in
             let outcome = try await operation(events)
             return (outcome.value, outcome.response)
         }
@@ -188,9 +202,11 @@ public final class RequestHandle<Value: Sendable>: Sendable {
     /// Stops the run in progress; it fails with a `.cancelled` ``TransportError``.
     ///
     /// Cancelling a handle that has finished does nothing; one cancelled can still be
-    /// reloaded with ``reload()``. When the run's operation runs in a task that awaits the
-    /// handle (see ``value``), cancelling stops it by cancelling that task, as cancelling the
-    /// task itself would: the code after the `await` runs in a cancelled task.
+    /// reloaded with ``reload()``. The cancel hooks run, then the operation is stopped: its own
+    /// task is cancelled, or, when it runs in a task that awaits the handle (see ``value``),
+    /// its ``RequestCancellation`` is, which stops the transfer or wait in progress and leaves
+    /// that task uncancelled: the code after the `await` goes on as it would after any
+    /// failure. (Cancelling the awaiting task itself still cancels the handle.)
     public func cancel() {
         core.cancel()
     }
@@ -264,11 +280,13 @@ public final class RequestHandle<Value: Sendable>: Sendable {
     /// The value; throws the failure. Cancelling the awaiting task cancels the request.
     ///
     /// Awaited during a run, the outcome of that run; on a finished handle, the latest
-    /// outcome, at once. When the run's own task has not begun the operation yet (the handle
-    /// was awaited right after it started), the awaiting task runs it, and the run's task
-    /// finds it claimed and does nothing: the request is sent from this task, and its answer
-    /// comes back to it without a hand-over to another task. The handlers still run first,
-    /// on this task's thread when it hands the outcome out.
+    /// outcome, at once. When the handle was made with `runsInAwaitingTask: true` and the
+    /// run's own task has not begun the operation yet (the handle was awaited right after it
+    /// started), the awaiting task runs it, and the run's task finds it claimed and does
+    /// nothing: the request is sent from this task, and its answer comes back to it without a
+    /// hand-over to another task. The handlers still run first, on this task's thread when it
+    /// hands the outcome out. ``cancel()`` then ends the operation without cancelling this
+    /// task.
     public var value: Value {
         get async throws { Self.unbox(try await core.result(view: view, owner: owner).get()) }
     }
