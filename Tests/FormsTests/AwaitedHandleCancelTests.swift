@@ -15,14 +15,15 @@ import TransportCurl
 ///
 /// Each handle's own task prefers a ``HeldExecutor``, which runs nothing until the test opens
 /// it once the awaiting task has claimed the run; a plugin records a task-local value that only
-/// the awaiting task has, so each test knows the operation ran there. Checked to fail: with
-/// the engine's `data(for:)` registering its cancel with the task alone
-/// (`withTaskCancellationHandler`), the transfer and view tests run into their time limit;
-/// with the retry loop sleeping in the calling task (no `runCancellable`), the retry test
-/// does; with a cancelled run cancelling the awaiting task as it ends (what the handle did
+/// the awaiting task has, so each test knows the operation ran there. A run the cancel does not
+/// reach still ends, later (the stall timeout ends a held transfer after 30 s, and the engine
+/// refuses the attempt after a 50 s retry wait), so each test waits 10 s at most for the end.
+/// Checked to fail: with the engine's `data(for:)` registering its cancel with the task alone
+/// (`withTaskCancellationHandler`), the transfer and view tests wait in vain; with the retry
+/// loop sleeping in the calling task (no `runCancellable`), the retry test does; with a cancelled run cancelling the awaiting task as it ends (what the handle did
 /// before), the awaiting task reads `Task.isCancelled == true` and its next request fails as
 /// cancelled; with the awaiting task's cancellation reaching neither the handle nor the
-/// transfer, the last test runs into its time limit.
+/// transfer, the last test waits in vain.
 @Suite struct AwaitedHandleCancelTests {
     /// Set by the awaiting task, read by the operation.
     enum Marker {
@@ -52,8 +53,10 @@ import TransportCurl
             // When the handle is cancelled
             handle.cancel()
 
-            // Then the handle fails as cancelled, once, after its hook, and the awaiting task
-            // is not cancelled: its next request succeeds
+            // Then the handle fails as cancelled, once, after its hook, long before the server
+            // answers or the transfer's stall timeout (30 s) would end it, and the awaiting
+            // task is not cancelled: its next request succeeds
+            try await Self.waitForTheEnd { log.all.count == 2 }
             let seen = await waiter.value
             #expect(Self.category(of: seen.result) == "cancelled")
             #expect(seen.cancelledAfterwards == false)
@@ -67,7 +70,9 @@ import TransportCurl
         try await withClient(retryBudget: nil) { server, screen, executor, ranIn in
             // Given a handle on a route that answers 503 with a Retry-After of 50 s, awaited
             let retries = LockedRecorder<Int>()
+            let ended = LockedRecorder<String>()
             let handle = screen.request(Unavailable()).map { response, _ in response.status.code }
+            handle.completion { ended.append(Self.category(of: $0)) }
             handle.observe { event in
                 if case .retry(let retry) = event { retries.append(retry.attempt) }
             }
@@ -78,8 +83,9 @@ import TransportCurl
             // When the handle is cancelled while the loop waits for the second attempt
             handle.cancel()
 
-            // Then the wait ends at once: no second attempt, a cancelled handle, and a task
-            // that goes on uncancelled
+            // Then the wait ends long before its 50 s: no second attempt, a cancelled handle,
+            // and a task that goes on uncancelled
+            try await Self.waitForTheEnd { ended.all == ["cancelled"] }
             let seen = await waiter.value
             #expect(Self.category(of: seen.result) == "cancelled")
             #expect(server.requestCount(for: "/flaky/5") == 1)
@@ -94,6 +100,8 @@ import TransportCurl
             // Given a view of a view of a handle on a held route, the outer view awaited
             let source = screen.request(Held())
             let view = source.map { response, _ in response.status.code }.map { code, _ in code + 1 }
+            let ended = LockedRecorder<String>()
+            view.completion { ended.append(Self.category(of: $0)) }
             let waiter = Task { await Self.awaitThenSendAnother(view, screen: screen) }
             try await Self.open(executor, once: ranIn)
             try await waitUntil { server.receivedRequests().contains { $0.path == "/delay/600000" } }
@@ -101,7 +109,9 @@ import TransportCurl
             // When the view is cancelled
             view.cancel()
 
-            // Then the request, the source and the view fail as cancelled, and the task is not
+            // Then the request, the source and the view fail as cancelled, long before the
+            // stall timeout, and the task is not
+            try await Self.waitForTheEnd { ended.all == ["cancelled"] }
             let seen = await waiter.value
             #expect(Self.category(of: seen.result) == "cancelled")
             #expect(Self.category(of: await source.result.map { $0.status.code }) == "cancelled")
@@ -117,6 +127,7 @@ import TransportCurl
             let log = LockedRecorder<String>()
             let handle = screen.request(Held())
             handle.onCancel { log.append("cancel hook") }
+            handle.completion { _ in log.append("completion") }
             let waiter = Task { await Marker.$name.withValue("the awaiting task") { await handle.result } }
             try await Self.open(executor, once: ranIn)
             try await waitUntil { server.receivedRequests().contains { $0.path == "/delay/600000" } }
@@ -124,10 +135,11 @@ import TransportCurl
             // When the awaiting task is cancelled
             waiter.cancel()
 
-            // Then the request is cancelled, as are the handle's later awaits
+            // Then the request is cancelled, long before the stall timeout, as are the handle's
+            // later awaits
+            try await Self.waitForTheEnd { log.all == ["cancel hook", "completion"] }
             #expect(Self.category(of: await waiter.value.map { $0.status.code }) == "cancelled")
             #expect(Self.category(of: await handle.result.map { $0.status.code }) == "cancelled")
-            #expect(log.all == ["cancel hook"])
             #expect(ranIn.all.first == "the awaiting task")
         }
     }
@@ -157,6 +169,13 @@ import TransportCurl
     private static func open(_ executor: HeldExecutor, once ranIn: LockedRecorder<String>) async throws {
         try await waitUntil { !ranIn.all.isEmpty || executor.waiting == 2 }
         executor.open()
+    }
+
+    /// Waits until `ended` says the cancelled run has ended: 10 s at most, far less than the
+    /// 30 s of a transfer's stall timeout or the 50 s of a `Retry-After`, which would end a
+    /// run that the cancel did not reach, and far more than a cancel takes.
+    private static func waitForTheEnd(_ ended: () -> Bool) async throws {
+        try await waitUntil(timeout: .seconds(10)) { ended() }
     }
 
     /// Awaits `handle` in this task (marked as the awaiting task), then reads whether the task

@@ -10,9 +10,13 @@ import Transport
 /// it, so that the run's own task cannot begin the operation before the awaiting task claims
 /// it; the test opens it once the awaiting task has claimed the run (its operation has begun,
 /// or it waits in the executor behind the run's task), and a task-local value that only the
-/// awaiting task has proves where the operation ran. Checked to fail: with
-/// `claimForAwait(by:)` always refusing, the awaiting task waits for the outcome, nothing
-/// else reaches the executor, and each test fails waiting for the claim; with the view's
+/// awaiting task has proves where the operation ran; an operation that may run there makes its
+/// waits cancellable by the handle (`RequestCancellation.runCancellable`). Checked to fail:
+/// with `claimForAwait()` always refusing, the awaiting task waits for the outcome, nothing
+/// else reaches the executor, and each test fails waiting for the claim; with a cancelled run
+/// cancelling the awaiting task as it ends, `cancelStopsAnOperationRunningInTheAwaitingTask`
+/// logs `awaiting task cancelled: true`; with awaited runs allowed by default, a handle made
+/// without `runsInAwaitingTask` runs its operation in the awaiting task; with the view's
 /// cached outcome ignored, the transform counts 4 and 6; with `ownerEnded(_:)` ignored, a view
 /// nobody keeps logs `view start` on the reload.
 @Suite struct RequestHandleAwaitTests {
