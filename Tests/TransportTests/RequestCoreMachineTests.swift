@@ -557,7 +557,7 @@ import Transport
         Self.play(
             &machine,
             [
-                                // The awaiting task's own await joins the handlers as the run ends.
+                // The awaiting task's own await joins the handlers as the run ends.
                 (.finish("one"), "ended, drain"),
                 (.oneShot("a"), "none"),
                 (.drain, "deliver one#1 to [h, b once, a once]; done"),
@@ -600,7 +600,7 @@ import Transport
                 (.start, "begin 1: run []"),
                 (.launched("task 1", run: 1), "none"),
                 (.claimForAwait, "run 1 here"),
-                                (.finish("one"), "ended"),
+                (.finish("one"), "ended"),
                 (.reload, "begin 2: run []"),
                 (.claim(run: 1), "refused"),
                 (.launched("task 2", run: 2), "none"),

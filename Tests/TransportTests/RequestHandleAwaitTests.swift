@@ -153,7 +153,8 @@ import Transport
         #expect(error.category == .cancelled)
         #expect(
             log.all == [
-                "operation in the awaiting task", "cancel hook", "operation cancelled", "awaiting task cancelled: false",
+                "operation in the awaiting task", "cancel hook", "operation cancelled",
+                "awaiting task cancelled: false",
             ])
     }
 

@@ -34,12 +34,6 @@ public struct RequestCancellation: Sendable {
     /// The number of the run it cancels.
     let run: Int
 
-    /// The cancellation of run number `run` of `core`.
-    init(core: RequestCore, run: Int) {
-        self.core = core
-        self.run = run
-    }
-
     /// Whether the calling task was cancelled, or the request handle whose operation it runs.
     public static var isCancelled: Bool {
         if Task.isCancelled { return true }
