@@ -40,7 +40,8 @@ extension CurlTransport {
     /// flight on one transport work. libcurl 7.88.1 still walks every open connection of its
     /// loop for part of each transfer's work (a finished transfer's removal searches the
     /// connection cache), so CPU time per request grows with the number in flight on a loop
-    /// (docs/BENCHMARKS.md, "Ten thousand requests in flight"); several loops divide it.
+    /// (docs/BENCHMARKS.md, "Ten thousand requests in flight"); several loops divide
+    /// it, and high connection limits add loops for it (``loopCount``).
     public struct Configuration: Sendable {
         /// The options every request of this transport starts from.
         ///
@@ -81,9 +82,9 @@ extension CurlTransport {
         /// limit, it is divided between the ``loopCount`` loops.
         public var maximumTotalConnections = 0
 
-        /// How many event loops the transport runs, each a thread of its own with its own libcurl
-        /// multi handle, connection cache and pool of easy handles: ``defaultLoopCount`` by
-        /// default.
+        /// How many event loops carry the transport's load (its base loops), each a thread of its
+        /// own with its own libcurl multi handle, connection cache and pool of easy handles:
+        /// ``defaultLoopCount`` by default.
         ///
         /// One loop serves any number of requests, but on one core; more loops let a transport
         /// with many requests in flight use more of the machine. A request goes to the loop its
@@ -91,8 +92,16 @@ extension CurlTransport {
         /// that may speak HTTP/2, to the origin's own loop, so that its requests share one
         /// connection, else to the origin's own loop until that loop is busy (16 transfers in
         /// flight, or its share of ``maximumConnectionsPerHost`` when fewer), so that a light load
-        /// stays on one loop and reuses its connections, else to the loop with the fewest
+        /// stays on one loop and reuses its connections, else to the base loop with the fewest
         /// transfers in flight.
+        ///
+        /// When the connection limits allow more than 1,024 connections a loop
+        /// (``maximumTotalConnections`` when set, else ``maximumConnectionsPerHost``), the
+        /// transport runs extra loops, one per 1,024 connections, up to 64 loops in all:
+        /// libcurl 7.88 walks a loop's whole connection cache for each transfer, so a loop with
+        /// thousands of connections spends more on that walk than on the transfer. They take
+        /// transfers only once every base loop has 256 in flight; ``CurlTransport/loopCount``
+        /// says how many loops run.
         ///
         /// The connection limits hold for the transport as a whole: ``maximumConnectionsPerHost``
         /// and ``maximumTotalConnections`` are divided between the loops (16 per host over 2 loops
@@ -108,11 +117,11 @@ extension CurlTransport {
         /// (`ProcessInfo.activeProcessorCount`), at most 8.
         ///
         /// A loop is busy on one core while transfers run, so a loop per core lets a transport use
-        /// the machine. With 10,000 requests in flight on 2 cores, 2 loops served 1.4 to 2.9 times
-        /// as many requests per second as 1, at 0.6 to 0.7 times the CPU per request; with 64 in
-        /// flight at least as many, at 1 % more instructions per request (docs/BENCHMARKS.md,
-        /// "Several event loops"). At most 8, so that the default 16 connections per host leave
-        /// each loop two.
+        /// the machine. With 64 requests in flight on 2 cores, 2 loops served at least as many
+        /// requests per second as 1, at 1 % more instructions per request; spread over 8 loops
+        /// they cost a quarter more CPU per request (docs/BENCHMARKS.md, "Several event loops").
+        /// At most 8, so that the default 16 connections per host leave each loop two. High
+        /// connection limits add loops of their own (``loopCount``).
         public static var defaultLoopCount: Int { min(max(1, ProcessInfo.processInfo.activeProcessorCount), 8) }
 
         /// libcurl's receive buffer per transfer, in bytes (`CURLOPT_BUFFERSIZE`): 64 KiB by

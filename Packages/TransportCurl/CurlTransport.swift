@@ -68,8 +68,10 @@ public final class CurlTransport: HTTPTransport {
         loops.requestShutdown()
     }
 
-    /// How many event loops the transport runs: ``Configuration/loopCount``, or fewer when the
-    /// connection limits are smaller (each loop holds at least one connection per host).
+    /// How many event loops the transport runs: ``Configuration/loopCount``, more when the
+    /// connection limits allow over 1,024 connections a loop (extra loops, up to 64 in all),
+    /// or fewer when the limits are smaller than the loops (each loop holds at least one
+    /// connection per host).
     public var loopCount: Int { loops.loops.count }
 
     /// Sends a request and returns when the response head has arrived; the body streams.

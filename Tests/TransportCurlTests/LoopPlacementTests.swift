@@ -10,7 +10,10 @@ import Transport
 /// loop" fail; with pinning ignored, "a pinned origin stays home however busy" fails; without
 /// the busy threshold, "not yet busy" and "not busy" fail; with the scan starting at 0 instead
 /// of the home loop, the tie rows fail; with the default port kept in the hash, the rows with
-/// ":80" and ":443" fail; with the limits copied to every loop, every division row fails.
+/// ":80" and ":443" fail; with the limits copied to every loop, every division row fails; with
+/// extra loops taking transfers before the base loops are full, "extra loops wait" fails; with
+/// a full sender loop kept, "a full sender loop gives way" fails; without extra loops for high
+/// limits, the rows with 10,000 connections fail.
 @Suite struct LoopPlacementTests {
     /// One row: loops' loads, the least per-host connections a loop has, the request's facts,
     /// the loop expected.
@@ -18,10 +21,14 @@ import Transport
         let name: String
         let loads: [Int]
         var connectionsPerHost = Int.max
+        /// The base loops, all of them when `nil`.
+        var baseLoops: Int? = nil
         let request: LoopPlacement.Request
         let expected: Int
 
-        var testDescription: String { "\(name): loads \(loads), \(request) → loop \(expected)" }
+        var testDescription: String {
+            "\(name): loads \(loads)\(baseLoops.map { " (\($0) base)" } ?? ""), \(request) → loop \(expected)"
+        }
     }
 
     static let rows: [Row] = [
@@ -61,10 +68,36 @@ import Transport
         Row(
             name: "a sender loop out of range is ignored", loads: [20, 0],
             request: .init(home: 0, pinsOrigin: false, senderLoop: 5), expected: 1),
+        Row(
+            name: "a full sender loop gives way to the least loaded", loads: [256, 40, 30, 50],
+            request: .init(home: 0, pinsOrigin: false, senderLoop: 0), expected: 2),
+        Row(
+            name: "a sender loop just below full keeps the request", loads: [255, 40, 30, 50],
+            request: .init(home: 0, pinsOrigin: false, senderLoop: 0), expected: 0),
+        Row(
+            name: "a sender loop keeps the request when its connections to the host are busy", loads: [0, 9, 0, 0],
+            connectionsPerHost: 4, request: .init(home: 0, pinsOrigin: false, senderLoop: 1), expected: 1),
+        Row(
+            name: "extra loops wait while a base loop has room", loads: [200, 255, 0, 0], baseLoops: 2,
+            request: .init(home: 1, pinsOrigin: false, senderLoop: nil), expected: 0),
+        Row(
+            name: "full base loops spill to the least loaded extra loop", loads: [256, 300, 9, 4], baseLoops: 2,
+            request: .init(home: 0, pinsOrigin: false, senderLoop: nil), expected: 3),
+        Row(
+            name: "once every loop is loaded, the least loaded of all", loads: [400, 300, 390, 310], baseLoops: 2,
+            request: .init(home: 0, pinsOrigin: false, senderLoop: nil), expected: 1),
+        Row(
+            name: "a pinned origin stays on its base home when the base loops are full", loads: [900, 900, 0, 0],
+            baseLoops: 2, request: .init(home: 1, pinsOrigin: true, senderLoop: nil), expected: 1),
+        Row(
+            name: "full means as many as the loop's connections to a host, when fewer", loads: [8, 8, 0, 1],
+            connectionsPerHost: 8, baseLoops: 2, request: .init(home: 0, pinsOrigin: false, senderLoop: nil),
+            expected: 2),
     ]
 
     @Test(arguments: rows) func placesEachRequest(_ row: Row) {
-        let placement = LoopPlacement(loopCount: row.loads.count, connectionsPerHost: row.connectionsPerHost)
+        let placement = LoopPlacement(
+            loopCount: row.loads.count, baseLoopCount: row.baseLoops, connectionsPerHost: row.connectionsPerHost)
         #expect(placement.loop(for: row.request) { row.loads[$0] } == row.expected)
     }
 
@@ -72,6 +105,24 @@ import Transport
         #expect(LoopPlacement(loopCount: 2).spreadThreshold == 16)
         #expect(LoopPlacement(loopCount: 2, connectionsPerHost: 8).spreadThreshold == 8)
         #expect(LoopPlacement(loopCount: 2, connectionsPerHost: 0).spreadThreshold == 1)
+    }
+
+    @Test func aLoopIsFullFrom256TransfersOrItsConnectionsToAHost() {
+        #expect(LoopPlacement(loopCount: 2).spillThreshold == 256)
+        #expect(LoopPlacement(loopCount: 2, connectionsPerHost: 100).spillThreshold == 100)
+        #expect(LoopPlacement(loopCount: 2, connectionsPerHost: 0).spillThreshold == 1)
+    }
+
+    @Test func homesAreBaseLoops() {
+        // Given ten loops, two of them base loops
+        let placement = LoopPlacement(loopCount: 10, baseLoopCount: 2)
+
+        // Then every origin's home is one of the two
+        for host in 0..<200 {
+            #expect(placement.home(ofHash: LoopPlacement.origin(of: "http://host\(host).example/").hash) < 2)
+        }
+        #expect(LoopPlacement(loopCount: 3, baseLoopCount: 7).baseLoopCount == 3)
+        #expect(LoopPlacement(loopCount: 3, baseLoopCount: 0).baseLoopCount == 1)
     }
 
     /// URL pairs of one origin.
@@ -206,6 +257,16 @@ import Transport
         LimitRow(loops: 4, perHost: 0, total: 0, expectedPerHost: [1], expectedTotal: [0]),
         LimitRow(loops: 4, perHost: 16, total: 3, expectedPerHost: [6, 5, 5], expectedTotal: [1, 1, 1]),
         LimitRow(loops: 4, perHost: 16, total: -5, expectedPerHost: [4, 4, 4, 4], expectedTotal: [0, 0, 0, 0]),
+        LimitRow(loops: 2, perHost: 1024, total: 0, expectedPerHost: [512, 512], expectedTotal: [0, 0]),
+        LimitRow(
+            loops: 2, perHost: 10_000, total: 0, expectedPerHost: Array(repeating: 1000, count: 10),
+            expectedTotal: Array(repeating: 0, count: 10)),
+        LimitRow(
+            loops: 2, perHost: 16, total: 5000, expectedPerHost: [4, 3, 3, 3, 3],
+            expectedTotal: [1000, 1000, 1000, 1000, 1000]),
+        LimitRow(
+            loops: 1, perHost: 1_000_000, total: 0, expectedPerHost: Array(repeating: 15625, count: 64),
+            expectedTotal: Array(repeating: 0, count: 64)),
     ]
 
     @Test(arguments: limitRows) func divisesTheConnectionLimitsBetweenTheLoops(_ row: LimitRow) {

@@ -86,6 +86,38 @@ import Transport
         }
     }
 
+    @Test(.timeLimit(.minutes(2))) func highConnectionLimitsAddLoopsThatTakeTransfersOnlyWhenTheBaseLoopsAreFull()
+        async throws
+    {
+        try await MockServer.withRunning { server in
+            // Given two base loops and room for 3,000 connections to a host: a third loop
+            var configuration = CurlTransport.Configuration()
+            configuration.loopCount = 2
+            configuration.maximumConnectionsPerHost = 3000
+            try await withTransport(configuration) { transport in
+                #expect(transport.loopCount == 3)
+
+                // When a light load runs, the extra loop carries none of it
+                let light = startHeldRequests(40, to: server, on: transport, tag: "light")
+                try await waitUntil { transport.loops.inFlight.reduce(0, +) == 40 }
+                #expect(transport.loops.inFlight[2] == 0, "in flight per loop: \(transport.loops.inFlight)")
+                #expect(try await light.value == 40)
+
+                // When 900 run at once, the base loops fill to 256 each before the extra loop
+                // takes any, and then all three share them
+                let heavy = startHeldRequests(900, to: server, on: transport, tag: "heavy")
+                try await waitUntil { transport.loops.inFlight.reduce(0, +) == 900 }
+                let inFlight = transport.loops.inFlight
+                #expect(inFlight[0] >= 256 && inFlight[1] >= 256, "in flight per loop: \(inFlight)")
+                #expect(inFlight[2] >= 256, "in flight per loop: \(inFlight)")
+
+                // Then every request completed once
+                #expect(try await heavy.value == 900)
+                try await waitUntil { transport.loops.inFlight == [0, 0, 0] }
+            }
+        }
+    }
+
     @Test(.timeLimit(.minutes(1))) func requestsToOneHostReuseConnectionsOnEveryLoop() async throws {
         try await MockServer.withRunning { server in
             var configuration = CurlTransport.Configuration()
@@ -335,4 +367,23 @@ private func currentThreadID() -> String? {
 private func currentThreadName() -> String? {
     (try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8))?
         .trimmingCharacters(in: .whitespacesAndNewlines)
+}
+
+/// Starts `count` requests that the server holds for 1.5 s, and returns the task that counts
+/// those that succeeded.
+private func startHeldRequests(_ count: Int, to server: MockServer, on transport: CurlTransport, tag: String)
+    -> Task<Int, any Error>
+{
+    Task {
+        try await withThrowingTaskGroup(of: Int.self) { group in
+            for index in 0..<count {
+                group.addTask {
+                    let request = try TransportRequest(
+                        method: .get, url: server.url("/delay/1500?\(tag)=\(index)"))
+                    return try await transport.data(for: request).head.status.kind == .successful ? 1 : 0
+                }
+            }
+            return try await group.reduce(0, +)
+        }
+    }
 }

@@ -143,8 +143,10 @@ INFLIGHT_PEERS = ("parley", "ahc", "curl", "curl-epoll")
 INFLIGHT_DELAY_S = 0.5
 INFLIGHT_WAVES = 3
 INFLIGHT_QUICK_WAVES = 1
-INFLIGHT_RSS_TARGET_KIB = 32  # the most resident memory per request in flight, above the idle process
-INFLIGHT_CPU_TARGET = 1.20  # the most CPU per request at the highest level, relative to the lowest
+INFLIGHT_RSS_TARGET_KIB = 24  # the most resident memory per request in flight at the highest level, above idle
+INFLIGHT_CPU_TARGET = 1.5  # the most CPU per request at the highest level, relative to the lowest
+INFLIGHT_RPS_TARGET = 1.1  # the fewest requests per second at the highest level, relative to AsyncHTTPClient's
+INFLIGHT_P99_TARGET = 1.0  # the highest p99 latency at the highest level, relative to AsyncHTTPClient's
 # Descriptors a peer needs besides one socket per request in flight: its own files, pipes and event loops.
 INFLIGHT_SPARE_DESCRIPTORS = 512
 ECHO_MODULE = Path("/usr/lib/nginx/modules/ngx_http_echo_module.so")
@@ -738,11 +740,19 @@ def inflight_readings(runs: list[InflightRun], peers: list[str], levels: tuple[i
 def inflight_verdicts(runs: list[InflightRun], levels: tuple[int, ...]) -> list[str]:
     """Parley against the in-flight targets of docs/BENCHMARKS.md."""
     found = []
-    for level in levels:
-        kib = inflight_kib_per_request(runs, "parley", level)
-        if kib is not None:
-            found.append(f"{kib:.1f} KiB per request with {level:,} in flight (target ≤ {INFLIGHT_RSS_TARGET_KIB} "
-                         "KiB): " + ("met" if kib <= INFLIGHT_RSS_TARGET_KIB else "MISSED"))
+    top = levels[-1]
+    kib = inflight_kib_per_request(runs, "parley", top)
+    if kib is not None:
+        found.append(f"{kib:.1f} KiB per request with {top:,} in flight (target ≤ {INFLIGHT_RSS_TARGET_KIB} "
+                     "KiB): " + ("met" if kib <= INFLIGHT_RSS_TARGET_KIB else "MISSED"))
+    rps = inflight_ratio(runs, "parley", "ahc", top, inflight_rps)
+    if rps is not None:
+        found.append(f"req/s with {top:,} in flight {ratio_text(rps, INFLIGHT_RPS_TARGET)}× AsyncHTTPClient's "
+                     f"(target ≥ {INFLIGHT_RPS_TARGET:.2f}): " + ("met" if rps >= INFLIGHT_RPS_TARGET else "MISSED"))
+    p99 = inflight_ratio(runs, "parley", "ahc", top, lambda run: run.p99_us)
+    if p99 is not None:
+        found.append(f"p99 latency with {top:,} in flight {ratio_text(p99, INFLIGHT_P99_TARGET)}× AsyncHTTPClient's "
+                     f"(target ≤ {INFLIGHT_P99_TARGET:.2f}): " + ("met" if p99 <= INFLIGHT_P99_TARGET else "MISSED"))
     if len(levels) > 1:
         growth = inflight_cpu_growth(runs, "parley", levels[-1], levels[0])
         if growth is not None:

@@ -69,7 +69,11 @@ final class CurlLoopGroup: Sendable {
         self.loads = loops.map { _ in Load() }
         self.executorIdentities = loops.map { $0.executor.asUnownedTaskExecutor() }
         let perHost = max(1, configuration.maximumConnectionsPerHost)
-        self.placement = LoopPlacement(loopCount: loops.count, connectionsPerHost: perHost / loops.count)
+        self.placement = LoopPlacement(
+            loopCount: loops.count,
+            baseLoopCount: configuration.loopCount,
+            connectionsPerHost: perHost / loops.count
+        )
         self.pinsHTTPS = configuration.allowsHTTP2
     }
 
@@ -149,11 +153,13 @@ final class CurlLoopGroup: Sendable {
 
     // MARK: - Executors
 
-    /// One loop's executor, each loop in turn.
+    /// One base loop's executor, each in turn (the extra loops take transfers only when the
+    /// base loops are full; see ``LoopPlacement``).
     func nextExecutor() -> CurlLoopExecutor {
-        guard loops.count > 1 else { return loops[0].executor }
+        let count = placement.baseLoopCount
+        guard count > 1 else { return loops[0].executor }
         let turn = executorCursor.wrappingAdd(1, ordering: .relaxed).oldValue
-        return loops[Int(UInt(bitPattern: turn) % UInt(loops.count))].executor
+        return loops[Int(UInt(bitPattern: turn) % UInt(count))].executor
     }
 
     // MARK: - Shutdown
@@ -174,15 +180,20 @@ final class CurlLoopGroup: Sendable {
     /// The configuration of each loop: the transport's, with the connection limits divided
     /// between the loops so that together they keep to the transport's.
     ///
-    /// There are ``CurlTransport/Configuration/loopCount`` loops, but never more than
-    /// ``CurlTransport/Configuration/maximumConnectionsPerHost`` (at least 1) nor, when it is
-    /// set, ``CurlTransport/Configuration/maximumTotalConnections``, so that every loop may hold
-    /// at least one connection. Each limit is divided as evenly as whole numbers allow, the
-    /// first loops taking one more: 16 per host over 3 loops is 6, 5 and 5.
+    /// There are ``CurlTransport/Configuration/loopCount`` loops (the base loops), and more
+    /// (extra loops, up to ``largestLoopCount``) when the connection limits allow more than
+    /// ``connectionsPerLoop`` connections for each: ``CurlTransport/Configuration/maximumTotalConnections``
+    /// when it is set, else ``CurlTransport/Configuration/maximumConnectionsPerHost`` (the most
+    /// one host can have). There are never more loops than either limit (at least 1), so that
+    /// every loop may hold at least one connection. Each limit is divided as evenly as whole
+    /// numbers allow, the first loops taking one more: 16 per host over 3 loops is 6, 5 and 5.
     static func loopConfigurations(for configuration: CurlTransport.Configuration) -> [CurlTransport.Configuration] {
         let perHost = max(1, configuration.maximumConnectionsPerHost)
         let total = max(0, configuration.maximumTotalConnections)
-        var count = min(max(1, configuration.loopCount), perHost)
+        let connections = total > 0 ? total : perHost
+        let forConnections = (connections + connectionsPerLoop - 1) / connectionsPerLoop
+        var count = max(max(1, configuration.loopCount), min(forConnections, largestLoopCount))
+        count = min(count, perHost)
         if total > 0 { count = min(count, total) }
         return (0..<count).map { index in
             var loop = configuration
@@ -192,6 +203,17 @@ final class CurlLoopGroup: Sendable {
             return loop
         }
     }
+
+    /// The connections a loop is given before the transport adds a loop for more: 1,024.
+    /// libcurl 7.88 walks every connection of a loop's cache when a transfer finishes (and
+    /// every connection to the host when one starts), so the cost per transfer grows with the
+    /// connections a loop holds; 10,000 transfers in flight over 2 loops took 2.7 times the CPU
+    /// per request of 100, over 8 loops 1.3 times (docs/BENCHMARKS.md, "Ten thousand requests
+    /// in flight").
+    static let connectionsPerLoop = 1024
+
+    /// The most loops the connection limits add up to: 64.
+    static let largestLoopCount = 64
 
     /// Loop `index`'s part of `limit` divided between `count` loops.
     private static func share(of limit: Int, loop index: Int, of count: Int) -> Int {

@@ -1,14 +1,25 @@
 /// Which of a transport's event loops runs a new transfer: a pure value, with no loop, no lock
 /// and no clock, so that every rule can be tested as a table.
 ///
+/// A transport has two kinds of loops. The **base loops** (``baseLoopCount``, the configured
+/// ``CurlTransport/Configuration/loopCount``) carry every light load: one per processor, so
+/// that a few dozen transfers use the machine's cores and no more threads than that. The
+/// **extra loops** exist only when the connection limits allow more connections than the base
+/// loops should hold (``CurlLoopGroup/connectionsPerLoop``): libcurl 7.88 walks a loop's whole
+/// connection cache for part of each transfer's work, so a loop with thousands of connections
+/// spends more per transfer on that walk than on the transfer. They take transfers only when
+/// every base loop is full (``spillThreshold``).
+///
 /// ``CurlLoopGroup`` gathers the facts (the origin's home loop, whether the origin is pinned,
 /// the loop the sending task prefers, each loop's transfers in flight) and applies
 /// ``loop(for:load:)``, whose rules, first match wins, are:
 ///
-/// 1. **The sender's loop.** A request sent by a task that prefers one of the loops as its
-///    executor (``CurlTransport/taskExecutor``) runs on that loop: its thread posts the start
-///    without a wakeup, and the response resumes the task where it already runs, with no
-///    thread hop either way.
+/// 1. **The sender's loop**, unless it has ``largestSpillThreshold`` transfers in flight. A
+///    request sent by a task that prefers one of the loops as its executor
+///    (``CurlTransport/taskExecutor``) runs on that loop: its thread posts the start without a
+///    wakeup, and the response resumes the task where it already runs, with no thread hop
+///    either way. It stays even when the loop's connections to the host are all busy (it waits
+///    for one there): the sender chose the loop.
 /// 2. **A pinned origin's home.** Every request to an HTTPS origin that may speak HTTP/2 goes to
 ///    the origin's home loop, so that its streams share one connection, as they do with one
 ///    loop: a second loop would open a second connection (and a second TLS handshake) to the
@@ -19,11 +30,13 @@
 ///    2 loops took 13 to 23 % more CPU per request than on one, for the same throughput;
 ///    docs/BENCHMARKS.md, "Several event loops"). Requests one
 ///    at a time to one host stay on one loop and reuse its connection.
-/// 4. **The least loaded loop**, by transfers in flight, scanning from the origin's home loop, so
-///    that a tie keeps the home loop: under load, transfers spread evenly over every loop.
+/// 4. **The least loaded base loop**, by transfers in flight, scanning from the origin's home
+///    loop so that a tie keeps the home loop, unless even that one is full.
+/// 5. **The least loaded loop of all**, scanning from the home loop: once the base loops are
+///    full, transfers spread evenly over every loop.
 ///
-/// The home loop is a hash of the origin (scheme, host and port, default ports left out), the
-/// same for every request to it during the process's life.
+/// The home loop is a hash of the origin (scheme, host and port, default ports left out) over
+/// the base loops, the same for every request to it during the process's life.
 struct LoopPlacement: Sendable, Equatable {
     /// What the placement knows of one request.
     struct Request: Sendable, Equatable, CustomStringConvertible {
@@ -42,22 +55,41 @@ struct LoopPlacement: Sendable, Equatable {
 
     /// How many loops there are; at least 1.
     let loopCount: Int
+    /// How many of them carry light loads (rules 3 and 4): the first ones; at least 1, at most
+    /// ``loopCount``.
+    let baseLoopCount: Int
     /// The transfers in flight from which the home loop counts as busy (rule 3); at least 1.
     let spreadThreshold: Int
+    /// The transfers in flight from which a base loop counts as full (rule 4), and transfers go
+    /// to the extra loops; at least 1.
+    let spillThreshold: Int
 
     /// The most ``spreadThreshold`` can be: 16, below which one loop was measured to serve
     /// transfers at a lower cost than two, as fast.
     static let largestSpreadThreshold = 16
 
-    /// A placement over `loopCount` loops (at least 1).
+    /// The most ``spillThreshold`` can be: 256 transfers in flight. libcurl's walk of a loop's
+    /// connection cache costs about 20 ns per connection for each transfer (docs/BENCHMARKS.md,
+    /// "Ten thousand requests in flight"): at 256 connections, about a tenth of a request's own
+    /// cost on loopback, which an extra loop's wakeups cost too.
+    static let largestSpillThreshold = 256
+
+    /// A placement over `loopCount` loops (at least 1), the first `baseLoopCount` of them base
+    /// loops.
     ///
-    /// - Parameter connectionsPerHost: The smallest share of the per-host connection limit a
-    ///   loop has. The home loop counts as busy from ``largestSpreadThreshold`` transfers in
-    ///   flight, or from this many when it is fewer: more transfers to one host than a loop has
-    ///   connections for would wait there while another loop has connections free.
-    init(loopCount: Int, connectionsPerHost: Int = .max) {
+    /// - Parameters:
+    ///   - loopCount: The loops, base and extra.
+    ///   - baseLoopCount: The loops that carry light loads; all of them when `nil`.
+    ///   - connectionsPerHost: The smallest share of the per-host connection limit a loop has.
+    ///     The home loop counts as busy from ``largestSpreadThreshold`` transfers in flight, and a
+    ///     loop as full from ``largestSpillThreshold``, or from this many when it is fewer: more
+    ///     transfers to one host than a loop has connections for would wait there while another
+    ///     loop has connections free.
+    init(loopCount: Int, baseLoopCount: Int? = nil, connectionsPerHost: Int = .max) {
         self.loopCount = max(1, loopCount)
+        self.baseLoopCount = min(max(1, baseLoopCount ?? loopCount), self.loopCount)
         self.spreadThreshold = max(1, min(Self.largestSpreadThreshold, connectionsPerHost))
+        self.spillThreshold = max(1, min(Self.largestSpillThreshold, connectionsPerHost))
     }
 
     /// The loop that runs `request`.
@@ -67,26 +99,41 @@ struct LoopPlacement: Sendable, Equatable {
     ///   - load: The transfers in flight on a loop, by index.
     /// - Returns: An index below ``loopCount``.
     func loop(for request: Request, load: (Int) -> Int) -> Int {
-        if let sender = request.senderLoop, sender >= 0, sender < loopCount { return sender }
-        let home = min(max(0, request.home), loopCount - 1)
+        if let sender = request.senderLoop, sender >= 0, sender < loopCount,
+            loopCount == 1 || load(sender) < Self.largestSpillThreshold
+        {
+            return sender
+        }
+        let home = min(max(0, request.home), baseLoopCount - 1)
         if request.pinsOrigin { return home }
-        var bestLoad = load(home)
-        if bestLoad < spreadThreshold { return home }
+        let homeLoad = load(home)
+        if homeLoad < spreadThreshold { return home }
+        let base = leastLoaded(of: baseLoopCount, from: home, homeLoad: homeLoad, load: load)
+        if baseLoopCount == loopCount || base.load < spillThreshold { return base.loop }
+        return leastLoaded(of: loopCount, from: home, homeLoad: homeLoad, load: load).loop
+    }
+
+    /// The least loaded of the first `count` loops, scanning from `home`, so that a tie keeps
+    /// the loop found first.
+    private func leastLoaded(of count: Int, from home: Int, homeLoad: Int, load: (Int) -> Int) -> (
+        loop: Int, load: Int
+    ) {
         var best = home
-        for offset in 1..<loopCount {
-            let index = (home + offset) % loopCount
+        var bestLoad = homeLoad
+        for offset in 1..<count {
+            let index = (home + offset) % count
             let candidate = load(index)
             if candidate < bestLoad {
                 best = index
                 bestLoad = candidate
             }
         }
-        return best
+        return (best, bestLoad)
     }
 
-    /// The home loop of an origin: `hash` (``origin(of:)``) spread over the loops.
+    /// The home loop of an origin: `hash` (``origin(of:)``) spread over the base loops.
     func home(ofHash hash: UInt64) -> Int {
-        Int(hash % UInt64(loopCount))
+        Int(hash % UInt64(baseLoopCount))
     }
 
     /// Where a URL is sent, as the placement sees it.

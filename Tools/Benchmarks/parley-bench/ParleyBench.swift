@@ -61,6 +61,14 @@ struct ParleyBench: AsyncParsableCommand {
     @Option(help: "The transport's connections per host; --concurrency if not given.")
     var connectionsPerHost: Int?
 
+    /// libcurl's receive buffer per transfer in KiB (`Configuration.receiveBufferSize`); the
+    /// engine's default when not given (512 KiB in download mode).
+    @Option(
+        name: .customLong("receive-buffer-kib"),
+        help: "libcurl's receive buffer per transfer, in KiB; the engine's default if not given (512 in download mode)."
+    )
+    var receiveBufferKiB: Int?
+
     /// Whether to count the responses that came on a new connection, to see how often the
     /// engine reuses one.
     @Flag(
@@ -73,6 +81,9 @@ struct ParleyBench: AsyncParsableCommand {
         }
         if let loops, loops < 1 {
             throw ValidationError("--loops must be at least 1.")
+        }
+        if let receiveBufferKiB, receiveBufferKiB < 1 {
+            throw ValidationError("--receive-buffer-kib must be at least 1.")
         }
         if let connectionsPerHost, connectionsPerHost < 1 {
             throw ValidationError("--connections-per-host must be at least 1.")
@@ -88,6 +99,7 @@ struct ParleyBench: AsyncParsableCommand {
         if options.mode == .download {
             configuration.receiveBufferSize = downloadReceiveBufferSize
         }
+        if let receiveBufferKiB { configuration.receiveBufferSize = receiveBufferKiB * 1024 }
         let transport = try CurlTransport(configuration: configuration)
         let uploadSize = try options.input.map { try InputFile.size(atPath: $0) }
         let opened: ConnectionCount? = countConnections ? ConnectionCount() : nil
@@ -107,9 +119,16 @@ struct ParleyBench: AsyncParsableCommand {
                 let workerExecutor: @Sendable () -> (any TaskExecutor)? = {
                     onLoops ? transport.taskExecutor : nil
                 }
-                report = await runClosedLoop(options: options, workerExecutor: workerExecutor) { _ in
-                    try await perform(on: transport, options: options, uploadSize: uploadSize, opened: opened)
+                // A GET's worker calls `get` directly, so that the frames a waiting request's
+                // task holds are an application's, not ones sized for every mode's locals.
+                let url = options.url
+                let perform: @Sendable (Int) async throws -> Int
+                if options.mode == .get {
+                    perform = { _ in try await get(on: transport, url: url, opened: opened) }
+                } else {
+                    perform = { _ in try await send(on: transport, options: options, uploadSize: uploadSize) }
                 }
+                report = await runClosedLoop(options: options, workerExecutor: workerExecutor, perform)
             case .full, .direct:
                 // The handles' operations prefer one loop (the client's `taskExecutor`), and the
                 // workers that one too.
@@ -147,25 +166,14 @@ private final class ConnectionCount: Sendable {
     let count = Atomic(0)
 }
 
-/// Performs one request in `options.mode` and returns its body byte count; counts it in
-/// `opened` when it came on a new connection.
-private func perform(
-    on transport: CurlTransport, options: BenchmarkOptions, uploadSize: Int?, opened: ConnectionCount? = nil
-) async throws -> Int {
-    // Bodies are collected whatever their size, as every peer collects them.
-    var transfer = TransferOptions()
-    transfer.maximumBodySize = .max
-
+/// Performs one download or upload in `options.mode` and returns its body byte count.
+private func send(on transport: CurlTransport, options: BenchmarkOptions, uploadSize: Int?) async throws -> Int {
     switch options.mode {
     case .get:
-        let request = try TransportRequest(method: .get, url: options.url, options: transfer)
-        let response = try await transport.data(for: request)
-        try requireSuccess(response.head)
-        if let opened, response.metrics?.reusedConnection == false { opened.count.add(1, ordering: .relaxed) }
-        return response.body.count
+        return try await get(on: transport, url: options.url, opened: nil)
 
     case .download:
-        let request = try TransportRequest(method: .get, url: options.url, options: transfer)
+        let request = try TransportRequest(method: .get, url: options.url, options: collectingAll)
         let response = try await transport.send(request)
         try requireSuccess(response.head)
         let file = try OutputFile(path: options.out)
@@ -184,12 +192,30 @@ private func perform(
             method: .post,
             url: options.url,
             body: .file(path: input),
-            options: transfer
+            options: collectingAll
         )
         let response = try await transport.data(for: request)
         try requireSuccess(response.head)
         return uploadSize
     }
+}
+
+/// Transfer options that collect a body whatever its size, as every peer collects them.
+private let collectingAll: TransferOptions = {
+    var options = TransferOptions()
+    options.maximumBodySize = .max
+    return options
+}()
+
+/// One GET, collected: a function of its own, so that a waiting request's task holds this
+/// small frame and not one sized for every mode's locals.
+/// Counts it in `opened` when it came on a new connection.
+private func get(on transport: CurlTransport, url: String, opened: ConnectionCount?) async throws -> Int {
+    let request = try TransportRequest(method: .get, url: url, options: collectingAll)
+    let response = try await transport.data(for: request)
+    try requireSuccess(response.head)
+    if let opened, response.metrics?.reusedConnection == false { opened.count.add(1, ordering: .relaxed) }
+    return response.body.count
 }
 
 private func requireSuccess(_ head: HTTPResponse) throws {
