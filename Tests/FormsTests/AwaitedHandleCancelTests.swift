@@ -1,3 +1,4 @@
+import Downloads
 import Forms
 import Foundation
 import HTTPTypes
@@ -19,7 +20,9 @@ import TransportCurl
 /// reach still ends, later (the stall timeout ends a held transfer after 30 s, and the engine
 /// refuses the attempt after a 50 s retry wait), so each test waits 10 s at most for the end.
 /// Checked to fail: with the engine's `data(for:)` registering its cancel with the task alone
-/// (`withTaskCancellationHandler`), the transfer and view tests wait in vain; with the retry
+/// (`withTaskCancellationHandler`), the transfer and view tests wait in vain; with
+/// `FileDownload.run()` doing the same, the download test does (the download ends, whole,
+/// after 16 s); with the retry
 /// loop sleeping in the calling task (no `runCancellable`), the retry test does; with a cancelled run cancelling the awaiting task as it ends (what the handle did
 /// before), the awaiting task reads `Task.isCancelled == true` and its next request fails as
 /// cancelled; with the awaiting task's cancellation reaching neither the handle nor the
@@ -118,6 +121,42 @@ import TransportCurl
             #expect(seen.cancelledAfterwards == false)
             #expect(try seen.next.get() == 200)
             #expect(ranIn.all.first == "the awaiting task")
+        }
+    }
+
+    @Test(.timeLimit(.minutes(1))) func cancellingAnAwaitedDownloadSuspendsItAndNotTheAwaitingTask() async throws {
+        try await withTemporaryFolder { folder in
+            try await withClient { _, screen, executor, ranIn in
+                // Given a download of 2 MiB that the server sends 64 KiB every half second,
+                // awaited in a task that sends another request afterwards
+                let destination = URL(fileURLWithPath: folder).appendingPathComponent("big.bin")
+                let received = LockedRecorder<Int64>()
+                let ended = LockedRecorder<String>()
+                let download = screen.download(
+                    PatternDownload(count: 2 << 20, destination: destination, query: ["chunk-delay": 500]))
+                download.observe { event in
+                    if case .transfer(.downloadProgress(let progress)) = event { received.append(progress.completed) }
+                }
+                let handle = download.map { summary, _ in Int(summary.byteCount) }
+                handle.completion { ended.append(Self.category(of: $0)) }
+                let waiter = Task { await Self.awaitThenSendAnother(handle, screen: screen) }
+                try await Self.open(executor, once: ranIn)
+                try await waitUntil { (received.all.last ?? 0) >= 128 << 10 }
+
+                // When the handle is cancelled
+                handle.cancel()
+
+                // Then the download stops long before its 16 s, keeping its partial, and the
+                // awaiting task goes on uncancelled
+                try await Self.waitForTheEnd { ended.all == ["cancelled"] }
+                let seen = await waiter.value
+                #expect(Self.category(of: seen.result) == "cancelled")
+                #expect(FileManager.default.fileExists(atPath: destination.path + ".partial"))
+                #expect(!FileManager.default.fileExists(atPath: destination.path))
+                #expect(seen.cancelledAfterwards == false)
+                #expect(try seen.next.get() == 200)
+                #expect(ranIn.all.first == "the awaiting task")
+            }
         }
     }
 
