@@ -244,7 +244,8 @@ public actor DownloadManager {
             record.runTask = Task {
                 let outcome: Result<FileDownload.Summary, any Error>
                 do {
-                    outcome = .success(try await download.run())
+                    // The manager's own run: no request handle's cancellation is for it.
+                    outcome = .success(try await RequestCancellation.withoutCurrent { try await download.run() })
                 } catch {
                     outcome = .failure(error)
                 }

@@ -249,7 +249,7 @@ public final class FileDownload: Sendable {
                 defer { control.nextWaiter += 1 }
                 return control.nextWaiter
             }
-            return try await withTaskCancellationHandler {
+            return try await RequestCancellation.withCancellationHandler {
                 try await withCheckedThrowingContinuation { continuation in
                     let immediate: Result<Summary, any Error>? = control.withLock { control in
                         switch control.state {
@@ -258,7 +258,7 @@ public final class FileDownload: Sendable {
                         case .failed(let error) where control.runner == nil: return .failure(error)
                         default: break
                         }
-                        if Task.isCancelled { return .failure(waitCancelledError()) }
+                        if RequestCancellation.isCancelled { return .failure(waitCancelledError()) }
                         control.waiters[id] = continuation
                         return nil
                     }
@@ -286,12 +286,14 @@ public final class FileDownload: Sendable {
     public func run() async throws -> Summary {
         resume()
         do {
-            return try await withTaskCancellationHandler {
+            // The task's cancellation, or the cancel of a request handle whose operation runs
+            // this download in the task, suspends it.
+            return try await RequestCancellation.withCancellationHandler {
                 try await value
             } onCancel: {
                 suspend()
             }
-        } catch let error as TransportError where error.category == .cancelled && Task.isCancelled {
+        } catch let error as TransportError where error.category == .cancelled && RequestCancellation.isCancelled {
             await withCheckedContinuation { continuation in
                 let stopped: Bool = control.withLock { control in
                     guard control.runner != nil else { return true }
@@ -334,7 +336,9 @@ public final class FileDownload: Sendable {
         control.runner = Task { [self] in
             let outcome: Result<Summary, any Error>
             do {
-                outcome = .success(try await run.execute())
+                // The run is the download's, stopped by `suspend()` and `cancel()`: it takes no
+                // request handle's cancellation along from the task that started it.
+                outcome = .success(try await RequestCancellation.withoutCurrent { try await run.execute() })
             } catch {
                 outcome = .failure(error)
             }

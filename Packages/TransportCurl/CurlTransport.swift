@@ -97,7 +97,9 @@ public final class CurlTransport: HTTPTransport {
             }
         )
         transfer.mode = .stream(buffer)
-        let streamed = try await withTaskCancellationHandler {
+        // The task's cancellation, or the cancel of a request handle whose operation runs in
+        // this task, cancels the transfer.
+        let streamed = try await RequestCancellation.withCancellationHandler {
             try await withUnsafeThrowingContinuation { continuation in
                 transfer.headContinuation = continuation
                 start(transfer)
@@ -123,7 +125,7 @@ public final class CurlTransport: HTTPTransport {
         let (transfer, placed) = try makeTransfer(request)
         loops.began(on: placed.loop)
         defer { loops.ended(on: placed.loop) }
-        let collected = try await withTaskCancellationHandler {
+        let collected = try await RequestCancellation.withCancellationHandler {
             try await withUnsafeThrowingContinuation { continuation in
                 transfer.dataContinuation = continuation
                 start(transfer)
@@ -180,7 +182,7 @@ public final class CurlTransport: HTTPTransport {
 
     /// A transfer for `request` on the loop that will run it, and that loop's index.
     private func makeTransfer(_ request: TransportRequest) throws -> (CurlTransfer, CurlLoopGroup.Placed) {
-        if Task.isCancelled {
+        if RequestCancellation.isCancelled {
             throw TransportError(
                 .cancelled, message: "The request was cancelled before it started.",
                 url: request.url, mayHaveReachedServer: false)

@@ -2,16 +2,21 @@ import Testing
 import Transport
 
 /// The request handle's transitions, driven one event at a time with names in place of the
-/// task, the closures and the event fan-out: no thread, no task, no sleep. Each test is a
+/// tasks, the closures and the event fan-out: no thread, no task, no sleep. Each test is a
 /// script of events and the action each one returns, written out as text.
 ///
 /// Checked to fail with each transition broken on purpose, every test by at least one: with
 /// `reload()` beginning a run at once while the drainer works, the reload-while-draining
-/// scripts get `begin 2` where they expect `announce 2`; with `launched(_:run:)` ignoring a
+/// scripts get `begin 2` where they expect `queued 2`; with `launched(_:run:)` ignoring a
 /// cancel while starting, `cancelWhileStartingCancelsTheTaskAtLaunch` gets `none`; with
-/// `sourceBegan(run:)` taking an announcement it has had, both derived scripts that repeat
-/// one count a run twice; with one-shot handlers never retired, an `await` is handed the
-/// next outcome too.
+/// one-shot handlers never retired, an `await` is handed the next outcome too; with
+/// `claim(run:)` not checking the claim, the awaited-run scripts let the launched task run the
+/// operation a second time; with `cancel()` cancelling the awaiting task's run as a task's
+/// (`cancelTask`), or with `addScopeHandler(_:run:)` keeping handlers after a cancel or for
+/// another run, the cancellation scripts fail; with
+/// `ownerEnded(_:)` dropping at once during a run, the view scripts lose a handler's outcome;
+/// with `takeFinished()` not making its caller the drainer, the handler added meanwhile is
+/// not handed out.
 @Suite struct RequestCoreMachineTests {
     /// Names in place of everything the machine holds without looking inside.
     enum Named: RequestCoreMachineTypes {
@@ -25,12 +30,8 @@ import Transport
         typealias Handler = String
         /// A start or cancel hook.
         typealias Hook = String
-        /// A derived core's follower.
-        typealias Follower = String
         /// An observer.
         typealias Observer = String
-        /// A connection to a source's events.
-        typealias Connector = String
         /// An event fan-out.
         typealias Fanout = String
     }
@@ -50,20 +51,32 @@ import Transport
         case launched(String, run: Int)
         /// The run ended with this outcome (its response is named after it).
         case finish(String)
-        /// A derived core's source ended run `number` with this outcome.
-        case sourceFinished(String, number: Int)
-        /// A derived core's source began run `run`.
-        case sourceBegan(Int)
+        /// The task launched for run `run` asks to run the operation.
+        case claim(run: Int)
+        /// A task that awaits the handle asks to run the operation.
+        case claimForAwait
+        /// What the operation waits on registers `handler` with run `run`'s cancellation.
+        case scopeHandler(String, run: Int)
+        /// The registration numbered `id` is undone.
+        case removeScopeHandler(Int)
+        /// A cancel takes the handlers registered with the run's cancellation.
+        case takeScopeHandlers
+        /// Whether run `run`'s cancellation says it was cancelled.
+        case isCancelled(run: Int)
+        /// A view went away.
+        case ownerEnded(Int)
         /// A handler for every outcome.
         case handler(String)
+        /// A handler for every outcome, registered by view `owner`.
+        case viewHandler(String, owner: Int)
         /// A one-shot handler, as an `await` adds.
         case oneShot(String)
         /// A start hook.
         case startHook(String)
         /// A cancel hook.
         case cancelHook(String)
-        /// A core derived from this one: its follower and its handler.
-        case follower(String, handler: String)
+        /// A start hook, a cancel hook and an observer, registered by view `owner`.
+        case viewHooks(String, owner: Int)
         /// One step of the drainer.
         case drainStep
         /// The drainer's steps until it is done, joined by "; ".
@@ -77,13 +90,19 @@ import Transport
             case .cancel: "cancel"
             case .launched(let task, let run): "launched \(task) for run \(run)"
             case .finish(let outcome): "finish \(outcome)"
-            case .sourceFinished(let outcome, let number): "source finished \(outcome)#\(number)"
-            case .sourceBegan(let run): "source began \(run)"
+            case .claim(let run): "claim run \(run)"
+            case .claimForAwait: "claim for await"
+            case .scopeHandler(let handler, let run): "register \(handler) with run \(run)"
+            case .removeScopeHandler(let id): "unregister \(id)"
+            case .takeScopeHandlers: "take registered handlers"
+            case .isCancelled(let run): "is run \(run) cancelled"
+            case .ownerEnded(let owner): "owner \(owner) ended"
             case .handler(let name): "handler \(name)"
+            case .viewHandler(let name, let owner): "handler \(name) of \(owner)"
             case .oneShot(let name): "await \(name)"
             case .startHook(let name): "start hook \(name)"
             case .cancelHook(let name): "cancel hook \(name)"
-            case .follower(let name, let handler): "follower \(name) with handler \(handler)"
+            case .viewHooks(let name, let owner): "hooks \(name) of \(owner)"
             case .drainStep: "drain step"
             case .drain: "drain"
             }
@@ -108,16 +127,31 @@ import Transport
         case .cancel: return describe(machine.cancel())
         case .launched(let task, let run): return describe(machine.launched(task, run: run))
         case .finish(let outcome): return describe(machine.finish(outcome, response: "\(outcome) response"))
-        case .sourceFinished(let outcome, let number):
-            return describe(machine.finish(outcome, response: "\(outcome) response", sourceOutcome: number))
-        case .sourceBegan(let run): return describe(machine.sourceBegan(run: run))
+        case .claim(let run): return machine.claim(run: run) ? "claimed" : "refused"
+        case .claimForAwait: return machine.claimForAwait().map { "run \($0) here" } ?? "wait"
+        case .scopeHandler(let handler, let run):
+            switch machine.addScopeHandler(handler, run: run) {
+            case .kept(let id): return "kept as \(id)"
+            case .runNow: return "run now"
+            case .ignored: return "ignored"
+            }
+        case .removeScopeHandler(let id): return machine.removeScopeHandler(id).map { "removed \($0)" } ?? "none"
+        case .takeScopeHandlers: return list(machine.takeScopeHandlers())
+        case .isCancelled(let run): return machine.isCancelled(run: run) ? "yes" : "no"
+        case .ownerEnded(let owner):
+            machine.ownerEnded(owner)
+            return "none"
         case .handler(let name): return describe(machine.addHandler(name, once: false))
+        case .viewHandler(let name, let owner): return describe(machine.addHandler(name, once: false, owner: owner))
         case .oneShot(let name): return describe(machine.addHandler(name, once: true))
         case .startHook(let name): return describe(machine.addStartHook(name))
         case .cancelHook(let name):
             machine.addCancelHook(name)
             return "none"
-        case .follower(let name, let handler): return describe(machine.addFollower(name, handler: handler))
+        case .viewHooks(let name, let owner):
+            machine.addCancelHook("\(name) cancel", owner: owner)
+            machine.addObserver("\(name) observer", owner: owner)
+            return describe(machine.addStartHook("\(name) start", owner: owner))
         case .drainStep: return describe(machine.nextDrainStep())
         case .drain:
             var steps: [String] = []
@@ -137,13 +171,12 @@ import Transport
         "[" + names.joined(separator: ", ") + "]"
     }
 
-    /// What a start, a reload or a source's run beginning asks for.
+    /// What a start or a reload asks for.
     static func describe(_ action: Machine.StartAction) -> String {
         switch action {
         case .none: "none"
-        case .announce(let followers, let number): "announce \(number) to \(list(followers))"
-        case .begin(let followers, let hooks, let number):
-            "begin \(number): tell \(list(followers)), run \(list(hooks))"
+        case .queued(let number): "queued \(number)"
+        case .begin(let hooks, let number): "begin \(number): run \(list(hooks))"
         }
     }
 
@@ -161,6 +194,7 @@ import Transport
         case .none: "none"
         case .runHooks(let hooks): "run \(list(hooks))"
         case .cancelTask(let task, let hooks): "run \(list(hooks)), cancel \(task)"
+        case .cancelScope(let hooks): "run \(list(hooks)), cancel the scope"
         case .fail(let hooks): "run \(list(hooks)), fail"
         }
     }
@@ -186,21 +220,12 @@ import Transport
         switch action {
         case .none:
             return "none"
-        case .ended(let fanout, let continues, let drain):
+        case .ended(let fanout, let drain):
             var parts = ["ended"]
             if let fanout { parts.append("complete \(fanout)") }
-            if continues { parts.append("continues") }
             if case .drain = drain { parts.append("drain") }
             return parts.joined(separator: ", ")
         }
-    }
-
-    /// What a follower's registration asks for.
-    static func describe(_ action: Machine.FollowAction) -> String {
-        var parts = ["first \(action.first)"]
-        if action.announce { parts.append("announce") }
-        if case .drain = action.drain { parts.append("drain") }
-        return parts.joined(separator: ", ")
     }
 
     /// The drainer's work.
@@ -224,7 +249,7 @@ import Transport
             [
                 (.startHook("s1"), "none"),
                 (.startHook("s2"), "none"),
-                (.start, "begin 1: tell [], run [s1, s2]"),
+                (.start, "begin 1: run [s1, s2]"),
             ])
         #expect(machine.phase == .starting)
         #expect(machine.nextOutcome == 1)
@@ -243,7 +268,7 @@ import Transport
         Self.play(
             &machine,
             [
-                (.start, "begin 1: tell [], run []"),
+                (.start, "begin 1: run []"),
                 (.start, "none"),
                 (.reload, "none"),
                 (.launched("task 1", run: 1), "none"),
@@ -259,7 +284,7 @@ import Transport
         Self.play(
             &machine,
             [
-                (.start, "begin 1: tell [], run []"),
+                (.start, "begin 1: run []"),
                 // The task was quick: it finished before its launch was recorded.
                 (.finish("ok"), "ended"),
                 (.launched("task 1", run: 1), "none"),
@@ -299,7 +324,7 @@ import Transport
             &machine,
             [
                 (.cancelHook("c"), "none"),
-                (.start, "begin 1: tell [], run []"),
+                (.start, "begin 1: run []"),
                 (.cancel, "run [c]"),
                 (.cancel, "none"),
                 (.launched("task 1", run: 1), "cancel task"),
@@ -314,13 +339,13 @@ import Transport
             [
                 (.cancelHook("c1"), "none"),
                 (.cancelHook("c2"), "none"),
-                (.start, "begin 1: tell [], run []"),
+                (.start, "begin 1: run []"),
                 (.launched("task 1", run: 1), "none"),
                 (.cancel, "run [c1, c2], cancel task 1"),
                 (.cancel, "none"),
                 (.finish("cancelled"), "ended"),
                 (.cancel, "none"),
-                (.reload, "begin 2: tell [], run []"),
+                (.reload, "begin 2: run []"),
                 (.launched("task 2", run: 2), "none"),
                 (.cancel, "run [c1, c2], cancel task 2"),
             ])
@@ -334,7 +359,7 @@ import Transport
         Self.play(
             &machine,
             [
-                (.start, "begin 1: tell [], run []"),
+                (.start, "begin 1: run []"),
                 (.launched("task 1", run: 1), "none"),
                 (.finish("ok"), "ended"),
                 (.handler("a"), "drain"),
@@ -369,7 +394,7 @@ import Transport
                 (.handler("a"), "none"),
                 (.oneShot("b"), "none"),
                 (.handler("c"), "none"),
-                (.start, "begin 1: tell [], run []"),
+                (.start, "begin 1: run []"),
                 (.launched("task 1", run: 1), "none"),
                 (.finish("one"), "ended, drain"),
                 (.drain, "deliver one#1 to [a, b once, c]; done"),
@@ -378,7 +403,7 @@ import Transport
         Self.play(
             &machine,
             [
-                (.reload, "begin 2: tell [], run []"),
+                (.reload, "begin 2: run []"),
                 (.launched("task 2", run: 2), "none"),
                 (.finish("two"), "ended, drain"),
                 (.drain, "deliver two#2 to [a, c]; done"),
@@ -391,10 +416,10 @@ import Transport
         Self.play(
             &machine,
             [
-                (.start, "begin 1: tell [], run []"),
+                (.start, "begin 1: run []"),
                 (.launched("task 1", run: 1), "none"),
                 (.finish("one"), "ended"),
-                (.reload, "begin 2: tell [], run []"),
+                (.reload, "begin 2: run []"),
                 (.oneShot("b"), "none"),
                 (.launched("task 2", run: 2), "none"),
                 (.finish("two"), "ended, drain"),
@@ -410,7 +435,7 @@ import Transport
             &machine,
             [
                 (.handler("a"), "none"),
-                (.start, "begin 1: tell [], run []"),
+                (.start, "begin 1: run []"),
                 (.launched("task 1", run: 1), "none"),
                 (.finish("ok"), "ended, drain"),
                 (.finish("late"), "none"),
@@ -429,12 +454,12 @@ import Transport
             &machine,
             [
                 (.startHook("s"), "none"),
-                (.follower("f", handler: "t"), "first 1"),
-                (.start, "begin 1: tell [f], run [s]"),
+                (.handler("t"), "none"),
+                (.start, "begin 1: run [s]"),
                 (.launched("task 1", run: 1), "none"),
                 (.finish("one"), "ended, drain"),
                 (.drain, "deliver one#1 to [t]; done"),
-                (.reload, "begin 2: tell [f], run [s]"),
+                (.reload, "begin 2: run [s]"),
                 (.reload, "none"),
             ])
         #expect(machine.phase == .starting)
@@ -448,14 +473,14 @@ import Transport
             &machine,
             [
                 (.startHook("s"), "none"),
-                (.follower("f", handler: "a"), "first 1"),
+                (.handler("a"), "none"),
                 (.handler("b"), "none"),
-                (.start, "begin 1: tell [f], run [s]"),
+                (.start, "begin 1: run [s]"),
                 (.launched("task 1", run: 1), "none"),
                 (.finish("one"), "ended, drain"),
                 (.drainStep, "deliver one#1 to [a, b]"),
-                // A handler reloads: followers learn of run 2 now, its start hooks wait.
-                (.reload, "announce 2 to [f]"),
+                // A handler reloads: run 2 begins now, its start hooks wait.
+                (.reload, "queued 2"),
                 (.startHook("late"), "none"),
                 (.handler("c"), "none"),
             ])
@@ -481,10 +506,10 @@ import Transport
             &machine,
             [
                 (.handler("a"), "none"),
-                (.start, "begin 1: tell [], run []"),
+                (.start, "begin 1: run []"),
                 (.finish("one"), "ended, drain"),
                 (.drainStep, "deliver one#1 to [a]"),
-                (.reload, "announce 2 to []"),
+                (.reload, "queued 2"),
                 (.drainStep, "start 2: run []"),
                 (.launched("task 2", run: 2), "none"),
                 // Run 2 ends before the drainer is done: its outcome queues.
@@ -495,128 +520,291 @@ import Transport
         #expect(machine.deliveringResponse == "two response")
     }
 
-    // MARK: - Derived cores
+    // MARK: - Claiming a run
 
-    @Test func aSourceTellsItsFollowerOfRunsBegunAlready() {
+    @Test func aTaskThatClaimsItsRunRunsItAndAnAwaitAfterThatWaits() {
         var machine = Machine()
         Self.play(
             &machine,
             [
-                (.start, "begin 1: tell [], run []"),
-                (.follower("f", handler: "t"), "first 1, announce"),
+                (.start, "begin 1: run []"),
+                (.launched("task 1", run: 1), "none"),
+                (.claim(run: 1), "claimed"),
+                (.claim(run: 1), "refused"),
+                (.claimForAwait, "wait"),
+                (.oneShot("a"), "none"),
                 (.finish("one"), "ended, drain"),
-                (.drain, "deliver one#1 to [t]; done"),
-                // Finished: the follower gets the current outcome at once.
-                (.follower("g", handler: "u"), "first 1, announce, drain"),
-                (.drain, "deliver one#1 to [u]; done"),
+                (.drain, "deliver one#1 to [a once]; done"),
             ])
-        #expect(Array(machine.followers) == ["f", "g"])
+        #expect(machine.phase == .finished)
     }
 
-    @Test func derivedAnnouncementBeforeItsOutcome() {
-        var machine = Machine(derivedStartingImmediately: false)
-        #expect(machine.isWaitingForSource)
-        machine.follow(from: 1)
+    @Test func anAwaitBeforeTheTaskBeginsRunsTheOperationAndTheTaskFindsItClaimed() {
+        var machine = Machine()
         Self.play(
             &machine,
             [
                 (.handler("h"), "none"),
+                (.start, "begin 1: run []"),
+                (.launched("task 1", run: 1), "none"),
+                (.claimForAwait, "run 1 here"),
+                (.claimForAwait, "wait"),
+                (.oneShot("b"), "none"),
+                (.claim(run: 1), "refused"),
+            ])
+        #expect(machine.phase == .running(nil))
+        #expect(machine.runsInAwaitingTask)
+        Self.play(
+            &machine,
+            [
+                // The awaiting task's own await joins the handlers as the run ends.
+                (.finish("one"), "ended, drain"),
+                (.oneShot("a"), "none"),
+                (.drain, "deliver one#1 to [h, b once, a once]; done"),
+            ])
+        #expect(machine.runsInAwaitingTask == false)
+    }
+
+    @Test func aTaskThatBeginsBeforeItsLaunchIsRecordedClaimsTheRun() {
+        var machine = Machine()
+        Self.play(
+            &machine,
+            [
+                (.start, "begin 1: run []"),
+                (.claimForAwait, "wait"),
+                (.claim(run: 1), "claimed"),
+                (.launched("task 1", run: 1), "none"),
+                (.claimForAwait, "wait"),
+            ])
+        #expect(machine.phase == .running("task 1"))
+    }
+
+    @Test func anAwaitDoesNotClaimACancelledRunAndItsTaskRunsIt() {
+        var machine = Machine()
+        Self.play(
+            &machine,
+            [
+                (.start, "begin 1: run []"),
+                (.launched("task 1", run: 1), "none"),
+                (.cancel, "run [], cancel task 1"),
+                (.claimForAwait, "wait"),
+                (.claim(run: 1), "claimed"),
+            ])
+    }
+
+    @Test func aTaskOfAnEarlierRunFindsNothingToClaim() {
+        var machine = Machine()
+        Self.play(
+            &machine,
+            [
+                (.start, "begin 1: run []"),
+                (.launched("task 1", run: 1), "none"),
+                (.claimForAwait, "run 1 here"),
+                (.finish("one"), "ended"),
+                (.reload, "begin 2: run []"),
+                (.claim(run: 1), "refused"),
+                (.launched("task 2", run: 2), "none"),
+                (.claim(run: 1), "refused"),
+                (.claim(run: 2), "claimed"),
+            ])
+    }
+
+    @Test func aRunThatBeginsWhileTheDrainerWorksIsClaimedOnlyOnceLaunched() {
+        var machine = Machine()
+        Self.play(
+            &machine,
+            [
+                (.handler("h"), "none"),
+                (.start, "begin 1: run []"),
+                (.launched("task 1", run: 1), "none"),
+                (.claim(run: 1), "claimed"),
+                (.finish("one"), "ended, drain"),
+                (.drainStep, "deliver one#1 to [h]"),
+                (.reload, "queued 2"),
+                (.claim(run: 2), "refused"),
+                (.claimForAwait, "wait"),
+                (.drainStep, "start 2: run []"),
+                (.launched("task 2", run: 2), "none"),
+                (.claimForAwait, "run 2 here"),
+            ])
+    }
+
+    @Test func anAwaitOnAFinishedCoreTakesItsOutcomeAsTheDrainer() {
+        var machine = Machine()
+        Self.play(&machine, [(.start, "begin 1: run []"), (.launched("task 1", run: 1), "none")])
+        let running = machine.takeFinished()
+        #expect(running == nil)
+        Self.play(&machine, [(.claim(run: 1), "claimed"), (.finish("one"), "ended")])
+        let taken = machine.takeFinished()
+        #expect(taken?.outcome == "one")
+        #expect(taken?.response == "one response")
+        #expect(taken?.number == 1)
+        #expect(machine.isDraining)
+        // Another await meanwhile waits for the drainer, and a handler added meanwhile is
+        // handed the outcome before the drainer lets go.
+        let meanwhile = machine.takeFinished()
+        #expect(meanwhile == nil)
+        Self.play(
+            &machine,
+            [
+                (.handler("h"), "none"),
+                (.drain, "deliver one#1 to [h]; done"),
+            ])
+        let again = machine.takeFinished()
+        #expect(again?.number == 1)
+    }
+
+    @Test func aCancelOfARunInAnAwaitingTaskGoesToItsScopeNotToATask() {
+        var machine = Machine()
+        Self.play(
+            &machine,
+            [
+                (.cancelHook("c"), "none"),
+                (.start, "begin 1: run []"),
+                (.launched("task 1", run: 1), "none"),
+                // Not in an awaiting task yet: nothing for the scope.
+                (.scopeHandler("early", run: 1), "ignored"),
+                (.claimForAwait, "run 1 here"),
+                (.scopeHandler("transfer", run: 1), "kept as 1"),
+                (.scopeHandler("wait", run: 1), "kept as 2"),
+                (.removeScopeHandler(2), "removed wait"),
+                (.scopeHandler("retry", run: 1), "kept as 3"),
+                (.isCancelled(run: 1), "no"),
+                (.cancel, "run [c], cancel the scope"),
+                (.cancel, "none"),
+                (.isCancelled(run: 1), "yes"),
+                (.takeScopeHandlers, "[transfer, retry]"),
+                (.takeScopeHandlers, "[]"),
+                // Taken by the cancel: undoing them finds nothing.
+                (.removeScopeHandler(1), "none"),
+                // Registered after the cancel: runs at once, is not kept.
+                (.scopeHandler("next", run: 1), "run now"),
+                (.takeScopeHandlers, "[]"),
+                (.finish("cancelled"), "ended"),
+                (.isCancelled(run: 1), "no"),
+                (.scopeHandler("late", run: 1), "ignored"),
+            ])
+    }
+
+    @Test func aScopeOfAnEarlierRunTakesNoHandlerAndSaysNothingOfTheNextRun() {
+        var machine = Machine()
+        Self.play(
+            &machine,
+            [
+                (.start, "begin 1: run []"),
+                (.launched("task 1", run: 1), "none"),
+                (.claimForAwait, "run 1 here"),
+                (.finish("one"), "ended"),
+                (.reload, "begin 2: run []"),
+                (.launched("task 2", run: 2), "none"),
+                (.claimForAwait, "run 2 here"),
+                (.scopeHandler("stale", run: 1), "ignored"),
+                (.cancel, "run [], cancel the scope"),
+                (.isCancelled(run: 1), "no"),
+                (.isCancelled(run: 2), "yes"),
+            ])
+    }
+
+    @Test func aRunInItsOwnTaskIsCancelledAsATaskAndKeepsNoScopeHandler() {
+        var machine = Machine()
+        Self.play(
+            &machine,
+            [
+                (.start, "begin 1: run []"),
+                (.launched("task 1", run: 1), "none"),
+                (.claim(run: 1), "claimed"),
+                (.scopeHandler("transfer", run: 1), "ignored"),
+                (.cancel, "run [], cancel task 1"),
+                (.isCancelled(run: 1), "yes"),
+            ])
+    }
+
+    @Test func aCoreThatDoesNotAllowAwaitedRunsLeavesTheRunToItsTask() {
+        var machine = Machine(allowsAwaitedRuns: false)
+        Self.play(
+            &machine,
+            [
+                (.start, "begin 1: run []"),
+                (.launched("task 1", run: 1), "none"),
+                (.claimForAwait, "wait"),
+                (.oneShot("a"), "none"),
+                (.claim(run: 1), "claimed"),
+                (.cancel, "run [], cancel task 1"),
+            ])
+        #expect(machine.runsInAwaitingTask == false)
+    }
+
+    @Test func aCancelAfterTheAwaitingTaskFinishedTheRunDoesNothing() {
+        var machine = Machine()
+        Self.play(
+            &machine,
+            [
+                (.cancelHook("c"), "none"),
+                (.start, "begin 1: run []"),
+                (.launched("task 1", run: 1), "none"),
+                (.claimForAwait, "run 1 here"),
+                (.finish("one"), "ended"),
+                (.cancel, "none"),
+            ])
+        #expect(machine.phase == .finished)
+        #expect(machine.result == "one")
+    }
+
+    // MARK: - Views
+
+    @Test func whatAViewRegisteredRunsForTheRunInProgressThenGoes() {
+        var machine = Machine()
+        Self.play(
+            &machine,
+            [
+                (.handler("a"), "none"),
                 (.startHook("s"), "none"),
-                (.sourceBegan(1), "begin 1: tell [], run [s]"),
-                (.sourceBegan(1), "none"),
-                (.startHook("s2"), "run now"),
-                (.sourceFinished("v", number: 1), "ended, drain"),
-                (.sourceFinished("v", number: 1), "none"),
-                (.drain, "deliver v#1 to [h]; done"),
+                (.viewHandler("v", owner: 7), "none"),
+                (.viewHooks("v", owner: 7), "none"),
+                (.viewHandler("b", owner: 8), "none"),
+                (.start, "begin 1: run [s, v start]"),
+                (.launched("task 1", run: 1), "none"),
+                (.ownerEnded(7), "none"),
+                (.cancel, "run [v cancel], cancel task 1"),
             ])
-        #expect(machine.phase == .finished)
-        #expect(machine.outcomes == 1)
+        #expect(Array(machine.observers) == ["v observer"])
+        #expect(machine.discarded == nil)
+        Self.play(
+            &machine,
+            [
+                (.finish("one"), "ended, drain"),
+                (.drain, "deliver one#1 to [a, v, b]; done"),
+                (.reload, "begin 2: run [s]"),
+                (.launched("task 2", run: 2), "none"),
+                (.finish("two"), "ended, drain"),
+                (.drain, "deliver two#2 to [a, b]; done"),
+            ])
+        #expect(Array(machine.observers).isEmpty)
+        let discarded = machine.takeDiscarded()
+        #expect(discarded?.handlers == ["v"])
+        #expect(discarded?.hooks == ["v start", "v cancel"])
+        #expect(discarded?.observers == ["v observer"])
+        #expect(machine.takeDiscarded() == nil)
     }
 
-    @Test func derivedOutcomeBeforeItsAnnouncementIsCountedOnce() {
-        var machine = Machine(derivedStartingImmediately: true)
-        machine.follow(from: 1)
+    @Test func aViewThatGoesWhileNothingRunsTakesItsRegistrationsAtOnce() {
+        var machine = Machine(finished: "ok")
         Self.play(
             &machine,
             [
-                (.handler("h"), "none"),
-                (.startHook("s"), "run now"),
-                (.sourceFinished("v", number: 1), "ended, drain"),
-                (.drain, "deliver v#1 to [h]; done"),
-                (.sourceBegan(1), "none"),
-                // The source reloads; its outcome overtakes the announcement of its run.
-                (.sourceFinished("w", number: 2), "ended, drain"),
-                (.drain, "start 2: run [s]; deliver w#2 to [h]; done"),
-                (.sourceBegan(2), "none"),
-            ])
-        #expect(machine.phase == .finished)
-        #expect(machine.outcomes == 2)
-        #expect(machine.result == "w")
-    }
-
-    @Test func derivedCoreFollowsAReloadOfItsSourceWhileItDrains() {
-        var machine = Machine(derivedStartingImmediately: true)
-        machine.follow(from: 1)
-        Self.play(
-            &machine,
-            [
-                (.handler("h"), "none"),
-                (.startHook("s"), "run now"),
-                (.follower("f", handler: "t"), "first 1, announce"),
-                (.sourceFinished("v", number: 1), "ended, drain"),
-                (.drainStep, "deliver v#1 to [h, t]"),
-                // A handler reloads the source, which tells this core.
-                (.sourceBegan(2), "announce 2 to [f]"),
-            ])
-        #expect(machine.phase == .following)
-        #expect(machine.startQueued)
-        #expect(machine.nextOutcome == 2)
-        Self.play(
-            &machine,
-            [
-                (.drainStep, "start 2: run [s]"),
+                (.viewHandler("v", owner: 3), "drain"),
+                (.drainStep, "deliver ok#1 to [v]"),
+                // Being handed out: it stays until the drainer is done, and the next run.
+                (.ownerEnded(3), "none"),
                 (.drainStep, "done"),
-                (.sourceFinished("w", number: 2), "ended, drain"),
-                (.drain, "deliver w#2 to [h, t]; done"),
             ])
-        #expect(machine.outcomes == 2)
-    }
-
-    @Test func derivedCoreRunsOnWhenItsSourceBeganTheNextRunBeforeTheOutcome() {
-        var machine = Machine(derivedStartingImmediately: false)
-        machine.follow(from: 1)
-        Self.play(
-            &machine,
-            [
-                (.handler("h"), "none"),
-                (.startHook("s"), "none"),
-                (.sourceBegan(1), "begin 1: tell [], run [s]"),
-                // The source's handlers reload it before they hand this core outcome 1.
-                (.sourceBegan(2), "announce 2 to []"),
-                (.sourceFinished("v", number: 1), "ended, continues, drain"),
-            ])
-        #expect(machine.phase == .following)
-        Self.play(
-            &machine,
-            [
-                (.drain, "deliver v#1 to [h]; start 2: run [s]; done"),
-                (.sourceFinished("w", number: 2), "ended, drain"),
-                (.drain, "deliver w#2 to [h]; done"),
-            ])
-        #expect(machine.outcomes == 2)
-    }
-
-    @Test func cancellingADerivedCoreThatWaitsForItsSourceFollowsIt() {
-        var machine = Machine(derivedStartingImmediately: false)
-        machine.follow(from: 1)
-        Self.play(
-            &machine,
-            [
-                (.cancelHook("cancel source"), "none"),
-                (.cancel, "run [cancel source]"),
-                (.sourceFinished("cancelled", number: 1), "ended"),
-            ])
-        #expect(machine.phase == .finished)
+        #expect(machine.handlers.map(\.body) == ["v"])
+        Self.play(&machine, [(.viewHooks("w", owner: 4), "run now"), (.ownerEnded(4), "none")])
+        #expect(machine.takeDiscarded()?.hooks == ["w start", "w cancel"])
+        var idle = Machine()
+        Self.play(&idle, [(.viewHandler("v", owner: 5), "none"), (.ownerEnded(5), "none")])
+        #expect(idle.handlers.isEmpty)
+        #expect(idle.takeDiscarded()?.handlers == ["v"])
     }
 
     // MARK: - Events
@@ -630,16 +818,8 @@ import Transport
         Self.play(&machine, [(.finish("ok"), "ended, complete fanout 1")])
         #expect(machine.fanout == nil)
         #expect(Self.describe(machine.subscribe()) == "replay ok")
-        Self.play(&machine, [(.reload, "begin 2: tell [], run []")])
+        Self.play(&machine, [(.reload, "begin 2: run []")])
         #expect(Self.describe(machine.subscribe()) == "create")
-    }
-
-    @Test func aConnectorIsTakenOnce() {
-        var machine = Machine(derivedStartingImmediately: true)
-        #expect(machine.takeConnector() == nil)
-        machine.setConnector("connect")
-        #expect(machine.takeConnector() == "connect")
-        #expect(machine.takeConnector() == nil)
     }
 
     /// What a subscription to the events gets.

@@ -66,7 +66,14 @@ SCENARIOS = [
              parley_arguments=("--stack", "full")),
     Scenario("full-stack-1", "(f) full stack, one at a time", "/envelope.json", concurrency=1, warmup=100,
              parley_arguments=("--stack", "full")),
+    Scenario("direct-64", "(f) without a handle, 64 concurrent", "/envelope.json", concurrency=64, warmup=128,
+             parley_arguments=("--stack", "direct")),
+    Scenario("direct-1", "(f) without a handle, one at a time", "/envelope.json", concurrency=1, warmup=100,
+             parley_arguments=("--stack", "direct")),
 ]
+
+#: What a handle costs: each full-stack scenario beside the same requests without a handle (`Requestable.data(for:)`).
+HANDLE_PAIRS = (("full-stack-64", "direct-64"), ("full-stack-1", "direct-1"))
 
 #: The two run lengths (timed requests, after the same warm-up) whose difference each count divides. Natively the
 #: runs take a second or two; under callgrind, which runs the process some 50 times slower and one thread at a time,
@@ -251,6 +258,23 @@ def table(results: dict, scenarios: list[Scenario], ceilings: dict) -> str:
     return "\n".join(lines)
 
 
+def handle_lines(results: dict, scenarios: list[Scenario]) -> list[str]:
+    """For each full-stack scenario measured beside its counterpart without a handle, what the handle adds."""
+    keys = {scenario.key for scenario in scenarios}
+    lines = []
+    for with_handle, without in HANDLE_PAIRS:
+        if with_handle not in keys or without not in keys:
+            continue
+        parts = []
+        for count in COUNTS:
+            handle = results[with_handle, "parley", count].median
+            direct = results[without, "parley", count].median
+            share = 100 * (handle - direct) / direct if direct else math.nan
+            parts.append(f"{handle - direct:+,.1f} {count} ({share:+.1f} %)")
+        lines.append(f"- the handle in {with_handle} (over {without}): " + ", ".join(parts))
+    return lines
+
+
 def spread_table(results: dict, scenarios: list[Scenario]) -> str:
     lines = ["| scenario | count | peer | per request, each run | spread |", "|---|---|---|---|--:|"]
     for scenario in scenarios:
@@ -364,6 +388,10 @@ def main() -> int:
           f"and {i1:,} (instructions, under callgrind), divided by the difference. Ratios are parley / curl; the "
           f"ceilings are parley's, from {options.ceilings.name}.\n")
     print(table(results, scenarios, ceilings))
+    handle = handle_lines(results, scenarios)
+    if handle:
+        print()
+        print("\n".join(handle))
     if options.repeat > 1:
         print("\nSpread: (largest − smallest) / median of the runs of each count.\n")
         print(spread_table(results, scenarios))

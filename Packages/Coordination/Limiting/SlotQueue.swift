@@ -51,12 +51,12 @@ final class SlotQueue: Sendable {
             return state.nextID
         }
         guard let id else { return }
-        try await withTaskCancellationHandler {
+        try await RequestCancellation.withCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 // The cancellation flag is read under the lock the handler below takes, so a
                 // cancellation is seen either here or there, never lost between the two.
                 let cancelled = state.withLock { state in
-                    guard !Task.isCancelled else { return true }
+                    guard !RequestCancellation.isCancelled else { return true }
                     state.waiters.append(Waiter(id: id, continuation: continuation))
                     return false
                 }

@@ -130,7 +130,7 @@ public final class InFlightSharing: HTTPTransport {
         guard Self.isShareable(request) else { return try await base.data(for: request) }
         let key = Key(request)
         let id = state.withLock { $0.makeID() }
-        return try await withTaskCancellationHandler {
+        return try await RequestCancellation.withCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<DataResponse, any Error>) in
                 enter(key: key, request: request, id: id, continuation: continuation)
             }
@@ -153,7 +153,7 @@ public final class InFlightSharing: HTTPTransport {
         let cancelled = state.withLock { state -> Bool in
             // The cancellation flag is read under the lock `leave` takes, so a cancellation
             // is seen either here or there, never lost between the two.
-            guard !Task.isCancelled else { return true }
+            guard !RequestCancellation.isCancelled else { return true }
             if let flight = state.flights[key] {
                 flight.listeners.add(id, request.options.eventHandler)
                 state.flights[key]?.waiters[id] = continuation
@@ -170,7 +170,9 @@ public final class InFlightSharing: HTTPTransport {
             state.flights[key]?.task = Task { [base] in
                 let result: Result<DataResponse, any Error>
                 do {
-                    result = .success(try await base.data(for: shared))
+                    // The transfer is every caller's: the cancel of the handle that started it
+                    // reaches it only as that caller leaving.
+                    result = .success(try await RequestCancellation.withoutCurrent { try await base.data(for: shared) })
                 } catch {
                     result = .failure(error)
                 }

@@ -30,7 +30,7 @@ struct DownloadPipeline<Form: DownloadFormable>: Sendable {
             // the plugins' links it runs the request's two, then ends with `afterDownload`.
             try await plugins.permit(request, form: form, action: "download of")
             try await plugins.prepare(&request, form: form)
-            try Task.checkCancellation()
+            try RequestCancellation.checkCancellation()
 
             let lastHop = LastHop(url: request.url)
             request.options.eventHandler = { event in

@@ -198,9 +198,12 @@ extension Requestable {
             return RequestHandle(finished: .failure(notConfiguredError))
         }
         resolved.executor = options.executor ?? configuration.handlerExecutor
+        // Everything a client's operation waits on (the transport, retry, sharing, limits,
+        // downloads) honours `RequestCancellation`: an awaiting task may run it.
         return RequestHandle(
             startImmediately: startImmediately, userInfo: resolved.userInfo, executor: resolved.executor,
-            taskExecutor: configuration.taskExecutor, operation: operation(configuration, resolved))
+            taskExecutor: configuration.taskExecutor, runsInAwaitingTask: true,
+            operation: operation(configuration, resolved))
     }
 
     /// This type's configuration adjusted by `form`, and the call's options with the client's

@@ -135,7 +135,10 @@ public final class AuthenticationMiddleware<Scheme: Authenticator>: TransportMid
             // The task settles the state itself before it returns, so that every waiter that
             // resumes finds the new credential installed. It cannot finish before this lock
             // is released, so `state.refresh` is set before it is cleared.
-            let refresh = Task { [self] in try await performRefresh(from: expired) }
+            // Shared by every request that waits for it: no handle's cancel is for it.
+            let refresh = Task { [self] in
+                try await RequestCancellation.withoutCurrent { try await performRefresh(from: expired) }
+            }
             state.refresh = refresh
             return .wait(refresh)
         }

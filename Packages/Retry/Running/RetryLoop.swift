@@ -106,14 +106,18 @@ public struct RetryLoop: Sendable {
                     logger.notice(Logger.Message(stringLiteral: notice))
                 }
                 do {
-                    try await clock.sleep(for: delay)
+                    // In a task of its own when a request handle's run is current, so that the
+                    // handle's cancel ends the wait as the task's cancellation does.
+                    try await RequestCancellation.runCancellable { [clock] in try await clock.sleep(for: delay) }
                 } catch {
                     throw Self.cancelled(described ?? describe())
                 }
                 action = session.receive(.waited(at: clock.now))
             case .offerReload(let context, let otherwise):
-                if let reloadPrompt, !Task.isCancelled, await reloadPrompt.shouldReload(after: context),
-                    !Task.isCancelled
+                if let reloadPrompt, !RequestCancellation.isCancelled,
+                    (try? await RequestCancellation.runCancellable { await reloadPrompt.shouldReload(after: context) })
+                        ?? false,
+                    !RequestCancellation.isCancelled
                 {
                     logger?.notice(
                         "Reloading \(context.method.rawValue) \(LogRedaction.redactedURL(context.url)) at the person's request"

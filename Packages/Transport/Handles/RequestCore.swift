@@ -4,14 +4,19 @@
 /// the handle's value: a generic class used across modules runs unspecialised, and every
 /// access to a generic type inside it looks its metadata up at run time.
 ///
-/// The transitions (what a start, a reload, a cancel, a finish, a new handler or a source's
-/// run does to the state, and in what order the handlers and start hooks run) are a
+/// The transitions (what a start, a reload, a cancel, a claim, a finish or a new handler does
+/// to the state, and in what order the handlers and start hooks run) are a
 /// ``RequestCoreMachine``, a value held inline in the lock. Each method here takes the lock
 /// for one event of the machine and, once it has let go, performs the action the event
-/// returned: it runs hooks and handlers, launches and cancels the run's task, and resumes
-/// awaits. Two effects stay under the lock, because other threads' transitions must see
-/// them in order: a derived core switching the reference its source holds to it, and a
-/// finished run completing the subscriptions to its events.
+/// returned: it runs hooks and handlers, launches and cancels tasks, runs the operation in an
+/// awaiting task, and resumes awaits. Two effects stay under the lock, because other threads'
+/// transitions must see them in order: a finished run completing the subscriptions to its
+/// events, and a cancel running the handlers registered with the run's
+/// ``RequestCancellation`` (a registration undone before its closure goes must not find it
+/// still running).
+///
+/// One core serves a handle and every view of it (``RequestHandle/map(_:)``): a view's
+/// handlers and awaits are registered here with its ``HandleView`` and its owner number.
 final class RequestCore: Sendable {
     /// The value, boxed.
     typealias Erased = Result<any Sendable, any Error>
@@ -20,10 +25,8 @@ final class RequestCore: Sendable {
         @Sendable (_ events: RequestEventSink) async throws -> (
             value: any Sendable, response: ResponseInfo?
         )
-    /// Turns a source's result into a derived handle's value.
-    typealias Transform = @Sendable (_ result: Erased, _ response: ResponseInfo?) throws -> any Sendable
 
-    /// What the machine holds for a core: its task, its closures, its event fan-out.
+    /// What the machine holds for a core: its tasks, its closures, its event fan-out.
     ///
     /// Each closure is wrapped in a struct of its own: a function type given as a generic
     /// argument is held in its most general form, and converting a closure to it and back
@@ -39,32 +42,24 @@ final class RequestCore: Sendable {
         typealias Handler = RequestCore.Handler
         /// A start or cancel hook.
         typealias Hook = RequestCore.Hook
-        /// Tells a derived core that a run begins (see ``RequestCore/sourceBegan(run:)``).
-        typealias Follower = RequestCore.Follower
-        /// An observer (see ``RequestCore/observe(_:)``).
+        /// An observer (see ``RequestCore/observe(owner:_:)``).
         typealias Observer = RequestCore.Observer
-        /// Subscribes a derived core to its source's events.
-        typealias Connector = RequestCore.Hook
         /// The subscriptions to ``RequestCore/events`` during a run.
         typealias Fanout = Broadcast<RequestEvent>
     }
 
-    /// A handler for outcomes.
+    /// A handler for outcomes, with the view whose value it wants (none for the core's own).
     private struct Handler: Sendable {
+        /// Applies the view's transform on the way, when there is one.
+        let view: HandleView?
         /// Runs the handler.
         let run: @Sendable (Erased) -> Void
     }
 
-    /// A hook, or a derived core's subscription to its source's events.
+    /// A start or cancel hook.
     private struct Hook: Sendable {
         /// Runs the hook.
         let run: @Sendable () -> Void
-    }
-
-    /// Tells a derived core that a run of its source begins.
-    private struct Follower: Sendable {
-        /// Tells it, with the number the run's outcome will have.
-        let run: @Sendable (Int) -> Void
     }
 
     /// An observer of events.
@@ -100,24 +95,19 @@ final class RequestCore: Sendable {
     /// The handle's state.
     /// A `PThreadMutex`, not a `Mutex`, so that ThreadSanitizer sees the locking (see `PThreadMutex`).
     private let state: PThreadMutex<Machine>
-    /// The work of every run; `nil` for a derived or an already finished core.
+    /// The work of every run; `nil` for an already finished core.
     private let operation: Operation?
-    /// The executor the task of each run prefers; `nil` for the global executor.
+    /// The executor each run's operation prefers; `nil` for the global executor (or, in an
+    /// awaiting task, that task's own preference).
     private let taskExecutor: (any TaskExecutor)?
-    /// For a derived core, the core it follows: starting or reloading it does that to the source.
-    private let source: RequestCore?
-    /// For a derived core, how its source refers to it: strongly while it runs, so that the
-    /// handlers of a derived handle nobody keeps still run.
-    private let link: DerivedLink?
 
-    /// A core that runs `operation` once started, and again on each reload, each run in a
-    /// task that prefers `taskExecutor` (the global executor when `nil`).
-    init(taskExecutor: (any TaskExecutor)? = nil, operation: @escaping Operation) {
+    /// A core that runs `operation` once started, and again on each reload, each run
+    /// preferring `taskExecutor` (the global executor when `nil`); in a task that awaits it
+    /// when `runsInAwaitingTask` (the operation honours ``RequestCancellation``).
+    init(runsInAwaitingTask: Bool = false, taskExecutor: (any TaskExecutor)? = nil, operation: @escaping Operation) {
         self.operation = operation
         self.taskExecutor = taskExecutor
-        source = nil
-        link = nil
-        state = PThreadMutex(Machine())
+        state = PThreadMutex(Machine(allowsAwaitedRuns: runsInAwaitingTask))
         LiveCounts.requestCores.increment()
     }
 
@@ -125,85 +115,78 @@ final class RequestCore: Sendable {
     init(finished result: Erased) {
         operation = nil
         taskExecutor = nil
-        source = nil
-        link = nil
         state = PThreadMutex(Machine(finished: result))
         LiveCounts.requestCores.increment()
-    }
-
-    /// A core that finishes when `source` does (see ``derive(startingImmediately:_:)``): it
-    /// has no task of its own, and starting or reloading it does that to the source.
-    private init(derivedFrom source: RequestCore, startingImmediately startImmediately: Bool) {
-        operation = nil
-        taskExecutor = nil
-        self.source = source
-        link = DerivedLink()
-        state = PThreadMutex(Machine(derivedStartingImmediately: startImmediately))
-        LiveCounts.requestCores.increment()
-        link?.attach(self)
     }
 
     deinit {
         LiveCounts.requestCores.decrement()
     }
 
+    /// Performs `body` on the machine under the lock, then lets go, after the lock, of what
+    /// views that went away had registered, since releasing a closure may release a handle
+    /// whose going away takes the lock again.
+    private func locked<Result>(_ body: (inout Machine) -> Result) -> Result {
+        var discarded: Machine.Discarded?
+        let result = state.withLock { state in
+            let result = body(&state)
+            if state.discarded != nil { discarded = state.takeDiscarded() }
+            return result
+        }
+        withExtendedLifetime(discarded) {}
+        return result
+    }
+
     // MARK: - Lifecycle
 
-    /// Starts the operation (or, for a derived core, its source); does nothing when it has
-    /// started already.
+    /// Starts the operation; does nothing when it has started already.
     func start() {
-        if let source {
-            // The source tells this core as its run begins.
-            if state.withLock({ $0.isWaitingForSource }) { source.start() }
-            return
-        }
         guard operation != nil else { return }
-        perform(state.withLock { $0.start() })
+        perform(locked { $0.start() })
     }
 
     /// Runs the operation again once the previous run has finished (or for the first time,
-    /// like ``start()``); does nothing during a run. A derived core reloads its source.
+    /// like ``start()``); does nothing during a run.
     func reload() {
-        if let source {
-            source.reload()
-            return
-        }
         guard operation != nil else { return }
-        perform(state.withLock { $0.reload() })
+        perform(locked { $0.reload() })
     }
 
-    /// Tells the followers that a run begins and, when it begins now, runs its start hooks
-    /// and launches its task.
+    /// Runs the start hooks of a run that begins now and launches its task.
     private func perform(_ action: Machine.StartAction) {
         switch action {
-        case .none:
+        case .none, .queued:
             return
-        case .announce(let followers, let number):
-            for follower in followers { follower.run(number) }
-        case .begin(let followers, let hooks, let number):
-            for follower in followers { follower.run(number) }
+        case .begin(let hooks, let number):
             for hook in hooks { hook.run() }
             launch(run: number)
         }
     }
 
-    /// Creates the task of run number `run`, whose start hooks have run; nothing for a core
-    /// without an operation.
+    /// Creates the task of run number `run`, whose start hooks have run: it runs the
+    /// operation unless a task that awaits the handle claims the run first.
     private func launch(run: Int) {
-        guard let operation else { return }
-        let sink = RequestEventSink { [weak self] event in self?.publish(event) }
         let task = Task(executorPreference: taskExecutor) { [self] in
-            let result: Result<(value: any Sendable, response: ResponseInfo?), any Error>
-            do {
-                result = .success(try await operation(sink))
-            } catch {
-                result = .failure(Self.normalized(error))
-            }
-            finish(result)
+            guard state.withLock({ $0.claim(run: run) }) else { return }
+            // A handle started by an operation running in an awaiting task is no part of that
+            // operation: its task does not take that run's cancellation along.
+            finish(await RequestCancellation.withoutCurrent { await runOperation() })
         }
         switch state.withLock({ $0.launched(task, run: run) }) {
         case .none: break
         case .cancelTask: task.cancel()
+        }
+    }
+
+    /// Runs the operation, its errors normalised.
+    private func runOperation() async -> Result<(value: any Sendable, response: ResponseInfo?), any Error> {
+        // swift-format-ignore: NeverForceUnwrap
+        let operation = operation!
+        let sink = RequestEventSink { [weak self] event in self?.publish(event) }
+        do {
+            return .success(try await operation(sink))
+        } catch {
+            return .failure(Self.normalized(error))
         }
     }
 
@@ -217,6 +200,13 @@ final class RequestCore: Sendable {
         case .cancelTask(let task, let hooks):
             for hook in hooks { hook.run() }
             task.cancel()
+        case .cancelScope(let hooks):
+            for hook in hooks { hook.run() }
+            // Under the lock: a registration undone meanwhile waits until its handler has run,
+            // so the handler never outlives the wait it belongs to.
+            state.withLock { state in
+                for handler in state.takeScopeHandlers() { handler.run() }
+            }
         case .fail(let hooks):
             for hook in hooks { hook.run() }
             finish(
@@ -227,40 +217,66 @@ final class RequestCore: Sendable {
         }
     }
 
+    // MARK: - Cancellation of a run in an awaiting task
+
+    /// Whether run number `run`, in progress, was cancelled.
+    func isCancelled(run: Int) -> Bool {
+        state.withLock { $0.isCancelled(run: run) }
+    }
+
+    /// Registers `handler` with the cancellation of run number `run`: a cancel of that run
+    /// runs it, under the lock; it runs at once when the run was cancelled already. The number
+    /// to undo it with, `nil` when nothing was kept.
+    func register(_ handler: @escaping @Sendable () -> Void, run: Int) -> Int? {
+        switch state.withLock({ $0.addScopeHandler(Hook(run: handler), run: run) }) {
+        case .kept(let id):
+            return id
+        case .runNow:
+            handler()
+            return nil
+        case .ignored:
+            return nil
+        }
+    }
+
+    /// Undoes a registration with the cancellation of a run; once this returns, its handler
+    /// is neither kept nor running.
+    func unregister(_ registration: Int?) {
+        guard let registration else { return }
+        state.withLock { state in
+            // Let go of under the lock, as a cancel does.
+            _ = state.removeScopeHandler(registration)
+        }
+    }
+
     /// Registers work to run on the cancelling thread each time a run in progress is cancelled.
-    func onCancel(_ hook: @escaping @Sendable () -> Void) {
-        state.withLock { $0.addCancelHook(Hook(run: hook)) }
+    func onCancel(owner: Int, _ hook: @escaping @Sendable () -> Void) {
+        state.withLock { $0.addCancelHook(Hook(run: hook), owner: owner) }
     }
 
     /// Runs `hook` each time a run starts, and at once when one has started (or finished)
     /// already.
-    func whenStarted(_ hook: @escaping @Sendable () -> Void) {
-        switch state.withLock({ $0.addStartHook(Hook(run: hook)) }) {
+    func whenStarted(owner: Int, _ hook: @escaping @Sendable () -> Void) {
+        switch state.withLock({ $0.addStartHook(Hook(run: hook), owner: owner) }) {
         case .none: break
         case .runNow: hook()
         }
     }
 
-    /// Tells a derived core that its source began the run whose outcome will have number
-    /// `run` (see ``RequestCoreMachine/sourceBegan(run:)``); its source keeps it from then on
-    /// until it finishes.
-    private func sourceBegan(run: Int) {
-        let action = state.withLock { state in
-            let action = state.sourceBegan(run: run)
-            // Under the lock, so that it is ordered with the release when the run ends.
-            if case .none = action {} else { link?.retain() }
-            return action
-        }
-        perform(action)
+    /// A view went away: what it registered runs for the run in progress at most.
+    func viewEnded(owner: Int) {
+        locked { $0.ownerEnded(owner) }
     }
 
     // MARK: - Callbacks
 
-    /// Adds a handler for the result: it runs for the current outcome at once when finished,
-    /// and for every later one; after earlier handlers each time. A handler `once` runs for
-    /// one outcome only, then is dropped.
-    func addHandler(once: Bool = false, _ handler: @escaping @Sendable (Erased) -> Void) {
-        perform(state.withLock { $0.addHandler(Handler(run: handler), once: once) })
+    /// Adds a handler for the result (`view`'s, when given): it runs for the current outcome
+    /// at once when finished, and for every later one; after earlier handlers each time. A
+    /// handler `once` runs for one outcome only, then is dropped.
+    func addHandler(
+        once: Bool = false, owner: Int, view: HandleView?, _ handler: @escaping @Sendable (Erased) -> Void
+    ) {
+        perform(state.withLock { $0.addHandler(Handler(view: view, run: handler), once: once, owner: owner) })
     }
 
     /// Hands out what is pending when the caller has become the drainer.
@@ -276,10 +292,13 @@ final class RequestCore: Sendable {
     private func drain() {
         var resumptions = Resumptions()
         while true {
-            switch state.withLock({ $0.nextDrainStep() }) {
+            switch locked({ $0.nextDrainStep() }) {
             case .deliver(let delivery):
                 for (body, once) in delivery {
-                    if once { resumptions.append(body.run, delivery.outcome) } else { body.run(delivery.outcome) }
+                    let outcome =
+                        body.view?.outcome(of: delivery.outcome, number: delivery.number, response: delivery.response)
+                        ?? delivery.outcome
+                    if once { resumptions.append(body.run, outcome) } else { body.run(outcome) }
                 }
             case .start(let hooks, let run):
                 for hook in hooks { hook.run() }
@@ -291,26 +310,79 @@ final class RequestCore: Sendable {
         }
     }
 
-    /// The outcome being handed out, as its handlers see it: its number and response.
-    private var delivery: (number: Int, response: ResponseInfo?) {
-        state.withLock { ($0.deliveringNumber, $0.deliveringResponse) }
-    }
-
     // MARK: - Awaiting
 
-    /// The result of the current run once it ends, or at once when finished. Cancelling
-    /// the awaiting task cancels the run.
-    var result: Erased {
-        get async {
-            await withTaskCancellationHandler {
-                // Unsafe is sound here: a handler added `once` runs exactly once, and is
-                // dropped afterwards.
-                await withUnsafeContinuation { continuation in
-                    addHandler(once: true) { continuation.resume(returning: $0) }
-                }
-            } onCancel: {
-                cancel()
+    /// What a task that awaits the handle does first.
+    private enum Await {
+        /// Runs the operation: it claimed run number `run`.
+        case run(Int)
+        /// Takes this outcome: the core has finished, and the task is the drainer.
+        case take(Erased, response: ResponseInfo?, number: Int)
+        /// Waits for the outcome.
+        case wait
+    }
+
+    /// The result of the current run once it ends (`view`'s, when given), or at once when
+    /// finished. Cancelling the awaiting task cancels the run.
+    ///
+    /// When the run's task has not begun the operation yet, the awaiting task claims the run
+    /// and runs the operation itself (if the core allows it): its task then finds the run
+    /// claimed and does nothing.
+    func result(view: HandleView?, owner: Int) async -> Erased {
+        let first = state.withLock { state -> Await in
+            if let run = state.claimForAwait() { return .run(run) }
+            if let (outcome, response, number) = state.takeFinished() {
+                return .take(outcome, response: response, number: number)
             }
+            return .wait
+        }
+        switch first {
+        case .run(let run):
+            return await runAwaited(run: run, view: view, owner: owner)
+        case .take(let outcome, let response, let number):
+            // As the drainer: the view's outcome may be computed here. The await returns once
+            // what was added meanwhile has been handed out, as any await does.
+            let result = view?.outcome(of: outcome, number: number, response: response) ?? outcome
+            drain()
+            return result
+        case .wait:
+            break
+        }
+        return await withTaskCancellationHandler {
+            // Unsafe is sound here: a handler added `once` runs exactly once, and is
+            // dropped afterwards.
+            await withUnsafeContinuation { continuation in
+                addHandler(once: true, owner: owner, view: view) { continuation.resume(returning: $0) }
+            }
+        } onCancel: {
+            cancel()
+        }
+    }
+
+    /// Runs the operation of run number `run`, which the calling task claimed, in this task
+    /// with the run's ``RequestCancellation`` current, then finishes the run and returns its
+    /// outcome (`view`'s, when given) once the handlers have had it.
+    ///
+    /// A cancel of the handle reaches the operation through that cancellation only; this
+    /// task's own cancellation (or that of an outer handle's run that this one is part of)
+    /// cancels the handle.
+    private func runAwaited(run: Int, view: HandleView?, owner: Int) async -> Erased {
+        let cancellation = RequestCancellation(core: self, run: run)
+        let outcome = await RequestCancellation.withCancellationHandler {
+            await RequestCancellation.$current.withValue(cancellation) {
+                if let taskExecutor {
+                    await withTaskExecutorPreference(taskExecutor) { await runOperation() }
+                } else {
+                    await runOperation()
+                }
+            }
+        } onCancel: {
+            cancel()
+        }
+        // The outcome reaches this task as it reaches any await: after the handlers, from
+        // whoever hands it out (usually this task itself, which then does not suspend).
+        return await withUnsafeContinuation { continuation in
+            finish(outcome, awaiting: Handler(view: view) { continuation.resume(returning: $0) }, owner: owner)
         }
     }
 
@@ -325,38 +397,28 @@ final class RequestCore: Sendable {
     var events: AsyncStream<RequestEvent> {
         // Under the state lock, so that a subscription either precedes `finish` (and gets
         // its completion) or follows it (and gets the completion replayed).
-        let (stream, live) = state.withLock { state in
+        state.withLock { state in
             switch state.subscribe() {
             case .replay(let result):
                 let (stream, continuation) = AsyncStream.makeStream(of: RequestEvent.self)
                 continuation.yield(.completed(succeeded: result?.isSuccess ?? false))
                 continuation.finish()
-                return (stream, false)
+                return stream
             case .join(let broadcast):
-                return (broadcast.subscribe(), true)
+                return broadcast.subscribe()
             case .create:
                 // Created on first use: a handle nobody observes pays for no fan-out.
                 let broadcast = Broadcast<RequestEvent>(bufferSize: 256)
                 state.install(broadcast)
-                return (broadcast.subscribe(), true)
+                return broadcast.subscribe()
             }
         }
-        if live { connectToSourceIfNeeded() }
-        return stream
     }
 
-    /// Forwards the source's events to a derived handle from now on, once.
-    private func connectToSourceIfNeeded() {
-        let connect = state.withLock { $0.takeConnector() }
-        connect?.run()
-    }
-
-    /// Passes every later non-completion event to `observer`, synchronously (how a derived
-    /// handle forwards its source's events without a task of its own), in this run and
+    /// Passes every later non-completion event to `observer`, synchronously, in this run and
     /// every later one.
-    func observe(_ observer: @escaping @Sendable (RequestEvent) -> Void) {
-        state.withLock { $0.addObserver(Observer(run: observer)) }
-        connectToSourceIfNeeded()
+    func observe(owner: Int, _ observer: @escaping @Sendable (RequestEvent) -> Void) {
+        state.withLock { $0.addObserver(Observer(run: observer), owner: owner) }
     }
 
     /// Hands `event` to the subscriptions and the observers.
@@ -368,101 +430,35 @@ final class RequestCore: Sendable {
 
     // MARK: - Finishing
 
-    /// Ends the run in progress with `outcome`; does nothing when it has ended already. A
-    /// derived core passes the number of the source's outcome it finishes from.
+    /// Ends the run in progress with `outcome`; does nothing when it has ended already. An
+    /// awaiting task that ran the operation passes the handler that returns it its outcome.
     private func finish(
-        _ outcome: Result<(value: any Sendable, response: ResponseInfo?), any Error>, sourceOutcome: Int? = nil
+        _ outcome: Result<(value: any Sendable, response: ResponseInfo?), any Error>,
+        awaiting: Handler? = nil, owner: Int = 0
     ) {
         let result = outcome.map { $0.value }
         let response = try? outcome.get().response
         let drain: Machine.DrainAction = state.withLock { state in
-            let action = state.finish(result, response: response, sourceOutcome: sourceOutcome)
-            guard case .ended(let broadcast, let continues, let drain) = action else { return .none }
-            // Under the lock, so that a subscription either gets this completion or a replay
-            // of it, and so that the release is ordered with the retain when a run begins.
-            if let broadcast {
-                broadcast.yield(.completed(succeeded: result.isSuccess))
-                broadcast.finish()
+            var drain = Machine.DrainAction.none
+            if case .ended(let broadcast, let ended) = state.finish(result, response: response) {
+                // Under the lock, so that a subscription either gets this completion or a
+                // replay of it.
+                if let broadcast {
+                    broadcast.yield(.completed(succeeded: result.isSuccess))
+                    broadcast.finish()
+                }
+                drain = ended
             }
-            if !continues { link?.release() }
+            if let awaiting, case .drain = state.addHandler(awaiting, once: true, owner: owner) { drain = .drain }
             return drain
         }
         perform(drain)
     }
 
     /// A task's cancellation as a ``TransportError``; any other error as it is.
-    private static func normalized(_ error: any Error) -> any Error {
+    static func normalized(_ error: any Error) -> any Error {
         guard error is CancellationError else { return error }
         return TransportError(.cancelled, message: "The request was cancelled before it completed.")
-    }
-}
-
-extension RequestCore {
-    /// A core finished by this one's completion handler with `transform`'s value, on the
-    /// thread that finished this one, after each of this one's runs; see
-    /// ``RequestHandle/map(_:)``.
-    func derive(startingImmediately: Bool, _ transform: @escaping Transform) -> RequestCore {
-        let derived = RequestCore(derivedFrom: self, startingImmediately: startingImmediately)
-        // Until this core starts, it refers to the derived one weakly, so that a deferred
-        // pair nobody starts is freed; during each run, strongly (see `DerivedLink`).
-        let link = derived.link
-        let follower: @Sendable (Int) -> Void = { run in link?.target?.sourceBegan(run: run) }
-        // `unowned`: this core runs its own handlers, so it is alive whenever this one runs.
-        let handler: @Sendable (Erased) -> Void = { [unowned self] result in
-            guard let derived = link?.target else { return }
-            let (number, response) = self.delivery
-            let outcome = Result { () throws -> (value: any Sendable, response: ResponseInfo?) in
-                (try transform(result, response), response)
-            }
-            derived.finish(outcome.mapError(RequestCore.normalized), sourceOutcome: number)
-        }
-        // Registered together, with the derived core told which outcome comes first, so that
-        // a reload racing this counts every run once.
-        let action = state.withLock { state in
-            let action = state.addFollower(Follower(run: follower), handler: Handler(run: handler))
-            derived.state.withLock { $0.follow(from: action.first) }
-            return action
-        }
-        if action.announce { follower(action.first) }
-        perform(action.drain)
-        // Events are forwarded from the first subscription to the derived handle's events on.
-        derived.state.withLock { state in
-            state.setConnector(Hook { [self] in observe { event in link?.target?.publish(event) } })
-        }
-        derived.onCancel { [self] in cancel() }
-        return derived
-    }
-}
-
-/// The reference a source handle holds to a handle derived from it: weak until the source
-/// starts, strong from the start of each run until it ends. The derived core switches it
-/// under its own lock, as its runs begin and end.
-private final class DerivedLink: Sendable {
-    private struct State {
-        weak var weakTarget: RequestCore?
-        var strongTarget: RequestCore?
-    }
-
-    private let state = PThreadMutex(State())
-
-    /// Points the link at the derived core, weakly.
-    func attach(_ target: RequestCore) {
-        state.withLock { $0.weakTarget = target }
-    }
-
-    /// The derived handle, if it is still alive.
-    var target: RequestCore? {
-        state.withLock { $0.strongTarget ?? $0.weakTarget }
-    }
-
-    /// Keeps the derived handle alive.
-    func retain() {
-        state.withLock { $0.strongTarget = $0.weakTarget }
-    }
-
-    /// Lets the derived handle go.
-    func release() {
-        state.withLock { $0.strongTarget = nil }
     }
 }
 

@@ -1,13 +1,14 @@
 /// The kinds of value a ``RequestCoreMachine`` holds without looking inside them: it stores
 /// them and hands them back in the actions it returns, and never calls, creates or inspects
-/// one. `RequestCore` fills them with its task, closures and event fan-out; tests with plain
+/// one. `RequestCore` fills them with its tasks, closures and event fan-out; tests with plain
 /// values.
 ///
 /// Fill them with nominal types, a closure wrapped in a struct rather than a function type:
 /// a function type given as a generic argument is held in its most general form, and
 /// converting a closure to that form and back costs a thunk, an allocation, each way.
 package protocol RequestCoreMachineTypes {
-    /// The task of a run: held while the run is in progress, handed back to be cancelled.
+    /// The task launched for a run. Held while the run is in progress, handed back to be
+    /// cancelled.
     associatedtype RunTask: Sendable
     /// How a run ended (its value or its error), as the handlers get it.
     associatedtype Outcome: Sendable
@@ -16,55 +17,61 @@ package protocol RequestCoreMachineTypes {
     /// Something that handles outcomes: a `success`, `failure` or `completion` handler, or an
     /// `await`.
     associatedtype Handler: Sendable
-    /// A start hook or a cancel hook.
+    /// A start hook, a cancel hook, or a handler registered with the cancellation of a run
+    /// that runs in an awaiting task.
     associatedtype Hook: Sendable
-    /// Tells a core derived from this one that a run begins, with the number its outcome will
-    /// have.
-    associatedtype Follower: Sendable
     /// Receives the events of every run.
     associatedtype Observer: Sendable
-    /// Subscribes a derived core to its source's events.
-    associatedtype Connector: Sendable
     /// Hands the events of the run in progress to every subscriber.
     associatedtype Fanout: Sendable
 }
 
 /// The transitions of a request handle, as a value: every event (start, reload, cancel,
-/// finish, adding a handler or a hook, a source's run beginning, the drainer asking for its
-/// next step) is a mutating method that updates the state and returns what the caller must
-/// do once it has let go of the lock: run these hooks, launch run N, cancel this task, hand
-/// this outcome to these handlers, or nothing.
+/// a claim of the run, finish, adding a handler or a hook, a view of the handle going away,
+/// the drainer asking for its next step) is a mutating method that updates the state and
+/// returns what the caller must do once it has let go of the lock: run these hooks, launch
+/// run N, run the operation here, cancel this task, hand this outcome to these handlers, or
+/// nothing.
 ///
 /// It creates no task, takes no lock, calls no closure and reads no clock: `RequestCore`
 /// keeps it in its lock and performs the actions, and the tests drive it with plain values.
 ///
 /// A core runs its operation once per run: the first run begins with ``start()``, each later
-/// one with ``reload()`` once the previous one has finished. Handlers, start hooks, cancel
-/// hooks and observers stay registered across runs. Outcomes are numbered from 1; a handler
-/// runs for every outcome from the one current when it was added (when finished) or the
-/// next one (otherwise). Everything that must not overlap (handlers, and the start hooks of
-/// a run that begins while the previous outcome is still being handed out) runs on one
-/// thread at a time, the drainer, which takes its work from ``nextDrainStep()`` until it
-/// says ``DrainStep/done``.
+/// one with ``reload()`` once the previous one has finished. A run that has begun has its
+/// start hooks run, then a task launched for it (``launched(_:run:)``); the operation itself
+/// runs in whichever task claims the run first: that task (``claim(run:)``), or a task that
+/// awaits the handle before it (``claimForAwait()``), which then needs no hand-over to
+/// another thread and back. The task that lost finds the run claimed and does nothing.
 ///
-/// A derived core learns of each run of its source as the run begins (``sourceBegan(run:)``),
-/// and of the run's outcome later (``finish(_:response:sourceOutcome:)``), from another
-/// thread. Both carry the number of the source's outcome, so that an outcome arriving before
-/// its run's announcement is still counted once.
+/// A cancel never cancels a task that awaits the handle: the code after its `await` must
+/// go on uncancelled. It ends such a run through the run's cancellation instead
+/// (`RequestCancellation`): what the operation waits on registers a handler with it
+/// (``addScopeHandler(_:run:)``), and the cancel hands those handlers out
+/// (``CancelAction/cancelScope(hooks:)``, ``takeScopeHandlers()``). Only a core whose
+/// operation honours that cancellation lets an awaiting task claim its runs.
+///
+/// Handlers, start hooks, cancel hooks and observers stay registered across runs. Outcomes
+/// are numbered from 1; a handler runs for every outcome from the one current when it was
+/// added (when finished) or the next one (otherwise). Everything that must not overlap
+/// (handlers, and the start hooks of a run that begins while the previous outcome is still
+/// being handed out) runs on one thread at a time, the drainer, which takes its work from
+/// ``nextDrainStep()`` until it says ``DrainStep/done``.
+///
+/// Registrations have an owner: `0` for the handle that made the core, another number for
+/// each view of it (a handle made by `map`). When a view goes, ``ownerEnded(_:)`` drops what
+/// it registered from the next run on: its handlers still get the outcome of a run in
+/// progress, as the handlers of a handle nobody keeps always have.
 package struct RequestCoreMachine<Types: RequestCoreMachineTypes>: Sendable {
     /// Where the core is in its runs.
     package enum Phase: Sendable {
         /// Never started.
         case idle
-        /// A derived core never started: starting it starts its source.
-        case waitingForSource
         /// A run has begun, its task not launched yet: its start hooks run (or wait for the
         /// drainer), or a cancel before the first start is failing it.
         case starting
-        /// A run's task is running.
-        case running(Types.RunTask)
-        /// A derived core whose source runs: it finishes from the source's outcome.
-        case following
+        /// A run is in progress: its task has been launched; `nil` when a task that awaits the
+        /// handle claimed the run and runs its operation.
+        case running(Types.RunTask?)
         /// The latest run has ended with ``RequestCoreMachine/result``.
         case finished
     }
@@ -77,36 +84,67 @@ package struct RequestCoreMachine<Types: RequestCoreMachineTypes>: Sendable {
         package let once: Bool
         /// The number of the first outcome it runs for.
         package let from: Int
+        /// Who registered it: `0` for the handle that made the core, a view's number otherwise.
+        package let owner: Int
     }
 
     /// Work queued behind the outcome the drainer is handing out.
     private enum Queued: Sendable {
-        /// Run number `run` began: its start hooks run (and, for a core with an operation,
-        /// its task is launched) once the handlers have had the previous outcome.
+        /// Run number `run` began: its start hooks run and its task is launched once the
+        /// handlers have had the previous outcome.
         case start(run: Int)
         /// A run ended with this outcome.
         case outcome(Types.Outcome, response: Types.Response?, number: Int)
     }
 
-    /// Callbacks in the order added, the first held inline: most handles have one at most,
-    /// which then costs no array.
+    /// Callbacks in the order added, each with its owner, the first held inline: most
+    /// handles have one at most, which then costs no array.
     package struct Callbacks<Element: Sendable>: Sendable, Sequence {
         /// The first callback added.
-        private var first: Element?
+        private var first: (element: Element, owner: Int)?
         /// The callbacks added after the first.
-        private var rest: [Element] = []
+        private var rest: [(element: Element, owner: Int)] = []
 
         /// No callbacks.
         package init() {}
 
         /// Adds `callback` after the others.
-        mutating func append(_ callback: Element) {
-            if first == nil { first = callback } else { rest.append(callback) }
+        mutating func append(_ callback: Element, owner: Int) {
+            if first == nil { first = (callback, owner) } else { rest.append((callback, owner)) }
+        }
+
+        /// Takes the callback of `owner` out, keeping the order of the others; `nil` when
+        /// there is none.
+        mutating func remove(owner: Int) -> Element? {
+            if let head = first, head.owner == owner {
+                first = rest.isEmpty ? nil : rest.removeFirst()
+                return head.element
+            }
+            guard let index = rest.firstIndex(where: { $0.owner == owner }) else { return nil }
+            return rest.remove(at: index).element
+        }
+
+        /// Whether there is none.
+        var isEmpty: Bool { first == nil }
+
+        /// Moves the callbacks of `owners` to `removed`, keeping the order of the others.
+        mutating func remove(ownedBy owners: [Int], into removed: inout [Element]) {
+            var kept = Callbacks()
+            for (element, owner) in entries {
+                if owners.contains(owner) { removed.append(element) } else { kept.append(element, owner: owner) }
+            }
+            self = kept
+        }
+
+        /// Every callback with its owner, in the order added.
+        private var entries: [(element: Element, owner: Int)] {
+            guard let first else { return [] }
+            return [first] + rest
         }
 
         /// The callbacks in the order added.
         package func makeIterator() -> Iterator {
-            Iterator(first: first, rest: rest.makeIterator())
+            Iterator(first: first?.element, rest: rest.makeIterator())
         }
 
         /// Walks the callbacks in the order added.
@@ -114,7 +152,7 @@ package struct RequestCoreMachine<Types: RequestCoreMachineTypes>: Sendable {
             /// The first callback, until it has been returned.
             fileprivate var first: Element?
             /// The others.
-            fileprivate var rest: IndexingIterator<[Element]>
+            fileprivate var rest: IndexingIterator<[(element: Element, owner: Int)]>
 
             /// The next callback.
             package mutating func next() -> Element? {
@@ -122,7 +160,7 @@ package struct RequestCoreMachine<Types: RequestCoreMachineTypes>: Sendable {
                     first = nil
                     return callback
                 }
-                return rest.next()
+                return rest.next()?.element
             }
         }
     }
@@ -136,14 +174,19 @@ package struct RequestCoreMachine<Types: RequestCoreMachineTypes>: Sendable {
         private let range: Range<Int>
         /// The outcome.
         package let outcome: Types.Outcome
+        /// Its response.
+        package let response: Types.Response?
         /// Its number.
         package let number: Int
 
         /// A delivery of outcome `number` to `handlers[range]`.
-        fileprivate init(handlers: [Handler], range: Range<Int>, outcome: Types.Outcome, number: Int) {
+        fileprivate init(
+            handlers: [Handler], range: Range<Int>, outcome: Types.Outcome, response: Types.Response?, number: Int
+        ) {
             self.handlers = handlers
             self.range = range
             self.outcome = outcome
+            self.response = response
             self.number = number
         }
 
@@ -177,22 +220,35 @@ package struct RequestCoreMachine<Types: RequestCoreMachineTypes>: Sendable {
         }
     }
 
+    /// What the registrations of views that went away left behind: the caller lets go of it
+    /// once it has let go of the lock, since a closure released may release a handle whose
+    /// going away takes the lock again.
+    package struct Discarded: Sendable {
+        /// Handlers.
+        package fileprivate(set) var handlers: [Types.Handler] = []
+        /// Start and cancel hooks.
+        package fileprivate(set) var hooks: [Types.Hook] = []
+        /// Observers.
+        package fileprivate(set) var observers: [Types.Observer] = []
+
+        /// Whether nothing was discarded.
+        package var isEmpty: Bool { handlers.isEmpty && hooks.isEmpty && observers.isEmpty }
+    }
+
     /// What the caller does after a run has been asked to begin.
     package enum StartAction: Sendable {
         /// Nothing: a run is in progress already, or the core cannot run now.
         case none
-        /// Tell `followers` that the run whose outcome will have `number` begins; nothing
-        /// else yet: its start hooks wait for the drainer (or, for a derived core with a run
-        /// in progress, that run goes on and ends first).
-        case announce(followers: Callbacks<Types.Follower>, number: Int)
-        /// Tell `followers` that the run whose outcome will have `number` begins, run `hooks`,
-        /// then launch the run's task (a core with an operation).
-        case begin(followers: Callbacks<Types.Follower>, hooks: Callbacks<Types.Hook>, number: Int)
+        /// Nothing yet: the run whose outcome will have `number` has begun, and its start
+        /// hooks wait for the drainer, which launches its task after them.
+        case queued(number: Int)
+        /// Run `hooks`, then launch the task of the run whose outcome will have `number`.
+        case begin(hooks: Callbacks<Types.Hook>, number: Int)
     }
 
     /// What the caller does with the task it launched for a run.
     package enum LaunchAction: Sendable {
-        /// Nothing: the task runs.
+        /// Nothing: the task runs (or finds the run claimed by an awaiting task).
         case none
         /// Cancel it: the run was cancelled while it was starting.
         case cancelTask
@@ -203,12 +259,29 @@ package struct RequestCoreMachine<Types: RequestCoreMachineTypes>: Sendable {
         /// Nothing: the core has finished, or this run was cancelled already.
         case none
         /// Run the cancel hooks; the run ends by other means (a task being launched is
-        /// cancelled at launch, a derived core's source is cancelled by its hook).
+        /// cancelled at launch, an operation that has returned finishes as it is).
         case runHooks(Callbacks<Types.Hook>)
         /// Run the cancel hooks, then cancel the run's task.
         case cancelTask(Types.RunTask, hooks: Callbacks<Types.Hook>)
+        /// Run the cancel hooks, then the handlers registered with the run's cancellation
+        /// (``RequestCoreMachine/takeScopeHandlers()``): the operation runs in a task that
+        /// awaits the handle, which is left uncancelled. A handler registered from now on
+        /// runs at once.
+        case cancelScope(hooks: Callbacks<Types.Hook>)
         /// Run the cancel hooks, then finish the core with a cancellation: it never started.
         case fail(hooks: Callbacks<Types.Hook>)
+    }
+
+    /// What the caller does with a handler it registered with the cancellation of a run.
+    package enum ScopeRegistration: Sendable, Equatable {
+        /// Nothing now: the handler is kept under this number until
+        /// ``RequestCoreMachine/removeScopeHandler(_:)``, and a cancel of the run hands it out.
+        case kept(Int)
+        /// Run it now: the run was cancelled already.
+        case runNow
+        /// Nothing: the run is over, or its operation does not run in an awaiting task (a
+        /// cancel then cancels its task), so no cancel of the handle is for this handler.
+        case ignored
     }
 
     /// What the caller does with a start hook it added.
@@ -230,21 +303,18 @@ package struct RequestCoreMachine<Types: RequestCoreMachineTypes>: Sendable {
 
     /// What the caller does once a run has been given an outcome.
     package enum FinishAction: Sendable {
-        /// Nothing: the run had ended already (or, for a derived core, this outcome of its
-        /// source had been counted).
+        /// Nothing: the run had ended already.
         case none
-        /// The run ended: complete `fanout`'s subscriptions with the outcome; let go of a
-        /// derived core its source kept alive unless `continues` (the source has begun its
-        /// next run, so this core runs on); become the drainer when `drain` says so.
-        case ended(fanout: Types.Fanout?, continues: Bool, drain: DrainAction)
+        /// The run ended: complete `fanout`'s subscriptions with the outcome; become the
+        /// drainer when `drain` says so.
+        case ended(fanout: Types.Fanout?, drain: DrainAction)
     }
 
     /// The drainer's next piece of work.
     package enum DrainStep: Sendable {
         /// Hand the outcome to these handlers, in order.
         case deliver(Delivery)
-        /// Run the start hooks, then launch the task of run number `run` (a core with an
-        /// operation).
+        /// Run the start hooks, then launch the task of run number `run`.
         case start(hooks: Callbacks<Types.Hook>, run: Int)
         /// Nothing is left: the caller is no longer the drainer.
         case done
@@ -261,18 +331,6 @@ package struct RequestCoreMachine<Types: RequestCoreMachineTypes>: Sendable {
         case create
     }
 
-    /// What a source does after a derived core started following it.
-    package struct FollowAction: Sendable {
-        /// The number of the first of the source's outcomes the derived core gets: hand it to
-        /// the derived core's ``RequestCoreMachine/follow(from:)``.
-        package let first: Int
-        /// Whether a run of the source has begun already (and so has outcome `first`): tell
-        /// the follower at once.
-        package let announce: Bool
-        /// Whether the caller becomes the drainer.
-        package let drain: DrainAction
-    }
-
     /// Where the core is in its runs.
     package private(set) var phase: Phase
     /// The outcome of the latest run.
@@ -285,6 +343,18 @@ package struct RequestCoreMachine<Types: RequestCoreMachineTypes>: Sendable {
     package private(set) var cancelRequested = false
     /// Whether the start hooks of the run in progress wait for the drainer.
     package private(set) var startQueued = false
+    /// Whether a task has begun the operation of the run in progress: its own task, or one
+    /// that awaits the handle.
+    package private(set) var claimed = false
+    /// Whether the operation of the run in progress runs in a task that awaits the handle.
+    package private(set) var runsInAwaitingTask = false
+    /// Whether a task that awaits the handle may claim a run: only when the operation
+    /// honours the run's cancellation, since that task is never cancelled to stop it.
+    package let allowsAwaitedRuns: Bool
+    /// The handlers registered with the cancellation of the run in progress, numbered.
+    package private(set) var scopeHandlers = Callbacks<Types.Hook>()
+    /// The number of the last handler registered with a run's cancellation.
+    private var lastScopeHandler = 0
 
     /// The handlers, in the order added.
     package private(set) var handlers: [Handler] = []
@@ -304,50 +374,40 @@ package struct RequestCoreMachine<Types: RequestCoreMachineTypes>: Sendable {
     private var spent = 0
     /// Whether a thread is handing outcomes out (or running queued start hooks).
     package private(set) var isDraining = false
-    /// Work for the drainer after ``delivering``; empty unless a run began (or, for a
-    /// derived core, ended) while the previous outcome was being handed out.
+    /// Work for the drainer after ``delivering``; empty unless a run began (or ended) while
+    /// the previous outcome was being handed out.
     private var queued: [Queued] = []
 
     /// Receive the events of every run.
-    package private(set) var observers: [Types.Observer] = []
+    package private(set) var observers = Callbacks<Types.Observer>()
     /// Run each time a run in progress is cancelled.
     package private(set) var cancelHooks = Callbacks<Types.Hook>()
     /// Run each time a run starts.
     package private(set) var startHooks = Callbacks<Types.Hook>()
-    /// Tell the cores derived from this one that a run begins, with the number its outcome
-    /// will have, before its start hooks run.
-    package private(set) var followers = Callbacks<Types.Follower>()
-    /// For a derived core: subscribes it to its source's events. Taken by the first
-    /// subscription or observer, so that events nobody listens to are not forwarded.
-    private var connector: Types.Connector?
     /// Created by the first subscription to the events during a run, so that a core nobody
     /// observes pays for no fan-out.
     package private(set) var fanout: Types.Fanout?
+    /// Views that went away while their registrations could still be needed (during a run,
+    /// or while outcomes are handed out): dropped when the next run begins.
+    package private(set) var endedOwners: [Int] = []
+    /// What was dropped, for the caller to let go of after the lock (``takeDiscarded()``).
+    package private(set) var discarded: Discarded?
 
-    /// For a derived core: the number of the latest outcome of the source it has had.
-    package private(set) var sourceOutcome = 0
-    /// For a derived core: the number of the latest run of the source it has been told of.
-    /// It runs while this is ahead of ``sourceOutcome``.
-    package private(set) var sourceRun = 0
-
-    /// A core that has never run.
-    package init() {
+    /// A core that has never run; a task that awaits it may run its operation when
+    /// `allowsAwaitedRuns` (the default).
+    package init(allowsAwaitedRuns: Bool = true) {
         phase = .idle
+        self.allowsAwaitedRuns = allowsAwaitedRuns
     }
 
     /// A core that has already finished with `outcome`, and cannot run.
     package init(finished outcome: Types.Outcome) {
+        allowsAwaitedRuns = false
         phase = .finished
         result = outcome
         outcomes = 1
         delivering = outcome
         deliveringNumber = 1
-    }
-
-    /// A derived core: following its source from the start when `startingImmediately`,
-    /// otherwise waiting for it to start.
-    package init(derivedStartingImmediately startingImmediately: Bool) {
-        phase = startingImmediately ? .following : .waitingForSource
     }
 
     /// Whether the latest run has ended.
@@ -356,16 +416,10 @@ package struct RequestCoreMachine<Types: RequestCoreMachineTypes>: Sendable {
         return false
     }
 
-    /// Whether this is a derived core that has not started: starting it starts its source.
-    package var isWaitingForSource: Bool {
-        if case .waitingForSource = phase { return true }
-        return false
-    }
-
     /// The number of the first outcome a handler added now runs for: the current one when
-    /// finished, otherwise that of the latest run begun.
+    /// finished, otherwise that of the run in progress (or the next one).
     package var nextOutcome: Int {
-        isFinished ? outcomes : outcomes + max(sourceRun - sourceOutcome, 1)
+        isFinished ? outcomes : outcomes + 1
     }
 
     // MARK: - Runs
@@ -390,15 +444,17 @@ package struct RequestCoreMachine<Types: RequestCoreMachineTypes>: Sendable {
         }
         phase = .starting
         cancelRequested = false
+        claimed = false
+        runsInAwaitingTask = false
         if isDraining {
             // The handlers still get the previous outcome: the drainer begins this run after
             // them, so that its start hooks follow their completion handlers.
             startQueued = true
             queued.append(.start(run: outcomes + 1))
-            return .announce(followers: followers, number: outcomes + 1)
+            return .queued(number: outcomes + 1)
         }
-        if again { compactHandlers() }
-        return .begin(followers: followers, hooks: startHooks, number: outcomes + 1)
+        compactHandlers()
+        return .begin(hooks: startHooks, number: outcomes + 1)
     }
 
     /// Takes the task the caller launched for run number `run`, whose start hooks have run.
@@ -410,6 +466,42 @@ package struct RequestCoreMachine<Types: RequestCoreMachineTypes>: Sendable {
         return cancelRequested ? .cancelTask : .none
     }
 
+    /// The task launched for run number `run` asks to run the operation: yes, unless a task
+    /// that awaits the handle claimed the run first (or the run is over).
+    package mutating func claim(run: Int) -> Bool {
+        guard outcomes == run - 1, !claimed else { return false }
+        switch phase {
+        case .starting where !startQueued, .running: break
+        default: return false
+        }
+        claimed = true
+        return true
+    }
+
+    /// A task that awaits the handle asks to run the operation itself: the number of the
+    /// outcome it will produce when awaited runs are allowed, the run's task has been launched
+    /// and has not begun, and the run was not cancelled; `nil` otherwise (it then waits for the
+    /// outcome like any other handler). From then on a cancel goes through the run's
+    /// cancellation (``CancelAction/cancelScope(hooks:)``), never to the awaiting task.
+    package mutating func claimForAwait() -> Int? {
+        guard allowsAwaitedRuns, case .running(.some) = phase, !claimed, !cancelRequested else { return nil }
+        claimed = true
+        runsInAwaitingTask = true
+        phase = .running(nil)
+        return outcomes + 1
+    }
+
+    /// A task that awaits a finished handle asks for its outcome: when nothing is being handed
+    /// out, it takes the current outcome (with its response and number) at once, and becomes
+    /// the drainer, so that it may apply a view's transform; it drains (which hands out what
+    /// was added meanwhile, and lets the role go) before it returns. `nil` otherwise: it waits
+    /// for the outcome like any other handler.
+    package mutating func takeFinished() -> (outcome: Types.Outcome, response: Types.Response?, number: Int)? {
+        guard isFinished, !isDraining, let result else { return nil }
+        isDraining = true
+        return (result, response, outcomes)
+    }
+
     /// Stops the run in progress, once per run; a core never started fails at once.
     package mutating func cancel() -> CancelAction {
         if isFinished || cancelRequested { return .none }
@@ -419,49 +511,62 @@ package struct RequestCoreMachine<Types: RequestCoreMachineTypes>: Sendable {
             // Not startable any more; the failure the caller finishes with ends this run.
             phase = .starting
             return .fail(hooks: cancelHooks)
-        case .waitingForSource:
-            // The hooks cancel the source, which fails at once, and so does this core.
-            phase = .following
-            return .runHooks(cancelHooks)
-        case .starting, .following, .finished:
+        case .starting, .finished:
             // Starting: `launched(_:run:)` sees the request and has the task cancelled.
-            // Following: the hooks cancel the source, whose outcome finishes this core.
             return .runHooks(cancelHooks)
         case .running(let task):
+            if runsInAwaitingTask { return .cancelScope(hooks: cancelHooks) }
+            guard let task else { return .runHooks(cancelHooks) }
             return .cancelTask(task, hooks: cancelHooks)
         }
     }
 
-    /// Ends the run in progress with `outcome`; ignored when it has ended already. A derived
-    /// core passes the number of the source's outcome it finishes from, and ignores one it
-    /// has had.
-    package mutating func finish(
-        _ outcome: Types.Outcome, response: Types.Response?, sourceOutcome: Int? = nil
-    ) -> FinishAction {
-        var unannounced = false
-        if let sourceOutcome {
-            guard sourceOutcome > self.sourceOutcome else { return .none }
-            self.sourceOutcome = sourceOutcome
-            if sourceRun < sourceOutcome {
-                // The announcement of this run comes later, from another thread: the run
-                // begins and ends here, and the announcement will be ignored.
-                sourceRun = sourceOutcome
-                if case .following = phase {} else { unannounced = true }
-            }
-        } else {
-            guard !isFinished else { return .none }
-        }
+    // MARK: - Cancellation of a run in an awaiting task
+
+    /// Whether run number `run` is in progress in a task that awaits the handle.
+    private func runsAwaited(_ run: Int) -> Bool {
+        runsInAwaitingTask && outcomes == run - 1 && !isFinished
+    }
+
+    /// Whether run number `run`, in progress, was cancelled.
+    package func isCancelled(run: Int) -> Bool {
+        outcomes == run - 1 && !isFinished && cancelRequested
+    }
+
+    /// Registers `handler` with the cancellation of run number `run`, for as long as the
+    /// operation waits on what it cancels.
+    package mutating func addScopeHandler(_ handler: Types.Hook, run: Int) -> ScopeRegistration {
+        guard runsAwaited(run) else { return .ignored }
+        if cancelRequested { return .runNow }
+        lastScopeHandler += 1
+        scopeHandlers.append(handler, owner: lastScopeHandler)
+        return .kept(lastScopeHandler)
+    }
+
+    /// Takes out the handler registered as number `id`, once what it cancels is no longer
+    /// waited on; `nil` when a cancel took it already.
+    package mutating func removeScopeHandler(_ id: Int) -> Types.Hook? {
+        scopeHandlers.remove(owner: id)
+    }
+
+    /// Takes out every handler registered with the run's cancellation, for a cancel to run
+    /// (``CancelAction/cancelScope(hooks:)``).
+    package mutating func takeScopeHandlers() -> Callbacks<Types.Hook> {
+        defer { scopeHandlers = Callbacks() }
+        return scopeHandlers
+    }
+
+    /// Ends the run in progress with `outcome`; ignored when it has ended already.
+    package mutating func finish(_ outcome: Types.Outcome, response: Types.Response?) -> FinishAction {
+        guard !isFinished else { return .none }
         outcomes += 1
         result = outcome
         self.response = response
         phase = .finished
+        runsInAwaitingTask = false
         let completing = fanout
         fanout = nil
-        if unannounced {
-            startQueued = true
-            queued.append(.start(run: outcomes))
-        }
-        if isDraining || unannounced {
+        if isDraining {
             // Handed out after the outcome before it (or after the start hooks).
             queued.append(.outcome(outcome, response: response, number: outcomes))
         } else {
@@ -470,69 +575,10 @@ package struct RequestCoreMachine<Types: RequestCoreMachineTypes>: Sendable {
             deliveringNumber = outcomes
             delivered = 0
         }
-        let continues = sourceRun > self.sourceOutcome
-        if continues {
-            // A derived core whose source has begun its next run already: this core's next
-            // run begins now, its start hooks after the handlers of this outcome.
-            phase = .following
-            cancelRequested = false
-            startQueued = true
-            queued.append(.start(run: outcomes + 1))
-        } else if handlers.isEmpty && queued.isEmpty {
-            return .ended(fanout: completing, continues: false, drain: .none)
+        if handlers.isEmpty && queued.isEmpty {
+            return .ended(fanout: completing, drain: .none)
         }
-        return .ended(fanout: completing, continues: continues, drain: becomeDrainer())
-    }
-
-    // MARK: - Derived cores
-
-    /// Registers a core derived from this one: `follower` learns of each run as it begins,
-    /// and `handler` gets every outcome from the next one (or the current one when finished).
-    package mutating func addFollower(_ follower: Types.Follower, handler: Types.Handler) -> FollowAction {
-        let first = nextOutcome
-        followers.append(follower)
-        handlers.append(Handler(body: handler, once: false, from: first))
-        let begun: Bool
-        switch phase {
-        case .idle, .waitingForSource: begun = false
-        case .starting, .running, .following, .finished: begun = true
-        }
-        guard isFinished, !isDraining else { return FollowAction(first: first, announce: begun, drain: .none) }
-        isDraining = true
-        return FollowAction(first: first, announce: true, drain: .drain)
-    }
-
-    /// For a derived core, before anything reaches it: the first of its source's outcomes it
-    /// gets is number `first`.
-    package mutating func follow(from first: Int) {
-        sourceOutcome = first - 1
-        sourceRun = first - 1
-    }
-
-    /// For a derived core: its source began the run whose outcome will have number `run`. It
-    /// begins a run too when it has none in progress (the first time, or again after it
-    /// finished), and otherwise once the one in progress ends. An announcement that comes
-    /// after its outcome (or twice) is ignored.
-    ///
-    /// Any action but ``StartAction/none`` means the core runs for its source until a
-    /// ``FinishAction/ended(fanout:continues:drain:)`` that does not continue.
-    package mutating func sourceBegan(run: Int) -> StartAction {
-        guard run > sourceRun else { return .none }
-        sourceRun = run
-        let number = outcomes + (sourceRun - sourceOutcome)
-        switch phase {
-        case .waitingForSource, .finished: break
-        default: return .announce(followers: followers, number: number)
-        }
-        phase = .following
-        cancelRequested = false
-        if isDraining {
-            startQueued = true
-            queued.append(.start(run: number))
-            return .announce(followers: followers, number: number)
-        }
-        compactHandlers()
-        return .begin(followers: followers, hooks: startHooks, number: number)
+        return .ended(fanout: completing, drain: becomeDrainer())
     }
 
     // MARK: - Handlers and hooks
@@ -540,28 +586,42 @@ package struct RequestCoreMachine<Types: RequestCoreMachineTypes>: Sendable {
     /// Adds a handler: it runs for the current outcome at once when finished, and for every
     /// later one; after earlier handlers each time. A handler `once` runs for one outcome
     /// only, then is dropped.
-    package mutating func addHandler(_ body: Types.Handler, once: Bool) -> DrainAction {
-        handlers.append(Handler(body: body, once: once, from: nextOutcome))
+    package mutating func addHandler(_ body: Types.Handler, once: Bool, owner: Int = 0) -> DrainAction {
+        handlers.append(Handler(body: body, once: once, from: nextOutcome, owner: owner))
         guard isFinished else { return .none }
         return becomeDrainer()
     }
 
     /// Adds a hook that runs each time a run starts, and at once when one has started (or
     /// finished) already.
-    package mutating func addStartHook(_ hook: Types.Hook) -> HookAction {
-        startHooks.append(hook)
+    package mutating func addStartHook(_ hook: Types.Hook, owner: Int = 0) -> HookAction {
+        startHooks.append(hook, owner: owner)
         switch phase {
-        case .idle, .waitingForSource:
+        case .idle:
             return .none
-        case .starting, .running, .following, .finished:
+        case .starting, .running, .finished:
             // Queued start hooks have not run yet, and will run this one.
             return startQueued ? .none : .runNow
         }
     }
 
     /// Adds a hook that runs each time a run in progress is cancelled.
-    package mutating func addCancelHook(_ hook: Types.Hook) {
-        cancelHooks.append(hook)
+    package mutating func addCancelHook(_ hook: Types.Hook, owner: Int = 0) {
+        cancelHooks.append(hook, owner: owner)
+    }
+
+    /// A view went away: what it registered is dropped now when nothing runs or is handed
+    /// out, and otherwise when the next run begins, after its handlers had the outcome of the
+    /// run in progress.
+    package mutating func ownerEnded(_ owner: Int) {
+        endedOwners.append(owner)
+        let quiet: Bool
+        switch phase {
+        case .idle: quiet = true
+        case .finished: quiet = !isDraining
+        case .starting, .running: quiet = false
+        }
+        if quiet { compactHandlers() }
     }
 
     // MARK: - Draining
@@ -579,7 +639,10 @@ package struct RequestCoreMachine<Types: RequestCoreMachineTypes>: Sendable {
                 let range = delivered..<handlers.count
                 delivered = handlers.count
                 handedOut = range
-                return .deliver(Delivery(handlers: handlers, range: range, outcome: outcome, number: deliveringNumber))
+                return .deliver(
+                    Delivery(
+                        handlers: handlers, range: range, outcome: outcome, response: deliveringResponse,
+                        number: deliveringNumber))
             }
             guard !queued.isEmpty else {
                 isDraining = false
@@ -606,12 +669,35 @@ package struct RequestCoreMachine<Types: RequestCoreMachineTypes>: Sendable {
         return .drain
     }
 
-    /// Drops the one-shot handlers that have run; only while nothing is being delivered.
+    /// Drops the one-shot handlers that have run and whatever views that went away
+    /// registered; only while nothing is being delivered.
     private mutating func compactHandlers() {
+        if !endedOwners.isEmpty {
+            var dropped = discarded ?? Discarded()
+            let ended = endedOwners
+            endedOwners = []
+            for index in handlers.indices where ended.contains(handlers[index].owner) {
+                guard let body = handlers[index].body else { continue }
+                dropped.handlers.append(body)
+                handlers[index].body = nil
+                spent += 1
+            }
+            startHooks.remove(ownedBy: ended, into: &dropped.hooks)
+            cancelHooks.remove(ownedBy: ended, into: &dropped.hooks)
+            observers.remove(ownedBy: ended, into: &dropped.observers)
+            discarded = dropped.isEmpty ? discarded : dropped
+        }
         guard spent > 0 else { return }
         handlers.removeAll { $0.body == nil }
         spent = 0
         delivered = handlers.count
+    }
+
+    /// What was dropped since the last call, for the caller to let go of once it has let go
+    /// of the lock; `nil` when nothing was.
+    package mutating func takeDiscarded() -> Discarded? {
+        defer { discarded = nil }
+        return discarded
     }
 
     /// Marks the one-shot handlers among `range` spent once they have run for `number`.
@@ -645,20 +731,8 @@ package struct RequestCoreMachine<Types: RequestCoreMachineTypes>: Sendable {
     }
 
     /// Adds an observer of every later event.
-    package mutating func addObserver(_ observer: Types.Observer) {
-        observers.append(observer)
-    }
-
-    /// Keeps what subscribes a derived core to its source's events, for the first
-    /// subscription or observer.
-    package mutating func setConnector(_ connector: Types.Connector) {
-        self.connector = connector
-    }
-
-    /// What subscribes a derived core to its source's events, once: `nil` afterwards.
-    package mutating func takeConnector() -> Types.Connector? {
-        defer { connector = nil }
-        return connector
+    package mutating func addObserver(_ observer: Types.Observer, owner: Int = 0) {
+        observers.append(observer, owner: owner)
     }
 }
 

@@ -1,4 +1,5 @@
 public import HTTPTypes
+import Synchronization
 
 /// The reference handle every send returns: chain callbacks on it, await it, observe its
 /// events, cancel it.
@@ -24,12 +25,22 @@ public import HTTPTypes
 ///   the order added.
 /// - A handle starts at once unless it was created with `startImmediately: false`; then it
 ///   waits for ``start()``.
+/// - A handle made with `runsInAwaitingTask: true` (the clients' requests and downloads are)
+///   runs its operation in the task that awaits it (``value``, ``result``, ``response``) when
+///   one does before the run's own task has begun it, as when the handle is awaited right
+///   after it was made: the request then costs no hand-over to another thread and back. A
+///   handle nobody awaits, and any other handle, runs in a task of its own, as soon as it
+///   starts.
 /// - ``cancel()`` stops the operation within milliseconds; the handle then fails with a
-///   ``TransportError`` of category `.cancelled`.
+///   ``TransportError`` of category `.cancelled`. It never cancels a task that awaits the
+///   handle, even one that runs the operation: that run ends through its
+///   ``RequestCancellation``, and the code after the `await` goes on uncancelled.
 /// - ``reload()`` runs a finished handle's operation again: its handlers, start hooks, cancel
-///   hooks, observers and derived handles all stay registered and run again for the new
+///   hooks, observers and mapped handles all stay registered and run again for the new
 ///   run, so a screen's chain (feedback, decoding, callbacks) serves a "try again" button
 ///   as it is.
+/// - ``map(_:)`` (and Mapping's `decode`) makes a view of the handle: another handle on the
+///   same request, whose value is transformed.
 ///
 /// Handlers and hooks stay registered for as long as the handle lives: a handler that refers
 /// to its own handle (to reload it, say) should capture it weakly.
@@ -52,6 +63,12 @@ public final class RequestHandle<Value: Sendable>: Sendable {
     public typealias Operation = @Sendable (_ events: RequestEventSink) async throws -> Outcome
 
     private let core: RequestCore
+    /// For a handle made by ``map(_:)``, the transform from the request's value to this one's;
+    /// `nil` for the handle that made the request.
+    private let view: HandleView?
+    /// Who this handle's registrations belong to in the core: `0` for the handle that made
+    /// the request, a number of its own for each view.
+    private let owner: Int
     /// Whether the handle was created to start at once.
     public let startsImmediately: Bool
     /// Values the caller attached for the code around the request (a presenter, a decoder);
@@ -69,18 +86,30 @@ public final class RequestHandle<Value: Sendable>: Sendable {
     ///   - executor: Where handlers run; the finishing thread by default.
     ///   - taskExecutor: The executor the operation's task prefers (an engine's own thread,
     ///     say); Swift's global executor by default.
-    ///   - operation: The work; cancelled through Swift task cancellation.
+    ///   - runsInAwaitingTask: Whether a task that awaits the handle may run the operation
+    ///     itself, saving the hand-over to the run's own task and back; `false` by default.
+    ///     Pass `true` only when everything the operation waits on honours
+    ///     ``RequestCancellation`` (Parley's transports and middleware do, and an operation
+    ///     that only sends requests through them does): ``cancel()`` then reaches the
+    ///     operation through it, without cancelling the awaiting task. A wait that honours only
+    ///     task cancellation would not be interrupted until the next one that does.
+    ///   - operation: The work; cancelled through Swift task cancellation when it runs in a
+    ///     task of its own, through ``RequestCancellation`` as well when it runs in an awaiting
+    ///     task.
     public init(
         startImmediately: Bool = true,
         userInfo: RequestUserInfo = RequestUserInfo(),
         executor: HandlerExecutor? = nil,
         taskExecutor: (any TaskExecutor)? = nil,
+        runsInAwaitingTask: Bool = false,
         operation: @escaping Operation
     ) {
-        core = RequestCore(taskExecutor: taskExecutor) { events in
+        core = RequestCore(runsInAwaitingTask: runsInAwaitingTask, taskExecutor: taskExecutor) { events in
             let outcome = try await operation(events)
             return (outcome.value, outcome.response)
         }
+        view = nil
+        owner = 0
         startsImmediately = startImmediately
         self.userInfo = userInfo
         self.executor = executor
@@ -97,14 +126,22 @@ public final class RequestHandle<Value: Sendable>: Sendable {
         case .success(let value): core = RequestCore(finished: .success(value))
         case .failure(let error): core = RequestCore(finished: .failure(error))
         }
+        view = nil
+        owner = 0
         startsImmediately = true
         userInfo = RequestUserInfo()
         executor = nil
         LiveCounts.requestHandles.increment()
     }
 
-    private init(core: RequestCore, startsImmediately: Bool, userInfo: RequestUserInfo, executor: HandlerExecutor?) {
+    /// A view of `core` through `view`, with registrations of its own.
+    private init(
+        core: RequestCore, view: HandleView, startsImmediately: Bool, userInfo: RequestUserInfo,
+        executor: HandlerExecutor?
+    ) {
         self.core = core
+        self.view = view
+        owner = viewOwners.wrappingAdd(1, ordering: .relaxed).newValue
         self.startsImmediately = startsImmediately
         self.userInfo = userInfo
         self.executor = executor
@@ -112,6 +149,8 @@ public final class RequestHandle<Value: Sendable>: Sendable {
     }
 
     deinit {
+        // What a view registered goes with it, once the run in progress (if any) is over.
+        if view != nil { core.viewEnded(owner: owner) }
         LiveCounts.requestHandles.decrement()
     }
 
@@ -128,16 +167,16 @@ public final class RequestHandle<Value: Sendable>: Sendable {
     /// a failure): for a "try again" button, or to refresh what a screen shows.
     ///
     /// A run is one execution of the operation, from its start to its outcome. Reloading
-    /// starts a new one in a new task, and everything registered on the handle takes part in
-    /// it as in the first:
+    /// starts a new one (in a new task, or in a task that awaits the handle, as for the first
+    /// run), and everything registered on the handle takes part in it as in the first:
     ///
     /// - ``success(_:)``, ``failure(_:)`` and ``completion(_:)`` handlers stay registered and
     ///   run once per run, in the order added, one at a time, for that run's outcome.
     /// - ``onStart(_:)`` hooks run again as the new run starts, and ``onCancel(_:)`` hooks
     ///   when it is cancelled; ``observe(_:)`` observers receive its events.
-    /// - Handles derived with ``map(_:)`` run again too: they go back to running, their start
-    ///   hooks run, and when this run ends the transform runs for its outcome and their
-    ///   handlers run in turn.
+    /// - Handles made with ``map(_:)`` run again too, being views of the same request: their
+    ///   start hooks run, and when this run ends their handlers run for its outcome,
+    ///   transformed.
     /// - ``value``, ``result`` and ``response`` awaited during the run return its outcome;
     ///   ``response`` afterwards is this run's (`nil` when it failed before a response).
     /// - ``events`` subscriptions end with each run's completion: subscribe again for the
@@ -145,9 +184,9 @@ public final class RequestHandle<Value: Sendable>: Sendable {
     ///
     /// Reloading a handle that was never started starts it, like ``start()``. Reloading a
     /// handle whose run is in progress does nothing, nor does reloading one created with
-    /// ``init(finished:)``, which has no operation to run. Reloading a derived handle reloads
-    /// the handle it was derived from (through any number of ``map(_:)``s), which runs every
-    /// handle derived from it again.
+    /// ``init(finished:)``, which has no operation to run. Reloading a handle made with
+    /// ``map(_:)`` reloads the request it is a view of (through any number of ``map(_:)``s),
+    /// which runs every view of it again.
     ///
     /// When a handler reloads the handle it runs for, the new run starts once every handler
     /// has run for the outcome before, so that a loading mask taken down by one handler is
@@ -163,7 +202,11 @@ public final class RequestHandle<Value: Sendable>: Sendable {
     /// Stops the run in progress; it fails with a `.cancelled` ``TransportError``.
     ///
     /// Cancelling a handle that has finished does nothing; one cancelled can still be
-    /// reloaded with ``reload()``.
+    /// reloaded with ``reload()``. The cancel hooks run, then the operation is stopped: its own
+    /// task is cancelled, or, when it runs in a task that awaits the handle (see ``value``),
+    /// its ``RequestCancellation`` is, which stops the transfer or wait in progress and leaves
+    /// that task uncancelled: the code after the `await` goes on as it would after any
+    /// failure. (Cancelling the awaiting task itself still cancels the handle.)
     public func cancel() {
         core.cancel()
     }
@@ -174,19 +217,19 @@ public final class RequestHandle<Value: Sendable>: Sendable {
     /// - Parameter hook: Runs on the cancelling thread each time a run in progress is
     ///   cancelled (once per run); not when a finished handle is cancelled.
     public func onCancel(_ hook: @escaping @Sendable () -> Void) {
-        core.onCancel(hook)
+        core.onCancel(owner: owner, hook)
     }
 
     /// Registers work to run when the operation starts: at once when it has started (or
     /// finished) already, otherwise on the thread that calls ``start()``; and again each
     /// time ``reload()`` starts a new run.
     ///
-    /// A derived handle (from ``map(_:)``) starts when its source does. Presenters use this to
-    /// show a loading mask only while a deferred request actually runs.
+    /// A handle made with ``map(_:)`` starts when its source does. Presenters use this to show
+    /// a loading mask only while a deferred request actually runs.
     ///
     /// - Parameter hook: Runs once per run.
     public func onStart(_ hook: @escaping @Sendable () -> Void) {
-        core.whenStarted(hook)
+        core.whenStarted(owner: owner, hook)
     }
 
     // MARK: - Callbacks
@@ -197,7 +240,9 @@ public final class RequestHandle<Value: Sendable>: Sendable {
     public func success(_ handler: @escaping @Sendable (Value) -> Void) -> Self {
         let run = executor.map { executor in { @Sendable (value: Value) in executor.execute { handler(value) } } }
         let deliver = run ?? handler
-        core.addHandler { result in if case .success(let value) = result { deliver(Self.unbox(value)) } }
+        core.addHandler(owner: owner, view: view) { result in
+            if case .success(let value) = result { deliver(Self.unbox(value)) }
+        }
         return self
     }
 
@@ -212,7 +257,9 @@ public final class RequestHandle<Value: Sendable>: Sendable {
             { @Sendable (failure: RequestFailure) in executor.execute { handler(failure) } }
         }
         let deliver = run ?? handler
-        core.addHandler { result in if case .failure(let error) = result { deliver(RequestFailure(error)) } }
+        core.addHandler(owner: owner, view: view) { result in
+            if case .failure(let error) = result { deliver(RequestFailure(error)) }
+        }
         return self
     }
 
@@ -224,7 +271,7 @@ public final class RequestHandle<Value: Sendable>: Sendable {
             { @Sendable (result: Result<Value, any Error>) in executor.execute { handler(result) } }
         }
         let deliver = run ?? handler
-        core.addHandler { result in deliver(Self.unbox(result)) }
+        core.addHandler(owner: owner, view: view) { result in deliver(Self.unbox(result)) }
         return self
     }
 
@@ -233,24 +280,32 @@ public final class RequestHandle<Value: Sendable>: Sendable {
     /// The value; throws the failure. Cancelling the awaiting task cancels the request.
     ///
     /// Awaited during a run, the outcome of that run; on a finished handle, the latest
-    /// outcome, at once.
+    /// outcome, at once. When the handle was made with `runsInAwaitingTask: true` and the
+    /// run's own task has not begun the operation yet (the handle was awaited right after it
+    /// started), the awaiting task runs it, and the run's task finds it claimed and does
+    /// nothing: the request is sent from this task, and its answer comes back to it without a
+    /// hand-over to another task. The handlers still run first, on this task's thread when it
+    /// hands the outcome out. ``cancel()`` then ends the operation without cancelling this
+    /// task.
     public var value: Value {
-        get async throws { Self.unbox(try await core.result.get()) }
+        get async throws { Self.unbox(try await core.result(view: view, owner: owner).get()) }
     }
 
     /// The result, success or failure. Cancelling the awaiting task cancels the request.
     ///
     /// Awaited during a run, the outcome of that run; on a finished handle, the latest
-    /// outcome, at once.
+    /// outcome, at once. Like ``value``, it runs the operation in the awaiting task when the
+    /// run's own task has not begun it yet.
     public var result: Result<Value, any Error> {
-        get async { Self.unbox(await core.result) }
+        get async { Self.unbox(await core.result(view: view, owner: owner)) }
     }
 
     /// The status, headers and metrics of the response, once the handle has finished: that
-    /// of the latest run, `nil` when it failed before a response arrived.
+    /// of the latest run, `nil` when it failed before a response arrived. Like ``value``, it
+    /// runs the operation in the awaiting task when the run's own task has not begun it yet.
     public var response: ResponseInfo? {
         get async {
-            _ = await core.result
+            _ = await core.result(view: nil, owner: owner)
             return core.response
         }
     }
@@ -261,6 +316,9 @@ public final class RequestHandle<Value: Sendable>: Sendable {
     /// the run in progress, after which the sequence ends. Each access is an independent
     /// subscription; a subscription made after the handle finished yields only the
     /// completion, and one for a later run is made once ``reload()`` has started it.
+    ///
+    /// A handle made with ``map(_:)`` has its source's events: its completion says whether
+    /// the request succeeded, before any transform.
     public var events: AsyncStream<RequestEvent> {
         core.events
     }
@@ -276,7 +334,7 @@ public final class RequestHandle<Value: Sendable>: Sendable {
     ///
     /// - Parameter observer: Receives progress, redirect, metrics and retry events.
     public func observe(_ observer: @escaping @Sendable (RequestEvent) -> Void) {
-        core.observe(observer)
+        core.observe(owner: owner, observer)
     }
 
     // MARK: - Boxing
@@ -299,37 +357,39 @@ extension RequestHandle {
     /// A handle whose value is this handle's value transformed: how a raw response becomes a
     /// decoded model.
     ///
-    /// The new handle starts when this one does (``start()`` on either starts both), forwards
-    /// this one's transfer and retry events from the first subscription to its own ``events``
-    /// on, and cancelling it cancels this one.
+    /// The new handle is a view of the same request, not a request of its own: it starts,
+    /// reloads and is cancelled with this one (``start()``, ``reload()`` or ``cancel()`` on
+    /// either does it to both), and has the same events, start hooks, cancel hooks and
+    /// observers' events. Only its value differs. No task, lock or state is made for it:
+    /// awaiting it runs the operation in the awaiting task as awaiting this one would.
     ///
-    /// The transform runs once per run of this handle, on the thread that finished it, or
-    /// inside `map` itself when this handle has finished already; keep it quick. When this
-    /// handle is reloaded the new handle runs again with it: it goes back to running, its
-    /// start hooks run, and the transform and its handlers run for the new outcome.
-    /// ``reload()`` on the new handle reloads this one.
+    /// The transform runs once per outcome of the request, when the new handle's handlers or
+    /// awaits first need it, on the thread that hands that outcome out (the one that finished
+    /// the request, or the one adding a handler to a finished handle); the others reuse its
+    /// value. Keep it quick. An outcome nobody asks the new handle for is not transformed.
     ///
-    /// A handle mapped from one created with `startImmediately: false` must be kept until
-    /// this one is started: until then this one refers to it weakly, so that a pair nobody
-    /// starts is freed. From then on it is kept during each run of this one, and let go
-    /// between runs: keep the new handle for it to run again when this one is reloaded. The
-    /// new handle keeps this one for as long as it lives.
+    /// What is registered on the new handle (handlers, hooks, observers) goes with it: while
+    /// nobody keeps the new handle, its handlers still run for the run in progress (or, for a
+    /// handle mapped from one created with `startImmediately: false`, for none if nobody
+    /// kept it until the start), but not for later runs. Keep the new handle for them to run
+    /// again when this one is reloaded. The new handle keeps the request for as long as it
+    /// lives.
     ///
     /// - Parameter transform: Turns the value (and its response) into the new value; an
-    ///   error it throws fails the new handle.
-    /// - Returns: The derived handle.
+    ///   error it throws fails the new handle (not this one).
+    /// - Returns: The new handle.
     public func map<NewValue: Sendable>(
         _ transform: @escaping @Sendable (Value, ResponseInfo?) throws -> NewValue
     ) -> RequestHandle<NewValue> {
-        // The derived handle runs no task: this handle's completion handler transforms the
-        // value and finishes it, on the thread that finished this handle.
-        let derived = core.derive(startingImmediately: startsImmediately) { result, response in
-            try transform(Self.unbox(try result.get()), response)
-        }
+        let view = HandleView(parent: view) { value, response in try transform(Self.unbox(value), response) }
         return RequestHandle<NewValue>(
-            core: derived, startsImmediately: startsImmediately, userInfo: userInfo, executor: executor)
+            core: core, view: view, startsImmediately: startsImmediately, userInfo: userInfo, executor: executor)
     }
 }
+
+/// Numbers the views of handles (`RequestHandle.map(_:)`) so that each view's registrations in
+/// the core it shares can be told from the others'; `0` is the handle that made the core.
+private let viewOwners = Atomic<Int>(0)
 
 /// The status, headers and metrics of the response behind a handle's value.
 public struct ResponseInfo: Sendable {

@@ -20,6 +20,13 @@ import Foundation
 /// }
 /// let transport = MiddlewareTransport(try CurlTransport(), middleware: [BearerToken(token: t)])
 /// ```
+///
+/// A middleware that waits on something of its own (a timer, a lock, another service) makes
+/// the wait cancellable through ``RequestCancellation``: its
+/// ``RequestCancellation/withCancellationHandler(operation:onCancel:isolation:)``, or
+/// ``RequestCancellation/runCancellable(_:)`` for a wait that honours only task cancellation.
+/// A client's handle awaited right after it is made runs its request in the awaiting task,
+/// and its `cancel()` reaches the request that way, not by cancelling the task.
 public protocol TransportMiddleware: Sendable {
     /// The rest of the chain: the next middleware, or the transport itself.
     typealias Next = @Sendable (TransportRequest) async throws -> TransportResponse

@@ -119,7 +119,7 @@ final class ResponseStreamBuffer: ResponseBodyStream {
     // MARK: - Consumer
 
     func next() async throws -> Data? {
-        try await withTaskCancellationHandler {
+        try await RequestCancellation.withCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Data?, any Error>) in
                 enum Action {
                     case data(Data, resume: Bool)
