@@ -413,6 +413,7 @@ let package = Package(
                 .product(
                     name: "InMemoryTracing", package: "swift-distributed-tracing",
                     condition: .when(traits: ["Observability"])),
+                .product(name: "Metrics", package: "swift-metrics", condition: .when(traits: ["Observability"])),
                 .product(
                     name: "MetricsTestKit", package: "swift-metrics", condition: .when(traits: ["Observability"])),
                 .product(

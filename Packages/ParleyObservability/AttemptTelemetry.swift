@@ -63,13 +63,11 @@ public struct AttemptTelemetry: TransportMiddleware {
         }
 
         var request = request
-        let record = metrics.map { AttemptRecord(target: target, metrics: $0) }
-        if let record {
-            let forward = request.options.eventHandler
-            request.options.eventHandler = { event in
-                if case .metrics(let transfer) = event { record.transferEnded(transfer) }
-                forward?(event)
-            }
+        let record = AttemptRecord(target: target, metrics: metrics)
+        let forward = request.options.eventHandler
+        request.options.eventHandler = { event in
+            if case .metrics(let transfer) = event { record.transferEnded(transfer) }
+            forward?(event)
         }
         if let span {
             InstrumentationSystem.instrument.inject(
@@ -86,9 +84,9 @@ public struct AttemptTelemetry: TransportMiddleware {
             }
             let status = response.status
             observation?.attemptEnded(outcome: "\(status.code)")
-            record?.responded(status)
+            record.responded(status)
             if let span {
-                let version = record?.protocolVersion
+                let version = record.protocolVersion
                 span.updateAttributes { attributes in
                     attributes.set(TelemetryNames.statusCode, value: .int(Int64(status.code)))
                     if let version { attributes.set(TelemetryNames.protocolVersion, value: .string(version)) }
@@ -100,7 +98,7 @@ public struct AttemptTelemetry: TransportMiddleware {
         } catch {
             let errorType = ObservedTarget.errorType(error)
             observation?.attemptEnded(outcome: errorType)
-            record?.failed(errorType: errorType, after: ContinuousClock.now - start)
+            record.failed(errorType: errorType, after: ContinuousClock.now - start)
             if let span {
                 span.updateAttributes { $0.set(TelemetryNames.errorType, value: .string(errorType)) }
                 span.recordError(error)
@@ -121,10 +119,12 @@ private final class AttemptRecord: Sendable {
     }
 
     let target: ObservedTarget
-    let metrics: any MetricsFactory
+    /// Where the timers go; `nil` when metrics are off (the record then keeps the HTTP version
+    /// for the span alone).
+    let metrics: (any MetricsFactory)?
     private let state = PThreadMutex(State())
 
-    init(target: ObservedTarget, metrics: any MetricsFactory) {
+    init(target: ObservedTarget, metrics: (any MetricsFactory)?) {
         self.target = target
         self.metrics = metrics
     }
@@ -149,6 +149,7 @@ private final class AttemptRecord: Sendable {
     }
 
     func failed(errorType: String, after duration: Duration) {
+        guard let metrics else { return }
         Timer(
             label: TelemetryNames.requestDuration, dimensions: target.dimensions(TelemetryNames.errorType, errorType),
             factory: metrics
@@ -163,6 +164,7 @@ private final class AttemptRecord: Sendable {
     }
 
     private func record(status: HTTPResponse.Status, transfer: TransferMetrics) {
+        guard let metrics else { return }
         let dimensions =
             target.dimensions + [
                 (TelemetryNames.statusCode, "\(status.code)"),

@@ -54,7 +54,8 @@ public enum TelemetryNames {
     public static let serverPort = "server.port"
     /// `http` or `https`.
     public static let urlScheme = "url.scheme"
-    /// The request's URL, its credentials and query values redacted (`LogRedaction`).
+    /// The request's URL, its password and the values of sensitive query parameters redacted
+    /// (`LogRedaction.redactedURL`).
     public static let urlFull = "url.full"
     /// The response status code.
     public static let statusCode = "http.response.status_code"
