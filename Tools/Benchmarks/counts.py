@@ -66,6 +66,12 @@ SCENARIOS = [
              parley_arguments=("--stack", "full")),
     Scenario("full-stack-1", "(f) full stack, one at a time", "/envelope.json", concurrency=1, warmup=100,
              parley_arguments=("--stack", "full")),
+    # What the telemetry links cost with no metrics or tracing backend, against two links that
+    # pass every request on (and against (a), the engine alone).
+    Scenario("sequential-chain", "(a) through two pass-through links", "/small.bin", concurrency=1, warmup=100,
+             parley_arguments=("--stack", "chain")),
+    Scenario("sequential-telemetry", "(a) through the telemetry links, no backend", "/small.bin", concurrency=1,
+             warmup=100, parley_arguments=("--stack", "telemetry")),
 ]
 
 #: The two run lengths (timed requests, after the same warm-up) whose difference each count divides. Natively the

@@ -10,6 +10,7 @@ import ArgumentParser
 import BenchmarkSupport
 import Foundation
 import HTTPTypes
+import ParleyObservability
 import Synchronization
 import Transport
 import TransportCurl
@@ -34,10 +35,17 @@ struct ParleyBench: AsyncParsableCommand {
         /// The same layers without a handle: `Requestable.data(for:)`, then the envelope
         /// decoded by `ResponseDecoder`. Only with `--mode get`.
         case direct
+        /// `CurlTransport` in a `MiddlewareTransport` with two links that pass every request on:
+        /// what any two links cost, the baseline of `telemetry`.
+        case chain
+        /// `CurlTransport` in a `MiddlewareTransport` with ParleyObservability's two links,
+        /// `RequestTelemetry` and `AttemptTelemetry`, and no metrics or tracing backend.
+        case telemetry
     }
 
     @Option(
-        help: "transport (the engine alone), full (form, Requestable, envelope, decoding) or direct (no handle).")
+        help: "transport (the engine alone), full (form, Requestable, envelope, decoding), direct (no handle), "
+            + "chain (two pass-through middleware) or telemetry (the telemetry links, no backend).")
     var stack: Stack = .transport
 
     /// Where the requesting tasks run.
@@ -68,7 +76,7 @@ struct ParleyBench: AsyncParsableCommand {
     var countConnections = false
 
     func validate() throws {
-        if stack != .transport && options.mode != .get {
+        if (stack == .full || stack == .direct) && options.mode != .get {
             throw ValidationError("--stack \(stack.rawValue) works with --mode get only.")
         }
         if let loops, loops < 1 {
@@ -110,6 +118,16 @@ struct ParleyBench: AsyncParsableCommand {
                 report = await runClosedLoop(options: options, workerExecutor: workerExecutor) { _ in
                     try await perform(on: transport, options: options, uploadSize: uploadSize, opened: opened)
                 }
+            case .chain, .telemetry:
+                let links: [any TransportMiddleware] =
+                    stack == .chain ? [PassThrough(), PassThrough()] : [RequestTelemetry(), AttemptTelemetry()]
+                let chained = MiddlewareTransport(transport, middleware: links)
+                let workerExecutor: @Sendable () -> (any TaskExecutor)? = {
+                    onLoops ? transport.taskExecutor : nil
+                }
+                report = await runClosedLoop(options: options, workerExecutor: workerExecutor) { _ in
+                    try await perform(on: chained, options: options, uploadSize: uploadSize, opened: opened)
+                }
             case .full, .direct:
                 // The handles' operations prefer one loop (the client's `taskExecutor`), and the
                 // workers that one too.
@@ -136,6 +154,13 @@ struct ParleyBench: AsyncParsableCommand {
     }
 }
 
+/// A link that hands every request on: `--stack chain`.
+private struct PassThrough: TransportMiddleware {
+    func intercept(_ request: TransportRequest, next: Next) async throws -> TransportResponse {
+        try await next(request)
+    }
+}
+
 /// How long an `--idle` run keeps its engine running before shutting it down.
 private let idleDuration = Duration.milliseconds(200)
 
@@ -150,7 +175,7 @@ private final class ConnectionCount: Sendable {
 /// Performs one request in `options.mode` and returns its body byte count; counts it in
 /// `opened` when it came on a new connection.
 private func perform(
-    on transport: CurlTransport, options: BenchmarkOptions, uploadSize: Int?, opened: ConnectionCount? = nil
+    on transport: some HTTPTransport, options: BenchmarkOptions, uploadSize: Int?, opened: ConnectionCount? = nil
 ) async throws -> Int {
     // Bodies are collected whatever their size, as every peer collects them.
     var transfer = TransferOptions()
