@@ -141,8 +141,7 @@ enum DemoRunner {
         by tracer: SpanTreeTracer, session: DemoSession, options: GlobalOptions,
         _ body: @escaping @Sendable (DemoSession) async throws -> Void
     ) async -> ExitStatus {
-        let words = CommandLine.arguments.dropFirst().filter { !$0.hasPrefix("-") }
-        let name = (["parley-demo"] + words.prefix(2)).joined(separator: " ")
+        let name = (["parley-demo"] + commandWords(CommandLine.arguments.dropFirst()).prefix(2)).joined(separator: " ")
         return await withTracer(tracer) {
             let span = tracer.startSpan(name, context: .topLevel, ofKind: .internal)
             let status = await InstrumentationContext.withValue(span.context) {
@@ -153,6 +152,24 @@ enum DemoRunner {
             span.end()
             return status
         }
+    }
+
+    /// The words of a command line that name the command and its arguments: neither options
+    /// nor the values of the global options that take one.
+    private static func commandWords(_ arguments: ArraySlice<String>) -> [String] {
+        let valued: Set = ["--server", "--retries", "--timeout", "--cacert"]
+        var words: [String] = []
+        var skipsNext = false
+        for argument in arguments {
+            if skipsNext {
+                skipsNext = false
+            } else if valued.contains(argument) {
+                skipsNext = true
+            } else if !argument.hasPrefix("-") {
+                words.append(argument)
+            }
+        }
+        return words
     }
 
     /// A logger that prints above the console's live area.

@@ -79,11 +79,13 @@ final class SpanTreeSpan: Span, Sendable {
 
     func end<Instant: TracerInstant>(at instant: @autoclosure () -> Instant) {
         let end = instant().nanosecondsSinceEpoch
-        guard let ended = state.withLock({ state -> State? in
-            guard !state.ended else { return nil }
-            state.ended = true
-            return state
-        }) else { return }
+        guard
+            let ended = state.withLock({ state -> State? in
+                guard !state.ended else { return nil }
+                state.ended = true
+                return state
+            })
+        else { return }
         guard let identity = context.spanTreeIdentity else { return }
         tracer.ended(
             Record(
@@ -108,6 +110,8 @@ final class SpanTreeSpan: Span, Sendable {
 
     private static func line(of event: SpanEvent) -> String {
         var parts = [event.name]
+        // `SpanAttributes` is no sequence: `forEach` is its one way through.
+        // swift-format-ignore: ReplaceForEachWithForLoop
         event.attributes.forEach { name, value in parts.append("\(name)=\(value.shown)") }
         return parts.joined(separator: " ")
     }
