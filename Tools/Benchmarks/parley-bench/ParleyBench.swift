@@ -44,8 +44,9 @@ struct ParleyBench: AsyncParsableCommand {
     }
 
     @Option(
-        help: "transport (the engine alone), full (form, Requestable, envelope, decoding), direct (no handle), "
-            + "chain (two pass-through middleware) or telemetry (the telemetry links, no backend).")
+        help: ArgumentHelp(
+            "transport (the engine alone), full (form, Requestable, envelope, decoding), direct (no handle), "
+                + "chain (two pass-through middleware) or telemetry (the telemetry links, no backend)."))
     var stack: Stack = .transport
 
     /// Where the requesting tasks run.
