@@ -50,8 +50,13 @@
         /// Observes one logical request, or hands it on untouched while both backends are no-ops.
         public func intercept(_ request: TransportRequest, next: Next) async throws -> TransportResponse {
             let factory = MetricsSystem.factory
-            let tracer = InstrumentationSystem.tracer
             let measures = !(factory is NOOPMetricsHandler)
+            // The instrument first: checking its concrete type is cheap, where finding the tracer in it
+            // is a protocol cast. Without a backend, these two reads are all a request pays.
+            guard measures || !(InstrumentationSystem.instrument is NoOpInstrument) else {
+                return try await next(request)
+            }
+            let tracer = InstrumentationSystem.tracer
             let traces = !(tracer is NoOpTracer)
             guard measures || traces else { return try await next(request) }
             return try await observe(

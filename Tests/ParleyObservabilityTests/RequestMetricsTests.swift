@@ -26,8 +26,8 @@
                     curl,
                     middleware: [RequestTelemetry(), HTTPCache(), RetryMiddleware(policy: policy), AttemptTelemetry()])
                 let metrics = TestMetrics()
-                // A port nothing listens on: a server started and stopped.
-                let closed = try await MockServer.withRunning { $0.port }
+                // A port nothing listens on, below the ephemeral range: no test's server takes it.
+                let closed = 9
 
                 // When five requests are sent: one retried twice, one cached then hit, one 404,
                 // one refused (and retried three times)
