@@ -20,10 +20,12 @@ let package = Package(
     products: [
         // MARK: - Layer 1: Abstractions
         .library(name: "Transport", targets: ["Transport"]),
-        // MARK: - Layers 2 to 4: Capabilities, composed capabilities (Downloads), the client (Forms)
+        // MARK: - Layers 2 to 4: Capabilities, composed capabilities (Downloads, ParleyObservability), the client (Forms)
         .library(name: "Caching", targets: ["Caching"]),
         .library(name: "Coordination", targets: ["Coordination"]),
         .library(name: "Downloads", targets: ["Downloads"]),
+        // Metrics and tracing, behind the package trait `Observability` (see `traits` below).
+        .library(name: "ParleyObservability", targets: ["ParleyObservability"]),
         .library(name: "Feedback", targets: ["Feedback"]),
         .library(name: "Forms", targets: ["Forms"]),
         .library(name: "Mapping", targets: ["Mapping"]),
@@ -34,12 +36,32 @@ let package = Package(
         .library(name: "TransportCurl", targets: ["TransportCurl"]),
         .library(name: "TransportTesting", targets: ["TransportTesting"]),
     ],
+    // The metrics and tracing link (`ParleyObservability`) needs swift-metrics and
+    // swift-distributed-tracing. A package that depends on Parley resolves every URL dependency
+    // of this manifest, used or not, unless a trait it leaves off guards it: behind the trait
+    // `Observability`, off by default, a user of the core products still resolves Parley,
+    // swift-http-types and swift-log alone, and a user of `ParleyObservability` names the trait:
+    // `.package(url: …, from: …, traits: ["Observability"])`. Here, the demo and the benchmarks
+    // (path dependencies below) ask for the trait, which turns it on for this package's own builds
+    // and tests without a flag.
+    traits: [
+        .trait(
+            name: "Observability",
+            description: "The ParleyObservability product: metrics (swift-metrics) and tracing "
+                + "(swift-distributed-tracing) of requests and attempts."
+        )
+    ],
     dependencies: [
         // The floors are the first releases with every API Parley uses: `HTTPFields` with
         // `Retry-After` and `Content-Range` names (1.0.0), and the `InMemoryLogging` product the
         // tests capture logs with (1.8.0; the library itself needs only `Logger`).
         .package(url: "https://github.com/apple/swift-http-types", from: "1.0.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.8.0"),
+        // Behind the `Observability` trait. The floors are the releases the link is built and
+        // tested with: the tests scope their backends with `withMetricsFactory` (2.13.0) and
+        // `withTracer` (1.7.3), and the link names `InstrumentationContext` (1.7.3).
+        .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         // Test-only tools, in packages of their own: the loopback mock server, the command-line
         // download the crash tests kill, the benchmark client whose peak memory the
         // streaming tests measure (built alone, without the peers beside it), and the demo,
@@ -81,7 +103,7 @@ let package = Package(
             path: "Packages/Transport"
         ),
 
-        // MARK: - Layers 2 to 4: Capabilities, composed capabilities (Downloads), the client (Forms)
+        // MARK: - Layers 2 to 4: Capabilities, composed capabilities (Downloads, ParleyObservability), the client (Forms)
         .target(
             name: "Caching",
             dependencies: [
@@ -117,6 +139,20 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             path: "Packages/Feedback"
+        ),
+        .target(
+            name: "ParleyObservability",
+            dependencies: [
+                "Caching",
+                "Transport",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(
+                    name: "Metrics", package: "swift-metrics", condition: .when(traits: ["Observability"])),
+                .product(
+                    name: "Tracing", package: "swift-distributed-tracing",
+                    condition: .when(traits: ["Observability"])),
+            ],
+            path: "Packages/ParleyObservability"
         ),
         .target(
             name: "Forms",
@@ -362,6 +398,31 @@ let package = Package(
             resources: [.copy("Fixtures")]
         ),
         .testTarget(
+            name: "ParleyObservabilityTests",
+            dependencies: [
+                "Caching",
+                "Downloads",
+                "ParleyObservability",
+                "Retry",
+                "ServerTestSupport",
+                "TestSupport",
+                "Transport",
+                "TransportCurl",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "MockBackend", package: "ParleyMockServer"),
+                .product(
+                    name: "InMemoryTracing", package: "swift-distributed-tracing",
+                    condition: .when(traits: ["Observability"])),
+                .product(name: "Metrics", package: "swift-metrics", condition: .when(traits: ["Observability"])),
+                .product(
+                    name: "MetricsTestKit", package: "swift-metrics", condition: .when(traits: ["Observability"])),
+                .product(
+                    name: "Tracing", package: "swift-distributed-tracing",
+                    condition: .when(traits: ["Observability"])),
+            ],
+            path: "Tests/ParleyObservabilityTests"
+        ),
+        .testTarget(
             name: "RetryTests",
             dependencies: [
                 "ServerTestSupport",
@@ -505,6 +566,8 @@ if Context.environment["PARLEY_DOCS"] == "1" {
         if case .fileSystem = dependency.kind { true } else { false }
     }
     package.targets.removeAll { $0.type == .test || $0.path?.hasPrefix("Tests/") == true }
+    // Without the demo's request, the trait is on for the documentation by default.
+    package.traits.insert(.default(enabledTraits: ["Observability"]))
     package.dependencies.append(
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0")
     )

@@ -62,6 +62,7 @@ LAYERS: dict[str, int] = {
     "Retry": 2,
     # 3 Composed capabilities: a capability built on another.
     "Downloads": 3,
+    "ParleyObservability": 3,
     # 4 Client: forms sent with the capabilities a client adopts.
     "Forms": 4,
     # 5 Implementations and test doubles.
@@ -112,6 +113,14 @@ ALLOWED_LAYERS: dict[int, set[int]] = {
 NAMED_EDGES: dict[tuple[str, str], str] = {
     ("Caching", "CZlib"): "Compressing stored responses is part of the cache's job.",
     ("Downloads", "CLibCrypto"): "Verifying a download's SHA-256 is part of its job.",
+}
+
+#: Products of other packages one module may use beyond its layer's, each with its reason; the
+#: generated tables print the reasons.
+NAMED_PRODUCTS: dict[tuple[str, str], str] = {
+    ("ParleyObservability", "Metrics"): "Its metrics are swift-metrics' (behind the package trait `Observability`).",
+    ("ParleyObservability", "Tracing"): "Its spans and propagation are swift-distributed-tracing's (behind the package "
+    "trait `Observability`).",
 }
 
 #: Products of other packages (by product name) each layer may use.
@@ -197,7 +206,7 @@ def problems_in(manifest: dict) -> tuple[int, list[str]]:
             dependency = by_name.get(name) if form != "product" else None
             if dependency is None:
                 # A product of another package (a `byName` that is no target here is one too).
-                if name not in ALLOWED_PRODUCTS[layer]:
+                if name not in ALLOWED_PRODUCTS[layer] and (target.name, name) not in NAMED_PRODUCTS:
                     source = f" (package {package})" if package else ""
                     problems.append(
                         f"{target.name} (layer {layer}) must not depend on product {name}{source}; "
@@ -260,6 +269,9 @@ def rules_table() -> str:
             edges = [(source, target) for source, target in NAMED_EDGES if LAYERS.get(source) == layer]
             if edges:
                 parts.append(", ".join(f"`{source}` → `{target}`" for source, target in sorted(edges)))
+            products = [(source, product) for source, product in NAMED_PRODUCTS if LAYERS.get(source) == layer]
+            if products:
+                parts.append(", ".join(f"`{source}` → `{product}`" for source, product in sorted(products)))
             if layer == 0:
                 parts.append("system libraries")
             else:
@@ -275,6 +287,15 @@ def rules_table() -> str:
     ]
     for (source, target), reason in sorted(NAMED_EDGES.items()):
         lines.append(f"| `{source}` → `{target}` | {LAYERS[source]} → {LAYERS[target]} | {reason} |")
+    lines += [
+        "",
+        "Products of other packages allowed beyond the layers, each with its reason:",
+        "",
+        "| Edge | Layer | Why |",
+        "|---|---|---|",
+    ]
+    for (source, product), reason in sorted(NAMED_PRODUCTS.items()):
+        lines.append(f"| `{source}` → `{product}` | {LAYERS[source]} | {reason} |")
     return "\n".join(lines)
 
 
@@ -466,6 +487,10 @@ def self_test() -> int:
             _target("Mapping", "Packages/Mapping", "Transport"),
             _target("Feedback", "Packages/Feedback", "Transport"),
             _target("Forms", "Packages/Forms", "Downloads", "Retry", "Transport"),
+            _target(
+                "ParleyObservability", "Packages/ParleyObservability", "Retry", "Transport", "swift-metrics:Metrics",
+                "swift-distributed-tracing:Tracing",
+            ),
             _target("TransportCurl", "Packages/TransportCurl", "CCurl", "Transport", "swift-log:Logging"),
             _target("WeatherAPI", "Packages/Features/WeatherAPI", "Downloads", "Forms", "Mapping"),
             _target("ParcelAPI", "Packages/Features/ParcelAPI", "Forms", "Mapping"),
@@ -483,6 +508,8 @@ def self_test() -> int:
         _target("Transport", "Packages/Transport", "Forms"),
         _target("Mapping", "Packages/Mapping", "Downloads", "CZlib", "Transport"),
         _target("Downloads", "Packages/Downloads", "Forms", "Transport"),
+        _target("ParleyObservability", "Packages/ParleyObservability", "Transport", "swift-nio:NIOCore"),
+        _target("Coordination", "Packages/Coordination", "Transport", "swift-metrics:Metrics"),
     ]
     bad_targets = {target["name"]: target for target in good["targets"]}
     bad_targets.update({target["name"]: target for target in changes})
@@ -501,6 +528,8 @@ def self_test() -> int:
         "Mapping (layer 2) must not depend on Downloads (layer 3)",
         "Mapping (layer 2) must not depend on CZlib (layer 0)",
         "Downloads (layer 3) must not depend on Forms (layer 4)",
+        "ParleyObservability (layer 3) must not depend on product NIOCore (package swift-nio)",
+        "Coordination (layer 2) must not depend on product Metrics (package swift-metrics)",
     ]
     failures = []
 

@@ -15,11 +15,15 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        // `--trace`: the demo's tracer, and the telemetry links of ParleyObservability.
+        .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.0.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         // The root package and the mock server, named so that the references hold whatever the
         // checkout's folder is called.
-        .package(name: "Parley", path: "../.."),
+        // The `Observability` trait turns on ParleyObservability (and, since the root package's
+        // tests depend on the demo, turns it on for the root package's own builds too).
+        .package(name: "Parley", path: "../..", traits: ["Observability"]),
         .package(name: "ParleyMockServer", path: "../../Tools/MockServer"),
     ],
     targets: [
@@ -35,10 +39,12 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Mapping", package: "Parley"),
+                .product(name: "ParleyObservability", package: "Parley"),
                 .product(name: "MockBackend", package: "ParleyMockServer"),
                 .product(name: "Retry", package: "Parley"),
                 .product(name: "SystemAPI", package: "Parley"),
                 .product(name: "Transport", package: "Parley"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "TransportCurl", package: "Parley"),
                 .product(name: "WeatherAPI", package: "Parley"),
             ],

@@ -23,8 +23,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
-        // The root package, named so that the reference holds whatever its folder is called.
-        .package(name: "Parley", path: "../.."),
+        // The root package, named so that the reference holds whatever its folder is called, with
+        // the trait that turns on ParleyObservability (the telemetry links' count).
+        .package(name: "Parley", path: "../..", traits: ["Observability"]),
     ],
     targets: [
         .target(
@@ -42,6 +43,7 @@ let package = Package(
                 .product(name: "Forms", package: "Parley"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Mapping", package: "Parley"),
+                .product(name: "ParleyObservability", package: "Parley"),
                 .product(name: "Transport", package: "Parley"),
                 .product(name: "TransportCurl", package: "Parley"),
             ],

@@ -70,6 +70,12 @@ SCENARIOS = [
              parley_arguments=("--stack", "direct")),
     Scenario("direct-1", "(f) without a handle, one at a time", "/envelope.json", concurrency=1, warmup=100,
              parley_arguments=("--stack", "direct")),
+    # What the telemetry links cost with no metrics or tracing backend, against two links that
+    # pass every request on (and against (a), the engine alone).
+    Scenario("sequential-chain", "(a) through two pass-through links", "/small.bin", concurrency=1, warmup=100,
+             parley_arguments=("--stack", "chain")),
+    Scenario("sequential-telemetry", "(a) through the telemetry links, no backend", "/small.bin", concurrency=1,
+             warmup=100, parley_arguments=("--stack", "telemetry")),
 ]
 
 #: What a handle costs: each full-stack scenario beside the same requests without a handle (`Requestable.data(for:)`).

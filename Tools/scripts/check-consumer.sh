@@ -2,7 +2,9 @@
 #
 # Builds Tests/Consumer, a package that depends on Parley as a user's does (a git URL and a
 # version), sends one request with it, and fails when it resolved any package that Parley's
-# library products do not need.
+# library products do not need. Then the same for Tests/ConsumerObservability, which turns on
+# the package trait `Observability` and uses ParleyObservability: it may resolve the two
+# packages of that product, and nothing else.
 #
 #   Tools/scripts/check-consumer.sh            # needs PARLEY_HTTPBIN_URL (with-test-servers.sh sets it)
 #
@@ -16,6 +18,9 @@ set -euo pipefail
 # The packages a user of Forms, Mapping and TransportCurl resolves: Parley, and the two
 # packages its library needs. Keep README.md ("Adding Parley to a package") in step.
 expected="parley swift-http-types swift-log"
+# What the trait `Observability` adds: swift-metrics and swift-distributed-tracing (whose
+# releases since 1.7 hold the service context themselves, without swift-service-context).
+expected_observability="parley swift-distributed-tracing swift-http-types swift-log swift-metrics"
 
 log() { printf 'consumer: %s\n' "$*"; }
 die() { printf 'consumer: error: %s\n' "$*" >&2; exit 1; }
@@ -41,15 +46,19 @@ git -C "$work/parley" add -A
 git -C "$work/parley" -c user.name=consumer -c user.email=consumer@localhost commit -q -m "Parley"
 git -C "$work/parley" tag 0.1.0
 
-cp -R "$repo/Tests/Consumer" "$work/consumer"
-rm -rf "$work/consumer/.build" "$work/consumer/Package.resolved"
-export PARLEY_GIT_URL="file://$work/parley"
+# Builds the consumer package in $1, compares what it resolved with $2, and runs its binary $3
+# against httpbin; $4 says what a surplus package means.
+check() {
+    local name=$1 wanted=$2 binary=$3 advice=$4
+    cp -R "$repo/Tests/$name" "$work/$name"
+    rm -rf "$work/$name/.build" "$work/$name/Package.resolved"
 
-log "building the consumer"
-swift build --package-path "$work/consumer" 2>&1 | tail -n 3
+    log "building Tests/$name"
+    swift build --package-path "$work/$name" 2>&1 | tail -n 3
 
-resolved="$(swift package --package-path "$work/consumer" show-dependencies --format json |
-    python3 -c '
+    local resolved
+    resolved="$(swift package --package-path "$work/$name" show-dependencies --format json |
+        python3 -c '
 import json, sys
 def walk(node, seen):
     for child in node.get("dependencies", []):
@@ -58,12 +67,19 @@ def walk(node, seen):
     return seen
 print(" ".join(sorted(walk(json.load(sys.stdin), set()))))
 ')"
-log "resolved: $resolved"
-if [[ $resolved != "$expected" ]]; then
-    die "the consumer resolved [$resolved], but Parley's library products need only [$expected]. A package was added to the root Package.swift that a user would now fetch and build: move what only tools or tests need into a nested package (Tools/, Apps/), or, if the library really needs it, add it here and to README.md."
-fi
+    log "resolved: $resolved"
+    if [[ $resolved != "$wanted" ]]; then
+        die "Tests/$name resolved [$resolved], but needs only [$wanted]. $advice"
+    fi
 
-log "sending one request to $PARLEY_HTTPBIN_URL"
-"$(swift build --package-path "$work/consumer" --show-bin-path)/parley-consumer" "$PARLEY_HTTPBIN_URL" ||
-    die "the consumer's request failed"
-log "ok: a package that depends on Parley by URL and version builds, sends a request and resolves only [$expected]"
+    log "sending one request to $PARLEY_HTTPBIN_URL"
+    "$(swift build --package-path "$work/$name" --show-bin-path)/$binary" "$PARLEY_HTTPBIN_URL" ||
+        die "the request of Tests/$name failed"
+    log "ok: Tests/$name builds, sends a request and resolves only [$wanted]"
+}
+
+export PARLEY_GIT_URL="file://$work/parley"
+check Consumer "$expected" parley-consumer \
+    "A package was added to the root Package.swift that a user would now fetch and build: move what only tools or tests need into a nested package (Tools/, Apps/), put what an optional product needs behind a trait (as Observability), or, if the library really needs it, add it here and to README.md."
+check ConsumerObservability "$expected_observability" parley-observability-consumer \
+    "The trait Observability brings a package that ParleyObservability does not need: keep it out of the product's dependencies, or add it here and to README.md."

@@ -4,9 +4,11 @@ import Forms
 import Foundation
 import Logging
 import MockBackend
+import ParleyObservability
 import Retry
 import Synchronization
 import SystemAPI
+import Tracing
 import Transport
 import TransportCurl
 import WeatherAPI
@@ -116,20 +118,65 @@ enum DemoRunner {
         client.isLoggingEnabled = options.verbose
         client.retry.maximumRetries = options.retryCount
         client.retry.deadline = options.timeout.map { .seconds($0) }
+        // The client retries outside its middleware, so a link here sees each attempt.
+        let tracer = options.trace ? SpanTreeTracer() : nil
+        if tracer != nil { client.middleware.append(AttemptTelemetry()) }
         let session = DemoSession(
             baseURL: baseURL, client: client, console: console, output: ResultOutput(json: options.json),
             backend: backend?.server)
 
-        let status = await runCancellable(session: session, timeout: options.timeout, body)
+        let status: ExitStatus
+        if let tracer {
+            status = await traced(by: tracer, session: session, options: options, body)
+        } else {
+            status = await runCancellable(session: session, timeout: options.timeout, body)
+        }
         await transport.shutdown()
         await backend?.stop()
         // After the console's last lines (a cancelled transfer's summary among them).
         console.finish()
+        if let tracer { standardError(tracer.renderedTree()) }
         if let signal = Interruption.signal {
             standardError((["parley-demo: interrupted."] + session.notesForInterruption).joined(separator: " "))
             return Interruption.status(for: signal)
         }
         return status
+    }
+
+    /// Runs the command under `tracer`, in a span named for the command line.
+    private static func traced(
+        by tracer: SpanTreeTracer, session: DemoSession, options: GlobalOptions,
+        _ body: @escaping @Sendable (DemoSession) async throws -> Void
+    ) async -> ExitStatus {
+        let name = (["parley-demo"] + commandWords(CommandLine.arguments.dropFirst()).prefix(2)).joined(separator: " ")
+        return await withTracer(tracer) {
+            let span = tracer.startSpan(name, context: .topLevel, ofKind: .internal)
+            let status = await InstrumentationContext.withValue(span.context) {
+                await runCancellable(session: session, timeout: options.timeout, body)
+            }
+            span.attributes.set("exit.status", value: .int(Int64(status.rawValue)))
+            if status != .success { span.setStatus(SpanStatus(code: .error)) }
+            span.end()
+            return status
+        }
+    }
+
+    /// The words of a command line that name the command and its arguments: neither options
+    /// nor the values of the global options that take one.
+    private static func commandWords(_ arguments: ArraySlice<String>) -> [String] {
+        let valued: Set = ["--server", "--retries", "--timeout", "--cacert"]
+        var words: [String] = []
+        var skipsNext = false
+        for argument in arguments {
+            if skipsNext {
+                skipsNext = false
+            } else if valued.contains(argument) {
+                skipsNext = true
+            } else if !argument.hasPrefix("-") {
+                words.append(argument)
+            }
+        }
+        return words
     }
 
     /// A logger that prints above the console's live area.

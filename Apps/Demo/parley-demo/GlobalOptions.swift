@@ -29,6 +29,13 @@ struct GlobalOptions: ParsableArguments {
     @Flag(help: "Log every request, response and retry on standard error (retries and logins are logged anyway).")
     var verbose = false
 
+    /// The span tree of the command on standard error when it ends.
+    @Flag(
+        help: ArgumentHelp(
+            "Trace the command: when it ends, print its spans (each request and attempt) as a tree on standard "
+                + "error, and send their trace context to the server (traceparent)."))
+    var trace = false
+
     /// Never ask.
     @Flag(name: .customLong("no-input"), help: "Never ask whether to try again once the retries are spent.")
     var noInput = false
@@ -66,6 +73,7 @@ struct GlobalOptions: ParsableArguments {
         if noInput { names.append("--no-input") }
         if timeout != nil { names.append("--timeout") }
         if cacert != nil { names.append("--cacert") }
+        if trace { names.append("--trace") }
         return names
     }
 

@@ -33,7 +33,7 @@ struct ParleyDemo: AsyncParsableCommand {
 /// where the command (which declares them) reads them: `parley-demo --json system time` is
 /// `parley-demo system time --json`.
 func globalOptionsMovedLast(_ arguments: [String]) -> [String] {
-    let flags: Set = ["--json", "--no-input", "--verbose"]
+    let flags: Set = ["--json", "--no-input", "--trace", "--verbose"]
     let valued: Set = ["--server", "--retries", "--timeout", "--cacert"]
     var leading: [String] = []
     var index = arguments.startIndex

@@ -10,6 +10,7 @@ import ArgumentParser
 import BenchmarkSupport
 import Foundation
 import HTTPTypes
+import ParleyObservability
 import Synchronization
 import Transport
 import TransportCurl
@@ -34,10 +35,18 @@ struct ParleyBench: AsyncParsableCommand {
         /// The same layers without a handle: `Requestable.data(for:)`, then the envelope
         /// decoded by `ResponseDecoder`. Only with `--mode get`.
         case direct
+        /// `CurlTransport` in a `MiddlewareTransport` with two links that pass every request on:
+        /// what any two links cost, the baseline of `telemetry`.
+        case chain
+        /// `CurlTransport` in a `MiddlewareTransport` with ParleyObservability's two links,
+        /// `RequestTelemetry` and `AttemptTelemetry`, and no metrics or tracing backend.
+        case telemetry
     }
 
     @Option(
-        help: "transport (the engine alone), full (form, Requestable, envelope, decoding) or direct (no handle).")
+        help: ArgumentHelp(
+            "transport (the engine alone), full (form, Requestable, envelope, decoding), direct (no handle), "
+                + "chain (two pass-through middleware) or telemetry (the telemetry links, no backend)."))
     var stack: Stack = .transport
 
     /// Where the requesting tasks run.
@@ -76,7 +85,7 @@ struct ParleyBench: AsyncParsableCommand {
     var countConnections = false
 
     func validate() throws {
-        if stack != .transport && options.mode != .get {
+        if (stack == .full || stack == .direct) && options.mode != .get {
             throw ValidationError("--stack \(stack.rawValue) works with --mode get only.")
         }
         if let loops, loops < 1 {
@@ -129,6 +138,21 @@ struct ParleyBench: AsyncParsableCommand {
                     perform = { _ in try await send(on: transport, options: options, uploadSize: uploadSize) }
                 }
                 report = await runClosedLoop(options: options, workerExecutor: workerExecutor, perform)
+            case .chain, .telemetry:
+                let links: [any TransportMiddleware] =
+                    stack == .chain ? [PassThrough(), PassThrough()] : [RequestTelemetry(), AttemptTelemetry()]
+                let chained = MiddlewareTransport(transport, middleware: links)
+                let workerExecutor: @Sendable () -> (any TaskExecutor)? = {
+                    onLoops ? transport.taskExecutor : nil
+                }
+                let url = options.url
+                let perform: @Sendable (Int) async throws -> Int
+                if options.mode == .get {
+                    perform = { _ in try await get(on: chained, url: url, opened: opened) }
+                } else {
+                    perform = { _ in try await send(on: chained, options: options, uploadSize: uploadSize) }
+                }
+                report = await runClosedLoop(options: options, workerExecutor: workerExecutor, perform)
             case .full, .direct:
                 // The handles' operations prefer one loop (the client's `taskExecutor`), and the
                 // workers that one too.
@@ -155,6 +179,13 @@ struct ParleyBench: AsyncParsableCommand {
     }
 }
 
+/// A link that hands every request on: `--stack chain`.
+private struct PassThrough: TransportMiddleware {
+    func intercept(_ request: TransportRequest, next: Next) async throws -> TransportResponse {
+        try await next(request)
+    }
+}
+
 /// How long an `--idle` run keeps its engine running before shutting it down.
 private let idleDuration = Duration.milliseconds(200)
 
@@ -167,7 +198,7 @@ private final class ConnectionCount: Sendable {
 }
 
 /// Performs one download or upload in `options.mode` and returns its body byte count.
-private func send(on transport: CurlTransport, options: BenchmarkOptions, uploadSize: Int?) async throws -> Int {
+private func send(on transport: some HTTPTransport, options: BenchmarkOptions, uploadSize: Int?) async throws -> Int {
     switch options.mode {
     case .get:
         return try await get(on: transport, url: options.url, opened: nil)
@@ -210,7 +241,7 @@ private let collectingAll: TransferOptions = {
 /// One GET, collected: a function of its own, so that a waiting request's task holds this
 /// small frame and not one sized for every mode's locals.
 /// Counts it in `opened` when it came on a new connection.
-private func get(on transport: CurlTransport, url: String, opened: ConnectionCount?) async throws -> Int {
+private func get(on transport: some HTTPTransport, url: String, opened: ConnectionCount?) async throws -> Int {
     let request = try TransportRequest(method: .get, url: url, options: collectingAll)
     let response = try await transport.data(for: request)
     try requireSuccess(response.head)
