@@ -73,11 +73,11 @@ struct CurlCommandReplayTests {
         }
     }
 
-    @Test func replaysAGETWithAHeadRequestOverTheSameFlags() async throws {
+    @Test func replaysADeleteWithAnAuthorizationFieldAndADeadline() async throws {
         try await MockServer.withRunning { server in
             try await withTransport { transport in
                 var request = try TransportRequest(
-                    method: .delete, url: server.url("/echo/items/42"), headers: ["Authorization": "Bearer abc"])
+                    method: .delete, url: server.url("/echo?id=42"), headers: ["Authorization": "Bearer abc"])
                 request.options.deadline = .seconds(5)
                 let (engine, curl) = try await bothEchoes(request, transport: transport)
                 expectSame(engine, curl, headers: ["Authorization"])

@@ -25,6 +25,8 @@ enum CurlErrorMapping {
         var proxy: String?
         /// The status a proxy answered to `CONNECT` (`CURLINFO_HTTP_CONNECTCODE`), 0 when none.
         var proxyConnectStatus = 0
+        /// libcurl's `CURLproxycode` for a SOCKS failure (`CURLINFO_PROXY_ERROR`), 0 when none.
+        var proxyFailureCode = 0
         /// The process's file-descriptor limit, the soft `RLIMIT_NOFILE`, read when
         /// ``ranOutOfDescriptors`` is `true`; `nil` otherwise, or when it is unlimited or unreadable.
         var descriptorLimit: Int?
@@ -46,15 +48,19 @@ enum CurlErrorMapping {
             var connectStatus = 0
             _ = parley_easy_getinfo_long(handle.pointer, CURLINFO_HTTP_CONNECTCODE, &connectStatus)
             proxyConnectStatus = connectStatus
+            var proxyCode = 0
+            _ = parley_easy_getinfo_long(handle.pointer, CURLINFO_PROXY_ERROR, &proxyCode)
+            proxyFailureCode = proxyCode
         }
 
         /// Facts given outright.
         init(
             detail: String, wasConnected: Bool, looksLikePlainHTTPSentToTLS: Bool, ranOutOfDescriptors: Bool = false,
-            descriptorLimit: Int? = nil, proxy: String? = nil, proxyConnectStatus: Int = 0
+            descriptorLimit: Int? = nil, proxy: String? = nil, proxyConnectStatus: Int = 0, proxyFailureCode: Int = 0
         ) {
             self.proxy = proxy
             self.proxyConnectStatus = proxyConnectStatus
+            self.proxyFailureCode = proxyFailureCode
             self.detail = detail
             self.wasConnected = wasConnected
             self.looksLikePlainHTTPSentToTLS = looksLikePlainHTTPSentToTLS
@@ -259,7 +265,8 @@ enum CurlErrorMapping {
         func make(_ category: TransportError.Category, _ message: String, reached: Bool = false) -> TransportError {
             TransportError(category, message: message, url: url, curlCode: curlCode, mayHaveReachedServer: reached)
         }
-        if facts.proxyConnectStatus == 407 {
+        // 401 too: some proxies (tinyproxy) answer wrong credentials with it.
+        if facts.proxyConnectStatus == 407 || facts.proxyConnectStatus == 401 {
             return proxyAuthenticationError(proxy: proxy, url: url, curlCode: curlCode)
         }
         if facts.proxyConnectStatus >= 300 {
@@ -281,6 +288,16 @@ enum CurlErrorMapping {
                 "Could not connect to the proxy \(proxy) (\(detail)) for \(hostAndPort(of: url)). Check that the "
                     + "proxy runs and listens on that port, or change the proxy setting (TransferOptions.proxy, or "
                     + "http_proxy, https_proxy and ALL_PROXY in the environment).")
+        case CURLE_PROXY where facts.proxyFailureCode == Int(CURLPX_RESOLVE_HOST.rawValue):
+            return make(
+                .dnsFailure,
+                "The host name in \(hostAndPort(of: url)) could not be resolved on this machine, which resolves "
+                    + "names for the proxy \(proxy) (\(detail)). Check the spelling of the host, or let the proxy "
+                    + "resolve it (Proxy.socks5(host:port:resolvesNamesRemotely: true), socks5h).")
+        case CURLE_PROXY
+        where facts.proxyFailureCode == Int(CURLPX_USER_REJECTED.rawValue)
+            || facts.proxyFailureCode == Int(CURLPX_NO_AUTH.rawValue):
+            return proxyAuthenticationError(proxy: proxy, url: url, curlCode: curlCode)
         case CURLE_PROXY:
             return make(
                 .proxyFailure,
@@ -296,7 +313,7 @@ enum CurlErrorMapping {
         TransportError(
             .proxyAuthenticationRequired,
             message: "The proxy \(proxy) requires credentials for \(hostAndPort(of: url)) and refused the request "
-                + "(407 Proxy Authentication Required). Set Proxy.credentials, or check the user and password given.",
+                + "without them or with those given. Set Proxy.credentials, or check the user and password.",
             url: url, curlCode: curlCode, mayHaveReachedServer: false)
     }
 
