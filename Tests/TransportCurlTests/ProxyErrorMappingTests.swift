@@ -14,7 +14,10 @@ import Transport
         let category: TransportError.Category
         let testDescription: String
 
-        init(_ name: String, _ code: CURLcode, connectStatus: Int = 0, proxyCode: Int = 0, _ category: TransportError.Category) {
+        init(
+            _ name: String, _ code: CURLcode, connectStatus: Int = 0, proxyCode: Int = 0,
+            _ category: TransportError.Category
+        ) {
             self.code = code
             self.connectStatus = connectStatus
             self.proxyCode = proxyCode

@@ -126,7 +126,8 @@ struct ProxyTests {
         let refusing = try ExternalServers.require(ExternalServers.refusingProxyURL, "PARLEY_REFUSING_PROXY_URL")
         var proxy = try Self.proxy(refusing)
         proxy.tunnelsEveryRequest = tunnelsHTTP
-        let url = tunnelsHTTP
+        let url =
+            tunnelsHTTP
             ? httpbin + "/get" : try ExternalServers.require(ExternalServers.nginxTLSURL, "PARLEY_NGINX_TLS_URL")
         try await withTransport(.with { $0.tls.caFile = ExternalServers.testCA }) { transport in
             var request = try TransportRequest(method: .get, url: url)
@@ -144,7 +145,9 @@ struct ProxyTests {
         let authURL = try ExternalServers.require(ExternalServers.authProxyURL, "PARLEY_AUTH_PROXY_URL")
         let user = try ExternalServers.require(ExternalServers.authProxyUser, "PARLEY_AUTH_PROXY_USER")
         let password = try ExternalServers.require(ExternalServers.authProxyPassword, "PARLEY_AUTH_PROXY_PASSWORD")
-        let url = https ? try ExternalServers.require(ExternalServers.nginxTLSURL, "PARLEY_NGINX_TLS_URL") + "/small.bin"
+        let url =
+            https
+            ? try ExternalServers.require(ExternalServers.nginxTLSURL, "PARLEY_NGINX_TLS_URL") + "/small.bin"
             : httpbin + "/get"
         let store = LogCapture()
         let configuration = CurlTransport.Configuration.with {

@@ -10,7 +10,8 @@ import Transport
         let request = try TransportRequest(method: .get, url: "https://example.com/items?page=2")
         #expect(
             request.curlCommand()
-                == "curl 'https://example.com/items?page=2' --compressed --connect-timeout 10 --location --max-redirs 10")
+                == "curl 'https://example.com/items?page=2' --compressed --connect-timeout 10 --location --max-redirs 10"
+        )
     }
 
     @Test func quotesSingleQuotesAndKeepsNewlines() throws {
@@ -42,16 +43,19 @@ import Transport
     @Test func redactsEveryCredentialByDefault() throws {
         var request = try TransportRequest(
             method: .post, url: "https://example.com/login?access_token=query-secret",
-            headers: ["Authorization": "Bearer header-secret", "Cookie": "id=cookie-secret", "X-Api-Key": "key-secret"],
+            headers: [
+                "Authorization": "Bearer header-secret", "Cookie": "id=cookie-secret", "X-Api-Key": "key-secret",
+            ],
             body: .string(#"{"user":"ada","password":"body-secret"}"#))
         request.options.credentials = .digest(user: "ada", password: "auth-secret")
         var proxy = Proxy.http(host: "proxy.internal", port: 3128)
         proxy.credentials = .basic(user: "build", password: "proxy-secret")
         request.options.proxy = .proxy(proxy)
         let redacted = request.curlCommand()
-        for secret in ["query-secret", "header-secret", "cookie-secret", "key-secret", "body-secret",
-            "auth-secret", "proxy-secret"]
-        {
+        for secret in [
+            "query-secret", "header-secret", "cookie-secret", "key-secret", "body-secret",
+            "auth-secret", "proxy-secret",
+        ] {
             #expect(!redacted.contains(secret), "\(secret) in \(redacted)")
         }
         #expect(redacted.contains("--user 'ada:<redacted>' --digest"))

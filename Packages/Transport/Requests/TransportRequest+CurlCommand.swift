@@ -70,7 +70,9 @@ extension TransportRequest {
             if field.name == .contentType { hasContentType = true }
             let hidden = redactsCredentials && Self.isCredentialField(field.name)
             let value = hidden ? "<redacted>" : field.value
-            arguments += ["-H", Self.shellQuoted(value.isEmpty ? "\(field.name.rawName);" : "\(field.name.rawName): \(value)")]
+            arguments += [
+                "-H", Self.shellQuoted(value.isEmpty ? "\(field.name.rawName);" : "\(field.name.rawName): \(value)"),
+            ]
         }
         if let body {
             if head.headerFields[.expect] == nil { arguments += ["-H", "'Expect:'"] }
@@ -164,10 +166,12 @@ extension TransportRequest {
     /// `text` as one shell word: as it is when it holds only characters no shell treats
     /// specially, otherwise in single quotes (a quote inside becomes `'\''`).
     static func shellQuoted(_ text: String) -> String {
-        let plain = !text.isEmpty && text.unicodeScalars.allSatisfy { scalar in
-            scalar.isASCII
-                && (CharacterSet.alphanumerics.contains(scalar) || "-_./:@%+,".unicodeScalars.contains(scalar))
-        }
+        let plain =
+            !text.isEmpty
+            && text.unicodeScalars.allSatisfy { scalar in
+                scalar.isASCII
+                    && (CharacterSet.alphanumerics.contains(scalar) || "-_./:@%+,".unicodeScalars.contains(scalar))
+            }
         if plain { return text }
         return "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
     }
