@@ -69,6 +69,9 @@ struct ProxyTests {
             let response = try await transport.data(for: request)
             #expect(response.status == .ok)
             #expect(response.body.count == 200)
+            // nginx's head, not the proxy's answer to CONNECT.
+            #expect(response.head.headerFields[.contentLength] == "200")
+            #expect(response.head.headerFields[.server]?.hasPrefix("nginx") == true)
         }
         let after = try String(contentsOfFile: log, encoding: .utf8)
         let newLines = after.dropFirst(before.count)

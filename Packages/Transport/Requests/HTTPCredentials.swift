@@ -67,3 +67,13 @@ public struct HTTPCredentials: Sendable, Hashable, CustomStringConvertible {
     /// `scheme user:<redacted>`: the password is never shown.
     public var description: String { "\(scheme.rawValue) \(user):<redacted>" }
 }
+
+extension HTTPCredentials: CustomDebugStringConvertible, CustomReflectable {
+    /// The same as ``description``: the password is never shown.
+    public var debugDescription: String { description }
+
+    /// The user and the scheme only, so that `dump` and debuggers do not show the password.
+    public var customMirror: Mirror {
+        Mirror(self, children: ["user": user, "scheme": scheme, "password": "<redacted>"])
+    }
+}

@@ -101,7 +101,7 @@ public struct Proxy: Sendable, Hashable, CustomStringConvertible {
 }
 
 /// Whether and how a transfer goes through a proxy: ``TransferOptions/proxy``.
-public enum ProxySetting: Sendable, Hashable {
+public enum ProxySetting: Sendable, Hashable, CustomStringConvertible {
     /// The proxy the environment names, as curl reads it: `http_proxy` for `http` URLs,
     /// `https_proxy` (or `HTTPS_PROXY`) for `https` ones, `ALL_PROXY` (or `all_proxy`) for both
     /// when those are unset, and `no_proxy` (or `NO_PROXY`) for hosts reached directly. The
@@ -112,6 +112,15 @@ public enum ProxySetting: Sendable, Hashable {
     case direct
     /// This proxy, whatever the environment says.
     case proxy(Proxy)
+
+    /// `environment`, `direct`, or the proxy's ``Proxy/description`` (never its password).
+    public var description: String {
+        switch self {
+        case .environment: "environment"
+        case .direct: "direct"
+        case .proxy(let proxy): proxy.description
+        }
+    }
 
     /// The proxy, when the setting names one.
     public var proxy: Proxy? {
