@@ -8,8 +8,8 @@ struct CurlCommandPlugin: Plugin {
     /// Where the commands go.
     let logger: Logger
 
-    func willSend(_ request: TransportRequest, form: any Formable) async -> PluginDecision {
+    /// Logs the request as the earlier plugins left it (this one is added last).
+    func prepare(_ request: inout TransportRequest, form: any Formable) async throws {
         logger.debug("\(request.curlCommand())")
-        return .proceed
     }
 }
