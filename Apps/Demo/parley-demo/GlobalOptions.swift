@@ -27,8 +27,9 @@ struct GlobalOptions: ParsableArguments {
 
     /// Every request and response on standard error, each request also as a curl command.
     @Flag(
-        help: "Log every request (also as the curl command that sends it again, credentials redacted), response "
-            + "and retry on standard error (retries and logins are logged anyway).")
+        help: ArgumentHelp(
+            "Log every request (also as the curl command that sends it again, credentials redacted), response "
+                + "and retry on standard error (retries and logins are logged anyway)."))
     var verbose = false
 
     /// Never ask.
