@@ -85,7 +85,7 @@ extension CurlTransfer {
 
         try configureMethodAndBody(easy)
         configureHeaders(easy)
-        configureRouting(easy)
+        configureRouting(handle)
 
         if options.eventHandler != nil {
             progress = ProgressThrottle()
