@@ -122,6 +122,9 @@ static const long parley_pipe_multiplex = CURLPIPE_MULTIPLEX;
 static const long parley_http_version_2tls = CURL_HTTP_VERSION_2TLS;
 static const long parley_http_version_1_1 = CURL_HTTP_VERSION_1_1;
 static const long parley_global_all = CURL_GLOBAL_ALL;
+static const long parley_auth_basic = (long)CURLAUTH_BASIC;
+static const long parley_auth_digest = (long)CURLAUTH_DIGEST;
+static const long parley_auth_any = (long)CURLAUTH_ANY;
 
 static const int parley_socket_timeout = CURL_SOCKET_TIMEOUT;
 

@@ -60,6 +60,18 @@ extension CurlTransport {
         /// ```
         public var defaultOptions = TransferOptions()
 
+        /// The proxy setting of every request that sets none of its own: ``defaultOptions``'s
+        /// ``/Transport/TransferOptions/proxy``, ``/Transport/ProxySetting/environment`` by default.
+        ///
+        /// ```swift
+        /// var configuration = CurlTransport.Configuration()
+        /// configuration.proxy = .proxy(.socks5(host: "127.0.0.1", port: 1080))  // remote DNS
+        /// ```
+        public var proxy: ProxySetting {
+            get { defaultOptions.proxy }
+            set { defaultOptions.proxy = newValue }
+        }
+
         /// The most connections open to one host at once, 16 by default
         /// (`CURLMOPT_MAX_HOST_CONNECTIONS`); further requests wait for a free connection (or
         /// share one over HTTP/2), holding no file descriptor while they wait.

@@ -9,8 +9,8 @@
 #
 #   Debian: libcurl4-openssl-dev, libssl-dev, pkg-config, zlib1g-dev (the CCurl, CLibCrypto
 #           and CZlib modules),
-#           nginx-light (nginx with TLS, HTTP/2 and the echo module), openssl, curl
-#           (the test servers), tmux (the terminal parley-fetch's progress bar is tested in)
+#           nginx-light (nginx with TLS, HTTP/2 and the echo module), openssl, curl,
+#           tinyproxy (an HTTP proxy) and microsocks (a SOCKS5 proxy) (the test servers), tmux (the terminal parley-fetch's progress bar is tested in)
 #   PyPI:   httpbin, gunicorn and brotlicffi, pinned in test-servers-requirements.txt
 #
 # The Swift toolchain itself is not installed here: it must already be on PATH.
@@ -46,7 +46,7 @@ fi
 # In Debian 12 `nginx-light` is the `nginx` binary (built with the SSL and HTTP/2 modules)
 # plus the echo module, which the test servers' /upload uses to read a whole body.
 apt_packages=(libcurl4-openssl-dev libssl-dev pkg-config zlib1g-dev ca-certificates)
-$build_only || apt_packages+=(nginx-light libnginx-mod-http-echo openssl curl time tmux)
+$build_only || apt_packages+=(nginx-light libnginx-mod-http-echo openssl curl time tmux tinyproxy microsocks)
 
 is_installed() {
     [[ $(dpkg-query -W -f='${Status}' "$1" 2>/dev/null || true) == "install ok installed" ]]

@@ -14,7 +14,12 @@
 #           here. It serves a document root of fixtures (small.bin, 200 bytes; 1m.bin, 1 MiB)
 #           with byte ranges, ETag and Last-Modified, and `/upload`, which reads and discards
 #           a request body of any size and answers 200 "ok".
+#           The same locations also answer on a Unix domain socket, .test-servers/nginx/nginx.sock.
 #   httpbin gunicorn serving httpbin, for protocol conformance (/get, /gzip, /brotli, ...).
+#   proxies three tinyproxy instances (an open HTTP proxy; one that asks for Basic credentials
+#           parley / proxy-secret; one that refuses CONNECT to any port but 443) and a microsocks
+#           SOCKS5 proxy whose outgoing connections leave from 127.0.0.2, so that a server sees
+#           which requests came through it.
 #
 # It then writes .test-servers/env, for `set -a; . .test-servers/env; set +a`:
 #
@@ -23,6 +28,13 @@
 #   PARLEY_TEST_CA         absolute path of the CA certificate (PEM) that signed nginx's
 #   PARLEY_NGINX_ROOT      absolute path of nginx's document root; tests may add files to it
 #   PARLEY_HTTPBIN_URL     http://127.0.0.1:PORT      httpbin
+#   PARLEY_NGINX_SOCKET    absolute path of nginx's Unix domain socket (same locations)
+#   PARLEY_PROXY_URL       http://127.0.0.1:PORT      tinyproxy, open (adds a Via field)
+#   PARLEY_PROXY_LOG       absolute path of that proxy's log (CONNECT lines among others)
+#   PARLEY_AUTH_PROXY_URL  http://127.0.0.1:PORT      tinyproxy, Basic credentials required
+#   PARLEY_AUTH_PROXY_USER, PARLEY_AUTH_PROXY_PASSWORD  those credentials
+#   PARLEY_REFUSING_PROXY_URL http://127.0.0.1:PORT   tinyproxy, CONNECT allowed to port 443 only
+#   PARLEY_SOCKS_URL       socks5h://127.0.0.1:PORT   microsocks, connecting out from 127.0.0.2
 #
 # nginx runs one worker process so that benchmarks compare clients against the same,
 # single-threaded server. Servers are stopped by the process ids recorded at start, never
@@ -36,6 +48,10 @@ env_file="$state/env"
 nginx_dir="$state/nginx"
 httpbin_dir="$state/httpbin"
 tls_dir="$state/tls"
+proxy_dir="$state/proxies"
+proxy_names=(open auth refusing)
+proxy_user=parley
+proxy_password=proxy-secret
 docroot="$state/www"
 startup_timeout=30  # seconds for each server to answer its first request
 
@@ -100,6 +116,20 @@ stop() {
         # SIGQUIT: gunicorn's quick shutdown (SIGTERM waits for requests in flight).
         stop_process "$pid" "$httpbin_dir/gunicorn.pid" QUIT httpbin
         rm -f "$httpbin_dir/gunicorn.pid"
+    fi
+    local name
+    for name in "${proxy_names[@]}"; do
+        if [[ -f $proxy_dir/$name.pid ]]; then
+            pid="$(cat "$proxy_dir/$name.pid")"
+            # The marker is the configuration file tinyproxy was started with.
+            stop_process "$pid" "$proxy_dir/$name.conf" TERM "tinyproxy ($name)"
+            rm -f "$proxy_dir/$name.pid"
+        fi
+    done
+    if [[ -f $proxy_dir/socks.pid ]]; then
+        pid="$(cat "$proxy_dir/socks.pid")"
+        stop_process "$pid" microsocks TERM microsocks
+        rm -f "$proxy_dir/socks.pid"
     fi
     rm -f "$env_file"
 }
@@ -204,6 +234,12 @@ http {
     }
 
     server {
+        listen unix:$nginx_dir/nginx.sock;
+        server_name localhost 127.0.0.1;
+        include $nginx_dir/conf/locations.conf;
+    }
+
+    server {
         listen 127.0.0.1:$tls_port ssl http2;
         server_name localhost 127.0.0.1;
         ssl_certificate $tls_dir/server.pem;
@@ -264,6 +300,41 @@ start_httpbin() {
         </dev/null >>"$httpbin_dir/gunicorn.log" 2>&1
 }
 
+# Starts tinyproxy $1 (open, auth or refusing) on port $2; it daemonizes and writes its pid file.
+start_proxy() {
+    local name=$1 port=$2 extra=""
+    mkdir -p "$proxy_dir"
+    case $name in
+    auth) extra="BasicAuth $proxy_user $proxy_password" ;;
+    refusing) extra="ConnectPort 443" ;;
+    esac
+    # With no ConnectPort line, tinyproxy allows CONNECT to every port.
+    cat >"$proxy_dir/$name.conf" <<CONF
+# Written by Tools/scripts/test-servers.sh at each start; edit the script, not this file.
+Port $port
+Listen 127.0.0.1
+Timeout 60
+PidFile "$proxy_dir/$name.pid"
+LogFile "$proxy_dir/$name.log"
+LogLevel Info
+MaxClients 256
+Allow 127.0.0.1
+$extra
+CONF
+    : >"$proxy_dir/$name.log"
+    tinyproxy -c "$proxy_dir/$name.conf" </dev/null >>"$proxy_dir/$name.log" 2>&1
+}
+
+# Starts microsocks on port $1, connecting out from 127.0.0.2; it stays in the foreground, so
+# its pid is recorded here.
+start_socks() {
+    local port=$1
+    mkdir -p "$proxy_dir"
+    : >"$proxy_dir/socks.log"
+    nohup microsocks -i 127.0.0.1 -p "$port" -b 127.0.0.2 </dev/null >>"$proxy_dir/socks.log" 2>&1 &
+    echo $! >"$proxy_dir/socks.pid"
+}
+
 # Waits until `curl ARGS...` succeeds, at most $startup_timeout seconds, and gives up
 # early if the server whose pid is in $pid_file has exited (a daemon writes that file a
 # moment after it starts, and removes it when it exits).
@@ -294,18 +365,21 @@ start() {
     stop
     command -v curl >/dev/null 2>&1 || die "curl is not installed: run Tools/scripts/setup.sh"
     python3 -c 'import httpbin, gunicorn' 2>/dev/null || die "httpbin or gunicorn is missing: run Tools/scripts/setup.sh"
+    command -v tinyproxy >/dev/null 2>&1 || die "tinyproxy is not installed: run Tools/scripts/setup.sh"
+    command -v microsocks >/dev/null 2>&1 || die "microsocks is not installed: run Tools/scripts/setup.sh"
     mkdir -p "$state"
     make_certificates
     make_docroot
 
     # Free ports are chosen just before the servers bind them; if another process takes
     # one in between, the servers are started again on new ports.
-    local attempt ports http_port tls_port httpbin_port started=false
+    local attempt ports http_port tls_port httpbin_port open_port auth_port refusing_port socks_port started=false
     for attempt in 1 2 3; do
-        ports="$(free_ports 3)"
-        read -r http_port tls_port httpbin_port <<<"$ports"
+        ports="$(free_ports 7)"
+        read -r http_port tls_port httpbin_port open_port auth_port refusing_port socks_port <<<"$ports"
         write_nginx_config "$http_port" "$tls_port"
-        if start_nginx && start_httpbin "$httpbin_port"; then
+        if start_nginx && start_httpbin "$httpbin_port" && start_proxy open "$open_port" &&
+            start_proxy auth "$auth_port" && start_proxy refusing "$refusing_port" && start_socks "$socks_port"; then
             started=true
             break
         fi
@@ -318,7 +392,12 @@ start() {
     local nginx_log="$nginx_dir/logs/error.log" nginx_pid="$nginx_dir/nginx.pid"
     if ! wait_for nginx "$nginx_log" "$nginx_pid" "http://127.0.0.1:$http_port/small.bin" ||
         ! wait_for "nginx (TLS)" "$nginx_log" "$nginx_pid" --cacert "$tls_dir/ca.pem" "https://127.0.0.1:$tls_port/small.bin" ||
-        ! wait_for httpbin "$httpbin_dir/gunicorn.log" "$httpbin_dir/gunicorn.pid" "http://127.0.0.1:$httpbin_port/get"; then
+        ! wait_for httpbin "$httpbin_dir/gunicorn.log" "$httpbin_dir/gunicorn.pid" "http://127.0.0.1:$httpbin_port/get" ||
+        ! wait_for "nginx (Unix socket)" "$nginx_log" "$nginx_pid" --unix-socket "$nginx_dir/nginx.sock" "http://localhost/small.bin" ||
+        ! wait_for "tinyproxy (open)" "$proxy_dir/open.log" "$proxy_dir/open.pid" --noproxy "" -x "http://127.0.0.1:$open_port" "http://127.0.0.1:$httpbin_port/get" ||
+        ! wait_for "tinyproxy (auth)" "$proxy_dir/auth.log" "$proxy_dir/auth.pid" --noproxy "" -x "http://127.0.0.1:$auth_port" --proxy-user "$proxy_user:$proxy_password" "http://127.0.0.1:$httpbin_port/get" ||
+        ! wait_for "tinyproxy (refusing)" "$proxy_dir/refusing.log" "$proxy_dir/refusing.pid" --noproxy "" -x "http://127.0.0.1:$refusing_port" "http://127.0.0.1:$httpbin_port/get" ||
+        ! wait_for microsocks "$proxy_dir/socks.log" "$proxy_dir/socks.pid" --noproxy "" -x "socks5h://127.0.0.1:$socks_port" "http://127.0.0.1:$httpbin_port/get"; then
         stop
         die "a test server did not come up"
     fi
@@ -330,10 +409,19 @@ PARLEY_NGINX_TLS_URL=https://127.0.0.1:$tls_port
 PARLEY_TEST_CA=$tls_dir/ca.pem
 PARLEY_NGINX_ROOT=$docroot
 PARLEY_HTTPBIN_URL=http://127.0.0.1:$httpbin_port
+PARLEY_NGINX_SOCKET=$nginx_dir/nginx.sock
+PARLEY_PROXY_URL=http://127.0.0.1:$open_port
+PARLEY_PROXY_LOG=$proxy_dir/open.log
+PARLEY_AUTH_PROXY_URL=http://127.0.0.1:$auth_port
+PARLEY_AUTH_PROXY_USER=$proxy_user
+PARLEY_AUTH_PROXY_PASSWORD=$proxy_password
+PARLEY_REFUSING_PROXY_URL=http://127.0.0.1:$refusing_port
+PARLEY_SOCKS_URL=socks5h://127.0.0.1:$socks_port
 ENV
     mv "$env_file.tmp" "$env_file"
     log "nginx (pid $(cat "$nginx_dir/nginx.pid")) on http://127.0.0.1:$http_port and https://127.0.0.1:$tls_port"
     log "httpbin (pid $(cat "$httpbin_dir/gunicorn.pid")) on http://127.0.0.1:$httpbin_port"
+    log "proxies: tinyproxy on $open_port (open), $auth_port (auth), $refusing_port (refusing); microsocks on $socks_port"
     log "environment in $env_file"
 }
 

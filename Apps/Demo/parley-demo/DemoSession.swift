@@ -116,6 +116,8 @@ enum DemoRunner {
         // Retries and logins are worth a line; every request only with --verbose.
         client.logger = logger(console: console, level: options.verbose ? .debug : .notice)
         client.isLoggingEnabled = options.verbose
+        // With --verbose, each request also as the curl command that sends it again.
+        if options.verbose { client.plugins.append(CurlCommandPlugin(logger: client.logger)) }
         client.retry.maximumRetries = options.retryCount
         client.retry.deadline = options.timeout.map { .seconds($0) }
         // The client retries outside its middleware, so a link here sees each attempt.

@@ -4,6 +4,7 @@ import Feedback
 import Forms
 import Foundation
 import HTTPTypes
+import Logging
 import Mapping
 import Retry
 import Transport
@@ -125,6 +126,8 @@ struct FetchCommand: DemoCommand {
         for (name, value) in request.headers.sorted(by: { $0.key < $1.key }) {
             try transportRequest.setHeader(name, value)
         }
+        // Printed with --verbose only: the client's logger shows debug lines then.
+        session.client.logger.debug("\(transportRequest.curlCommand())")
         try await FetchStream(
             request: transportRequest, label: request.target.label, idempotencyKey: request.idempotencyKey?.resolve()
         ).run(in: session)

@@ -25,8 +25,11 @@ struct GlobalOptions: ParsableArguments {
     /// Automatic retries after the first attempt: `--retries`, 3 by default.
     var retryCount: Int { retries ?? 3 }
 
-    /// Every request and response on standard error.
-    @Flag(help: "Log every request, response and retry on standard error (retries and logins are logged anyway).")
+    /// Every request and response on standard error, each request also as a curl command.
+    @Flag(
+        help: ArgumentHelp(
+            "Log every request (also as the curl command that sends it again, credentials redacted), response "
+                + "and retry on standard error (retries and logins are logged anyway)."))
     var verbose = false
 
     /// The span tree of the command on standard error when it ends.

@@ -29,6 +29,9 @@ extension MessageCatalog {
             .transport(.retryAfterTooLong):
                 "The server is busy and asked for a longer wait than this request allows. Try again later.",
             .transport(.authenticationFailed): "Your sign-in could not be renewed. Sign in again.",
+            .transport(.proxyFailure): "The network's proxy refused the connection. Check the proxy settings.",
+            .transport(.proxyAuthenticationRequired):
+                "The network's proxy asks for a user name and password. Check the proxy settings.",
             .network: "Something went wrong with the network. Try again.",
             .unreadableAnswer: "The server's answer could not be read.",
             .httpStatus: "The server answered with an error (HTTP {status}).",
@@ -78,6 +81,8 @@ extension MessageCatalog {
             .transport(.retryBudgetExhausted): "服务器当前对大量请求失败，已暂停重试。请稍后再试。",
             .transport(.retryAfterTooLong): "服务器繁忙，要求的等待时间超过了本请求的上限。请稍后再试。",
             .transport(.authenticationFailed): "无法续期登录状态。请重新登录。",
+            .transport(.proxyFailure): "网络代理拒绝了连接。请检查代理设置。",
+            .transport(.proxyAuthenticationRequired): "网络代理要求用户名和密码。请检查代理设置。",
             .network: "网络出现问题。请重试。",
             .unreadableAnswer: "无法读取服务器的应答。",
             .httpStatus: "服务器返回了错误（HTTP {status}）。",

@@ -162,6 +162,15 @@ extension TransportError {
         /// The process had no file descriptor left for a socket (its `RLIMIT_NOFILE`): raise the
         /// limit, or open fewer connections at once.
         public static let outOfDescriptors = Category("outOfDescriptors")
+        // MARK: Proxies
+
+        /// The proxy refused to relay the request: it answered `CONNECT` with an error, or a SOCKS
+        /// proxy refused or could not reach the host. The message names the proxy.
+        public static let proxyFailure = Category("proxyFailure")
+        /// The proxy asks for credentials it was not given, or refused those given (`407`). The
+        /// message names the proxy, never the password.
+        public static let proxyAuthenticationRequired = Category("proxyAuthenticationRequired")
+
         /// A failure that fits no other category; ``TransportError/message`` says more.
         public static let other = Category("other")
     }

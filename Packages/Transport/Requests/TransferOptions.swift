@@ -29,6 +29,9 @@ public struct TransferOptions: Sendable {
     private var storedDecodesContent: Bool?
     private var storedCompressesRequestBody: Bool?
     private var storedEventHandler: (@Sendable (TransferEvent) -> Void)??
+    private var storedProxy: ProxySetting?
+    private var storedUnixSocketPath: String??
+    private var storedCredentials: HTTPCredentials??
 
     /// The longest wait for a connection (TCP and TLS), 10 seconds by default.
     public var connectTimeout: Duration {
@@ -108,6 +111,41 @@ public struct TransferOptions: Sendable {
         set { storedEventHandler = .some(newValue) }
     }
 
+    /// Whether the transfer goes through a proxy, and which: ``ProxySetting/environment`` by
+    /// default (`http_proxy`, `https_proxy`, `ALL_PROXY`, `no_proxy`, as curl reads them).
+    ///
+    /// ``ProxySetting/direct`` ignores the environment and connects directly;
+    /// ``ProxySetting/proxy(_:)`` names a proxy, which wins over the environment. The proxy's
+    /// password is never logged or shown in an error.
+    public var proxy: ProxySetting {
+        get { storedProxy ?? .environment }
+        set { storedProxy = newValue }
+    }
+
+    /// The path of a Unix domain socket to connect to instead of the URL's host and port; `nil`
+    /// (the default) for a TCP connection.
+    ///
+    /// The URL still names the request's target and `Host` (`http://localhost/v1/info`); every
+    /// hop, redirects included, goes over the socket, and connections to it are reused like
+    /// TCP ones. An `https` URL runs TLS over the socket. A proxy is not used for such a request.
+    /// Setting `nil` sets "TCP": it wins over an engine default that names a socket.
+    public var unixSocketPath: String? {
+        get { storedUnixSocketPath ?? nil }
+        set { storedUnixSocketPath = .some(newValue) }
+    }
+
+    /// The user name and password sent to the server, by the scheme they name (Basic, Digest);
+    /// `nil` by default.
+    ///
+    /// They are sent to the origin of the request only: a redirect to another scheme, host or
+    /// port drops them for the rest of the chain. The password is never logged, shown in an
+    /// error, or rendered in a `curl` command unless asked for. Setting `nil` sets "none": it
+    /// wins over an engine default that has credentials.
+    public var credentials: HTTPCredentials? {
+        get { storedCredentials ?? nil }
+        set { storedCredentials = .some(newValue) }
+    }
+
     /// Creates options with nothing set: each reads as its built-in default and, when an engine
     /// sends the request, takes the engine's default instead.
     public init() {}
@@ -132,6 +170,9 @@ public struct TransferOptions: Sendable {
         merged.storedDecodesContent = storedDecodesContent ?? defaults.storedDecodesContent
         merged.storedCompressesRequestBody = storedCompressesRequestBody ?? defaults.storedCompressesRequestBody
         merged.storedEventHandler = storedEventHandler ?? defaults.storedEventHandler
+        merged.storedProxy = storedProxy ?? defaults.storedProxy
+        merged.storedUnixSocketPath = storedUnixSocketPath ?? defaults.storedUnixSocketPath
+        merged.storedCredentials = storedCredentials ?? defaults.storedCredentials
         return merged
     }
 }

@@ -9,6 +9,9 @@ final class CurlEasyHandle {
     let pointer: OpaquePointer
     /// Whether the options that are the same for every request of the transport are set.
     var isPrepared = false
+    /// Whether a proxy, a Unix socket or credentials may be set on the handle, so that a request
+    /// with none must set libcurl's defaults back (`CurlTransfer.configureRouting`).
+    var hasRouting = false
     /// libcurl writes a detailed message here when a transfer fails (`CURLOPT_ERRORBUFFER`).
     let errorBuffer: UnsafeMutablePointer<CChar>
 
@@ -50,6 +53,7 @@ final class CurlEasyHandle {
             curl_easy_reset(pointer)
             errorBuffer.pointee = 0
             isPrepared = false
+            hasRouting = false
         }
         hopsConfigured = 0
         requestsSent = 0

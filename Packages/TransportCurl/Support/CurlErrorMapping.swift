@@ -1,4 +1,5 @@
 import CCurl
+import Foundation
 import Glibc
 import Transport
 
@@ -19,6 +20,13 @@ enum CurlErrorMapping {
         /// Whether the transfer failed because the process had no file descriptor left for its
         /// socket (``ranOutOfDescriptors(code:osErrno:)``).
         var ranOutOfDescriptors: Bool
+        /// The proxy the transfer went through, named without its password
+        /// (``proxyName(for:url:)``); `nil` for a direct connection.
+        var proxy: String?
+        /// The status a proxy answered to `CONNECT` (`CURLINFO_HTTP_CONNECTCODE`), 0 when none.
+        var proxyConnectStatus = 0
+        /// libcurl's `CURLproxycode` for a SOCKS failure (`CURLINFO_PROXY_ERROR`), 0 when none.
+        var proxyFailureCode = 0
         /// The process's file-descriptor limit, the soft `RLIMIT_NOFILE`, read when
         /// ``ranOutOfDescriptors`` is `true`; `nil` otherwise, or when it is unlimited or unreadable.
         var descriptorLimit: Int?
@@ -37,13 +45,22 @@ enum CurlErrorMapping {
             ranOutOfDescriptors = CurlErrorMapping.ranOutOfDescriptors(
                 code: code, osErrno: Int32(truncatingIfNeeded: osErrno))
             descriptorLimit = ranOutOfDescriptors ? CurlErrorMapping.descriptorLimit() : nil
+            var connectStatus = 0
+            _ = parley_easy_getinfo_long(handle.pointer, CURLINFO_HTTP_CONNECTCODE, &connectStatus)
+            proxyConnectStatus = connectStatus
+            var proxyCode = 0
+            _ = parley_easy_getinfo_long(handle.pointer, CURLINFO_PROXY_ERROR, &proxyCode)
+            proxyFailureCode = proxyCode
         }
 
         /// Facts given outright.
         init(
             detail: String, wasConnected: Bool, looksLikePlainHTTPSentToTLS: Bool, ranOutOfDescriptors: Bool = false,
-            descriptorLimit: Int? = nil
+            descriptorLimit: Int? = nil, proxy: String? = nil, proxyConnectStatus: Int = 0, proxyFailureCode: Int = 0
         ) {
+            self.proxy = proxy
+            self.proxyConnectStatus = proxyConnectStatus
+            self.proxyFailureCode = proxyFailureCode
             self.detail = detail
             self.wasConnected = wasConnected
             self.looksLikePlainHTTPSentToTLS = looksLikePlainHTTPSentToTLS
@@ -69,9 +86,10 @@ enum CurlErrorMapping {
         elapsed: Duration,
         headIsComplete: Bool
     ) -> TransportError {
-        error(
-            for: code, facts: Facts(handle: handle, code: code, url: url), url: url, options: options,
-            elapsed: elapsed, headIsComplete: headIsComplete)
+        var facts = Facts(handle: handle, code: code, url: url)
+        facts.proxy = proxyName(for: options, url: url)
+        return error(
+            for: code, facts: facts, url: url, options: options, elapsed: elapsed, headIsComplete: headIsComplete)
     }
 
     /// The error for a failed transfer, from its code and the facts read from its handle.
@@ -107,6 +125,17 @@ enum CurlErrorMapping {
                     + "(ulimit -n, or LimitNOFILE= for a systemd service), or lower CurlTransport.Configuration's "
                     + "maximumConnectionsPerHost or maximumTotalConnections so that fewer connections are open at once.",
                 reached: false)
+        }
+
+        if let socket = options.unixSocketPath, code == CURLE_COULDNT_CONNECT {
+            return make(
+                .connectionRefused,
+                "Could not connect to the Unix domain socket \(socket) for \(host) (\(detail)). Check that the "
+                    + "server listens on that path and that this process may open it (TransferOptions.unixSocketPath).",
+                reached: false)
+        }
+        if let proxy = facts.proxy, let error = proxyError(for: code, facts: facts, proxy: proxy, url: url) {
+            return error
         }
 
         switch code {
@@ -225,6 +254,89 @@ enum CurlErrorMapping {
                     + "abnormally large.")
         default:
             return make(.other, "The request to \(url) failed: \(detail).")
+        }
+    }
+
+    /// The error for a failure that the proxy (`proxy`, named without its password) caused, or
+    /// `nil` when the code is not about the proxy.
+    static func proxyError(for code: CURLcode, facts: Facts, proxy: String, url: String) -> TransportError? {
+        let curlCode = Int(code.rawValue)
+        let detail = facts.detail
+        func make(_ category: TransportError.Category, _ message: String, reached: Bool = false) -> TransportError {
+            TransportError(category, message: message, url: url, curlCode: curlCode, mayHaveReachedServer: reached)
+        }
+        // 401 too: some proxies (tinyproxy) answer wrong credentials with it.
+        if facts.proxyConnectStatus == 407 || facts.proxyConnectStatus == 401 {
+            return proxyAuthenticationError(proxy: proxy, url: url, curlCode: curlCode)
+        }
+        if facts.proxyConnectStatus >= 300 {
+            return make(
+                .proxyFailure,
+                "The proxy \(proxy) refused to open a tunnel to \(hostAndPort(of: url)): it answered CONNECT with "
+                    + "\(facts.proxyConnectStatus) (\(detail)). The proxy's rules do not allow this host or port; ask its "
+                    + "administrator, or reach the host without it (ProxySetting.direct, or Proxy.bypass).")
+        }
+        switch code {
+        case CURLE_COULDNT_RESOLVE_PROXY:
+            return make(
+                .dnsFailure,
+                "The host name of the proxy \(proxy) could not be resolved (\(detail)). Check the proxy setting "
+                    + "(TransferOptions.proxy, or http_proxy, https_proxy and ALL_PROXY in the environment).")
+        case CURLE_COULDNT_CONNECT:
+            return make(
+                .connectionRefused,
+                "Could not connect to the proxy \(proxy) (\(detail)) for \(hostAndPort(of: url)). Check that the "
+                    + "proxy runs and listens on that port, or change the proxy setting (TransferOptions.proxy, or "
+                    + "http_proxy, https_proxy and ALL_PROXY in the environment).")
+        case CURLE_PROXY where facts.proxyFailureCode == Int(CURLPX_RESOLVE_HOST.rawValue):
+            return make(
+                .dnsFailure,
+                "The host name in \(hostAndPort(of: url)) could not be resolved on this machine, which resolves "
+                    + "names for the proxy \(proxy) (\(detail)). Check the spelling of the host, or let the proxy "
+                    + "resolve it (Proxy.socks5(host:port:resolvesNamesRemotely: true), socks5h).")
+        case CURLE_PROXY
+        where facts.proxyFailureCode == Int(CURLPX_USER_REJECTED.rawValue)
+            || facts.proxyFailureCode == Int(CURLPX_NO_AUTH.rawValue):
+            return proxyAuthenticationError(proxy: proxy, url: url, curlCode: curlCode)
+        case CURLE_PROXY:
+            return make(
+                .proxyFailure,
+                "The proxy \(proxy) could not relay the connection to \(hostAndPort(of: url)) (\(detail)). A SOCKS "
+                    + "proxy refused the host, could not reach it, or refused the credentials.")
+        default:
+            return nil
+        }
+    }
+
+    /// The error for a proxy that asks for credentials (`407`) it was not given or refused.
+    static func proxyAuthenticationError(proxy: String, url: String, curlCode: Int?) -> TransportError {
+        TransportError(
+            .proxyAuthenticationRequired,
+            message: "The proxy \(proxy) requires credentials for \(hostAndPort(of: url)) and refused the request "
+                + "without them or with those given. Set Proxy.credentials, or check the user and password.",
+            url: url, curlCode: curlCode, mayHaveReachedServer: false)
+    }
+
+    /// The proxy a transfer with `options` to `url` goes through, named for messages (never its
+    /// password), or `nil` when it connects directly: the request's own, or the one the
+    /// environment names for the URL's scheme.
+    static func proxyName(for options: TransferOptions, url: String) -> String? {
+        if options.unixSocketPath != nil { return nil }
+        switch options.proxy {
+        case .direct: return nil
+        case .proxy(let proxy): return proxy.description
+        case .environment:
+            let environment = ProcessInfo.processInfo.environment
+            let isHTTPS = url.lowercased().hasPrefix("https:")
+            let names =
+                isHTTPS
+                ? ["https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"] : ["http_proxy", "all_proxy", "ALL_PROXY"]
+            for name in names {
+                if let value = environment[name], !value.isEmpty {
+                    return "\(LogRedaction.redactedURL(value)) (from \(name))"
+                }
+            }
+            return nil
         }
     }
 

@@ -31,6 +31,14 @@ extension CurlTransfer {
 
     /// Decides what the finished head means; returns `false` to abort the transfer.
     private func headComplete() -> Bool {
+        if isAnsweredChallenge(status: response.status) {
+            isAuthChallengeHop = true
+            return true
+        }
+        if response.status == 407, let proxy = CurlErrorMapping.proxyName(for: request.options, url: currentURL) {
+            abortReason = CurlErrorMapping.proxyAuthenticationError(proxy: proxy, url: currentURL, curlCode: nil)
+            return false
+        }
         if RedirectRules(limit: request.options.redirects.limit).follows(
             status: response.status, hasLocation: response.location != nil)
         {
@@ -53,7 +61,7 @@ extension CurlTransfer {
     /// Body bytes, already decoded when the response was compressed.
     func onWrite(_ bytes: UnsafeRawBufferPointer) -> Int {
         bytesMoved &+= Int64(bytes.count)
-        if isRedirectHop { return bytes.count }
+        if isRedirectHop || isAuthChallengeHop { return bytes.count }
         switch mode {
         case .collect:
             if bodyBytes + Int64(bytes.count) > request.options.maximumBodySize {
@@ -108,7 +116,7 @@ extension CurlTransfer {
 
     /// libcurl's progress report; emits throttled events.
     func onProgress(downloadTotal: Int64, downloaded: Int64, uploadTotal: Int64, uploaded: Int64) -> Int32 {
-        guard let handler = request.options.eventHandler, !isRedirectHop else { return 0 }
+        guard let handler = request.options.eventHandler, !isRedirectHop, !isAuthChallengeHop else { return 0 }
         progress.report(
             downloadTotal: downloadTotal, downloaded: downloaded, uploadTotal: uploadTotal, uploaded: uploaded,
             emit: handler)

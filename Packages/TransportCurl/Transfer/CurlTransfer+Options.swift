@@ -85,6 +85,7 @@ extension CurlTransfer {
 
         try configureMethodAndBody(easy)
         configureHeaders(easy)
+        configureRouting(handle)
 
         if options.eventHandler != nil {
             progress = ProgressThrottle()
@@ -111,6 +112,8 @@ extension CurlTransfer {
         _ = parley_easy_setopt_long(
             easy, CURLOPT_BUFFERSIZE, min(max(1024, configuration.receiveBufferSize), 10 * 1024 * 1024))
         _ = parley_easy_setopt_long(easy, CURLOPT_TCP_NODELAY, 1)
+        // A proxy's answer to CONNECT is not the response: keep it from the header callback.
+        _ = parley_easy_setopt_long(easy, CURLOPT_SUPPRESS_CONNECT_HEADERS, 1)
         configureTLS(easy)
         _ = parley_easy_setopt_write_callback(easy, CURLOPT_WRITEFUNCTION, curlWriteCallback)
         _ = parley_easy_setopt_write_callback(easy, CURLOPT_HEADERFUNCTION, curlHeaderCallback)

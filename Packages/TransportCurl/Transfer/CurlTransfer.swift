@@ -88,6 +88,11 @@ final class CurlTransfer: DeadlineHeapElement, @unchecked Sendable {
     var response = ResponseHeadParser()
     /// Whether this hop's final head is a redirect the engine follows (its body is discarded).
     var isRedirectHop = false
+    /// Whether the head just read is an authentication challenge libcurl answers with a second
+    /// request (its body is discarded, its head is not the response).
+    var isAuthChallengeHop = false
+    /// How many such challenges this hop answered.
+    var authChallengesAnswered = 0
     /// The collected body (``Mode/collect``).
     var body = Data()
     /// Body bytes received (decoded) in this hop.
@@ -173,6 +178,7 @@ final class CurlTransfer: DeadlineHeapElement, @unchecked Sendable {
     /// `CurlEasyHandle.resetIfResent()`).
     func onRequestSent() {
         handle?.requestsSent += 1
+        beginAnsweringChallenge()
     }
 
     /// Gives the handle back and releases the context retained for libcurl; safe to call twice.
@@ -276,9 +282,14 @@ final class CurlTransfer: DeadlineHeapElement, @unchecked Sendable {
         // Rewritten in locals: two `inout` accesses to `request` at once would conflict.
         var head = request.head
         var body = request.body
-        let stripped = hop.apply(to: &head, body: &body)
+        var stripped = hop.apply(to: &head, body: &body)
         request.head = head
         request.body = body
+        if hop.changesOrigin && request.options.credentials != nil {
+            // Credentials belong to the first origin: libcurl would send them to any host.
+            request.options.credentials = nil
+            if !stripped.contains(.authorization) { stripped.append(.authorization) }
+        }
         redirectCount += 1
         configuration.logger.debug(
             "↪ \(status) \(LogRedaction.redactedURL(from)) → \(LogRedaction.redactedURL(hop.url))")

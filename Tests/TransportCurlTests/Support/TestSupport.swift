@@ -43,6 +43,14 @@ enum ExternalServers {
     static var testCA: String? { environment["PARLEY_TEST_CA"] }
     static var nginxRoot: String? { environment["PARLEY_NGINX_ROOT"] }
     static var httpbinURL: String? { environment["PARLEY_HTTPBIN_URL"] }
+    static var nginxSocket: String? { environment["PARLEY_NGINX_SOCKET"] }
+    static var proxyURL: String? { environment["PARLEY_PROXY_URL"] }
+    static var proxyLog: String? { environment["PARLEY_PROXY_LOG"] }
+    static var authProxyURL: String? { environment["PARLEY_AUTH_PROXY_URL"] }
+    static var authProxyUser: String? { environment["PARLEY_AUTH_PROXY_USER"] }
+    static var authProxyPassword: String? { environment["PARLEY_AUTH_PROXY_PASSWORD"] }
+    static var refusingProxyURL: String? { environment["PARLEY_REFUSING_PROXY_URL"] }
+    static var socksURL: String? { environment["PARLEY_SOCKS_URL"] }
 
     /// Whether a missing server must fail the run.
     static var required: Bool { environment["PARLEY_REQUIRE_SERVERS"] == "1" }
@@ -51,6 +59,10 @@ enum ExternalServers {
     static var nginxAvailable: Bool { required || (nginxURL != nil && nginxTLSURL != nil && testCA != nil) }
     /// Whether httpbin tests can run (or must).
     static var httpbinAvailable: Bool { required || httpbinURL != nil }
+    /// Whether the proxy tests can run (or must): the proxies, httpbin and nginx.
+    static var proxiesAvailable: Bool { required || (proxyURL != nil && httpbinURL != nil && nginxTLSURL != nil) }
+    /// Whether nginx's Unix domain socket can be used (or must).
+    static var nginxSocketAvailable: Bool { required || nginxSocket != nil }
 
     /// The value of a server variable, or a test failure naming it.
     static func require(_ value: String?, _ name: String) throws -> String {

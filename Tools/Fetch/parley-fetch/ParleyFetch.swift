@@ -75,6 +75,12 @@ struct ParleyFetch: AsyncParsableCommand {
         help: "Never ask whether to retry: once the automatic retries are spent, fail (as without a terminal).")
     var noInput = false
 
+    /// Ignores the proxy variables of the environment.
+    @Flag(
+        name: .customLong("noproxy"),
+        help: "Connect directly, ignoring the proxy that http_proxy, https_proxy or ALL_PROXY names.")
+    var noProxy = false
+
     /// No progress or summary lines.
     @Flag(help: "Print nothing but errors.")
     var quiet = false
@@ -90,6 +96,7 @@ struct ParleyFetch: AsyncParsableCommand {
         var configuration = CurlTransport.Configuration()
         configuration.tls.caFile = cacert
         configuration.userAgent = "parley-fetch"
+        if noProxy { configuration.proxy = .direct }
         let transport = try CurlTransport(configuration: configuration)
 
         var options = FileDownload.Options()
