@@ -49,18 +49,8 @@
 
         /// Observes one logical request, or hands it on untouched while both backends are no-ops.
         public func intercept(_ request: TransportRequest, next: Next) async throws -> TransportResponse {
-            let factory = MetricsSystem.factory
-            let measures = !(factory is NOOPMetricsHandler)
-            // The instrument first: checking its concrete type is cheap, where finding the tracer in it
-            // is a protocol cast. Without a backend, these two reads are all a request pays.
-            guard measures || !(InstrumentationSystem.instrument is NoOpInstrument) else {
-                return try await next(request)
-            }
-            let tracer = InstrumentationSystem.tracer
-            let traces = !(tracer is NoOpTracer)
-            guard measures || traces else { return try await next(request) }
-            return try await observe(
-                request, next: next, metrics: measures ? factory : nil, tracer: traces ? tracer : nil)
+            guard let backends = TelemetryBackends.current else { return try await next(request) }
+            return try await observe(request, next: next, metrics: backends.metrics, tracer: backends.tracer)
         }
 
         private func observe(
