@@ -118,6 +118,7 @@ import TransportCurl
                         ])),
                 baseURL: server.baseURL)
             client.plugins = [RecordingPlugin(label: "plugin", journal: journal)]
+            client.requestMiddleware = [RecordingLink(name: "logical", journal: journal)]
             client.retry.baseDelay = .milliseconds(1)
             client.retry.budget = RetryBudget()
             client.middleware = [
@@ -129,17 +130,17 @@ import TransportCurl
             let screen = Screen(clientConfiguration: client)
 
             // A miss whose first attempt the server answers "busy": retried through the links
-            // inside the retries, the plugins seeing it once.
+            // inside the retries, the plugins and the logical request's link seeing it once.
             let first = try await screen.request(WeatherForm.forecast(city: "Rome")).value
             #expect(first.status == .ok)
             let attempt = [
                 "→ observer", "authenticate", "→ below the cache", "→ transfer",
             ]
             #expect(
-                journal.all == ["plugin willSend", "plugin prepare"]
+                journal.all == ["plugin willSend", "plugin prepare", "→ logical"]
                     + attempt + ["← transfer 503", "← below the cache 503", "← observer 503"]
                     + attempt + ["← transfer 200", "← below the cache 200", "← observer 200"]
-                    + ["plugin process", "plugin didReceive", "plugin afterCompletion"])
+                    + ["← logical 200", "plugin process", "plugin didReceive", "plugin afterCompletion"])
 
             // A hit: authenticated (the cache sees the credential), answered before sharing, the
             // limit and the network, and no retry.
@@ -148,8 +149,9 @@ import TransportCurl
             #expect(CacheStatus(second.head) == .hit)
             #expect(
                 journal.all.dropFirst(before) == [
-                    "plugin willSend", "plugin prepare", "→ observer", "authenticate", "← observer 200",
-                    "plugin process", "plugin didReceive", "plugin afterCompletion",
+                    "plugin willSend", "plugin prepare", "→ logical", "→ observer", "authenticate",
+                    "← observer 200", "← logical 200", "plugin process", "plugin didReceive",
+                    "plugin afterCompletion",
                 ])
             await engine.shutdown()
         }

@@ -122,7 +122,10 @@ enum DemoRunner {
         client.retry.deadline = options.timeout.map { .seconds($0) }
         // The client retries outside its middleware, so a link here sees each attempt.
         let tracer = options.trace ? SpanTreeTracer() : nil
-        if tracer != nil { client.middleware.append(AttemptTelemetry()) }
+        if tracer != nil {
+            client.requestMiddleware.append(RequestTelemetry())
+            client.middleware.append(AttemptTelemetry())
+        }
         let session = DemoSession(
             baseURL: baseURL, client: client, console: console, output: ResultOutput(json: options.json),
             backend: backend?.server)

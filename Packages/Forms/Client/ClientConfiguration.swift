@@ -82,6 +82,11 @@ public struct ClientConfiguration: Sendable {
     /// outermost first: observers, authentication, the cache, a concurrency limit. None by
     /// default.
     public var middleware: [any TransportMiddleware] = []
+    /// The links a request or an upload runs through once, between the ``plugins`` and the
+    /// retries, outermost first: what must see the logical request whatever number of attempts
+    /// it takes, such as a span or a metric per request (`RequestTelemetry`). None by default.
+    /// A download's body goes to a file, not through the collected path: downloads skip them.
+    public var requestMiddleware: [any TransportMiddleware] = []
     /// Where ``LoggingPlugin`` writes when ``isLoggingEnabled`` is on.
     public var logger = Logger(label: "parley.forms")
     /// Whether requests and responses are logged through ``logger`` (credentials redacted);

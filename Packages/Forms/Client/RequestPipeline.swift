@@ -54,13 +54,16 @@ struct RequestPipeline<Form: Formable>: Sendable {
         let middleware = configuration.middleware
         let transport = configuration.transport
         let response: TransportResponse
-        if plugins.isEmpty {
-            // No plugin, no link for them: the retries are the outermost link.
+        if plugins.isEmpty && configuration.requestMiddleware.isEmpty {
+            // No plugin and no link of the logical request: the retries are the outermost link.
             response = try await retry.intercept(request) { request in
                 try await sendAttempt(request, through: middleware, to: transport)
             }
         } else {
-            let links = PluginLink.links(for: plugins, form: form, bodyLimit: request.options.maximumBodySize)
+            // The plugins' links, then the logical request's own, then the retries.
+            let links =
+                PluginLink.links(for: plugins, form: form, bodyLimit: request.options.maximumBodySize)
+                + configuration.requestMiddleware
             response = try await MiddlewareTransport.run(request, through: links[...]) { request in
                 try await retry.intercept(request) { request in
                     try await sendAttempt(request, through: middleware, to: transport)
