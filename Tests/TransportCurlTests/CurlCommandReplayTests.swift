@@ -78,7 +78,9 @@ struct CurlCommandReplayTests {
             try await withTransport { transport in
                 var request = try TransportRequest(
                     method: .delete, url: server.url("/echo?id=42"), headers: ["Authorization": "Bearer abc"])
-                request.options.deadline = .seconds(5)
+                // Long enough that a busy test run never reaches it: the test is about the
+                // command carrying it (`--max-time`), not about the clock.
+                request.options.deadline = .seconds(300)
                 let (engine, curl) = try await bothEchoes(request, transport: transport)
                 expectSame(engine, curl, headers: ["Authorization"])
             }
