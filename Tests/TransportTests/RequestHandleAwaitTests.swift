@@ -97,17 +97,7 @@ import Transport
         defer { executor.open() }
         let log = LockedRecorder<String>()
         let started = AsyncStream<Void>.makeStream()
-        let request = DataRequest<Int>(taskExecutor: executor, runsInAwaitingTask: true) { _ in
-            log.append("operation in \(Marker.name ?? "a task of its own")")
-            started.continuation.yield()
-            do {
-                try await RequestCancellation.runCancellable { try await Task.sleep(for: .seconds(60)) }
-            } catch {
-                log.append("operation cancelled")
-                throw error
-            }
-            return .init(value: 1, response: nil)
-        }
+        let request = Self.sleepingRequest(on: executor, log: log, started: started.continuation)
         request.onCancel { log.append("cancel hook") }
         let waiter = Task { try await Marker.$name.withValue("the awaiting task") { try await request.value } }
         try await waitUntil { !log.all.isEmpty || executor.waiting == 2 }
@@ -127,17 +117,7 @@ import Transport
         defer { executor.open() }
         let log = LockedRecorder<String>()
         let started = AsyncStream<Void>.makeStream()
-        let request = DataRequest<Int>(taskExecutor: executor, runsInAwaitingTask: true) { _ in
-            log.append("operation in \(Marker.name ?? "a task of its own")")
-            started.continuation.yield()
-            do {
-                try await RequestCancellation.runCancellable { try await Task.sleep(for: .seconds(60)) }
-            } catch {
-                log.append("operation cancelled")
-                throw error
-            }
-            return .init(value: 1, response: nil)
-        }
+        let request = Self.sleepingRequest(on: executor, log: log, started: started.continuation)
         request.onCancel { log.append("cancel hook") }
         let waiter = Task {
             let result = await Marker.$name.withValue("the awaiting task") { await request.result }
@@ -248,5 +228,24 @@ import Transport
         gate.open()
         _ = try await kept.value
         #expect(log.all == ["view start", "kept start", "view end", "kept end", "kept start", "kept end"])
+    }
+
+    /// A handle that may run in its awaiting task, whose operation logs where it runs, says it
+    /// started, then sleeps for a minute through `RequestCancellation.runCancellable`, logging
+    /// its cancellation.
+    private static func sleepingRequest(
+        on executor: HeldExecutor, log: LockedRecorder<String>, started: AsyncStream<Void>.Continuation
+    ) -> DataRequest<Int> {
+        DataRequest<Int>(taskExecutor: executor, runsInAwaitingTask: true) { _ in
+            log.append("operation in \(Marker.name ?? "a task of its own")")
+            started.yield()
+            do {
+                try await RequestCancellation.runCancellable { try await Task.sleep(for: .seconds(60)) }
+            } catch {
+                log.append("operation cancelled")
+                throw error
+            }
+            return .init(value: 1, response: nil)
+        }
     }
 }
