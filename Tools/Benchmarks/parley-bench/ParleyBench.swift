@@ -122,37 +122,15 @@ struct ParleyBench: AsyncParsableCommand {
             let onLoops = executor == .loop
             switch stack {
             case .transport:
-                // Each worker prefers one loop, the loops taken in turn, so that with several
-                // loops the workers spread over all of them (and each request stays on its
-                // worker's loop).
-                let workerExecutor: @Sendable () -> (any TaskExecutor)? = {
-                    onLoops ? transport.taskExecutor : nil
-                }
-                // A GET's worker calls `get` directly, so that the frames a waiting request's
-                // task holds are an application's, not ones sized for every mode's locals.
-                let url = options.url
-                let perform: @Sendable (Int) async throws -> Int
-                if options.mode == .get {
-                    perform = { _ in try await get(on: transport, url: url, opened: opened) }
-                } else {
-                    perform = { _ in try await send(on: transport, options: options, uploadSize: uploadSize) }
-                }
-                report = await runClosedLoop(options: options, workerExecutor: workerExecutor, perform)
+                report = await runMode(
+                    through: transport, engine: transport, onLoops: onLoops, options: options,
+                    uploadSize: uploadSize, opened: opened)
             case .chain, .telemetry:
                 let links: [any TransportMiddleware] =
                     stack == .chain ? [PassThrough(), PassThrough()] : [RequestTelemetry(), AttemptTelemetry()]
-                let chained = MiddlewareTransport(transport, middleware: links)
-                let workerExecutor: @Sendable () -> (any TaskExecutor)? = {
-                    onLoops ? transport.taskExecutor : nil
-                }
-                let url = options.url
-                let perform: @Sendable (Int) async throws -> Int
-                if options.mode == .get {
-                    perform = { _ in try await get(on: chained, url: url, opened: opened) }
-                } else {
-                    perform = { _ in try await send(on: chained, options: options, uploadSize: uploadSize) }
-                }
-                report = await runClosedLoop(options: options, workerExecutor: workerExecutor, perform)
+                report = await runMode(
+                    through: MiddlewareTransport(transport, middleware: links), engine: transport, onLoops: onLoops,
+                    options: options, uploadSize: uploadSize, opened: opened)
             case .full, .direct:
                 // The handles' operations prefer one loop (the client's `taskExecutor`), and the
                 // workers that one too.
@@ -195,6 +173,26 @@ private let downloadReceiveBufferSize = 512 * 1024
 /// Counts responses that came on a new connection (`--count-connections`).
 private final class ConnectionCount: Sendable {
     let count = Atomic(0)
+}
+
+/// Runs the closed loop of `options.mode` through `client`. With `onLoops`, each worker
+/// prefers one of `engine`'s loops, the loops taken in turn, so that with several loops the
+/// workers spread over all of them (and each request stays on its worker's loop). A GET's
+/// worker calls `get` directly, so that the frames a waiting request's task holds are an
+/// application's, not ones sized for every mode's locals.
+private func runMode(
+    through client: some HTTPTransport, engine: CurlTransport, onLoops: Bool, options: BenchmarkOptions,
+    uploadSize: Int?, opened: ConnectionCount?
+) async -> ClosedLoopReport {
+    let workerExecutor: @Sendable () -> (any TaskExecutor)? = { onLoops ? engine.taskExecutor : nil }
+    let url = options.url
+    let perform: @Sendable (Int) async throws -> Int
+    if options.mode == .get {
+        perform = { _ in try await get(on: client, url: url, opened: opened) }
+    } else {
+        perform = { _ in try await send(on: client, options: options, uploadSize: uploadSize) }
+    }
+    return await runClosedLoop(options: options, workerExecutor: workerExecutor, perform)
 }
 
 /// Performs one download or upload in `options.mode` and returns its body byte count.
