@@ -75,12 +75,6 @@ struct DeadlineHeap<Element: DeadlineHeapElement> {
         siftDown(0)
     }
 
-    /// Removes every element.
-    mutating func removeAll() {
-        for entry in entries { entry.element.deadlineHeapIndex = nil }
-        entries.removeAll()
-    }
-
     /// Moves the entry at `index` up past every later parent, then records the index of each
     /// entry that moved (each once).
     private mutating func siftUp(_ index: Int) {
