@@ -127,10 +127,7 @@ public struct TransportRequest: Sendable {
     /// - Throws: ``TransportError`` with category ``TransportError/Category-swift.struct/invalidHeader``.
     public mutating func addHeader(_ name: String, _ value: String) throws {
         let field = try RequestValidation.field(name: name, value: value)
-        // The field is checked, so the head stays as valid as it was.
-        let validated = validatedURL
-        head.headerFields.append(field)
-        validatedURL = validated
+        changeCheckedFields { $0.append(field) }
     }
 
     /// Sets a header field (replacing every field of that name) after validating it.
@@ -141,9 +138,14 @@ public struct TransportRequest: Sendable {
     /// - Throws: ``TransportError`` with category ``TransportError/Category-swift.struct/invalidHeader``.
     public mutating func setHeader(_ name: String, _ value: String) throws {
         let field = try RequestValidation.field(name: name, value: value)
-        // The field is checked, so the head stays as valid as it was.
+        changeCheckedFields { $0[field.name] = field.value }
+    }
+
+    /// Changes the header fields with fields already checked, so the head stays as valid as it
+    /// was: the validation record that any other change of ``head`` clears is kept.
+    private mutating func changeCheckedFields(_ change: (inout HTTPFields) -> Void) {
         let validated = validatedURL
-        head.headerFields[field.name] = field.value
+        change(&head.headerFields)
         validatedURL = validated
     }
 }
