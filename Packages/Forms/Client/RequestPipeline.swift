@@ -70,13 +70,8 @@ struct RequestPipeline<Form: Formable>: Sendable {
                 }
             }
         }
-        let collected: DataResponse
-        if let inMemory = DataResponse(collected: response) {
-            collected = inMemory
-        } else {
-            // Only a body a middleware streams itself is collected here.
-            collected = try await response.collected(upTo: request.options.maximumBodySize)
-        }
+        // A body already in memory is taken as it is; only one a link streams itself is collected.
+        let collected = try await response.collected(upTo: request.options.maximumBodySize)
         return .init(
             value: collected,
             response: ResponseInfo(head: collected.head, url: collected.url, metrics: collected.metrics))
