@@ -15,7 +15,7 @@
     /// ```swift
     /// let transport = MiddlewareTransport(
     ///     try CurlTransport(),
-    ///     middleware: [RequestTelemetry(), HTTPCache(), RetryMiddleware(), AttemptTelemetry()])
+    ///     middleware: [RequestTelemetry(), RetryMiddleware(), AttemptTelemetry(), HTTPCache()])
     /// ```
     ///
     /// It is on when a backend is bootstrapped: it reads `MetricsSystem.factory` and

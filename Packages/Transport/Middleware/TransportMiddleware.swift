@@ -6,8 +6,10 @@ import Foundation
 /// Middleware forms an onion: the first in the list is the outermost, sees the request
 /// first and the response last. It is the one interception chain of the library: retries,
 /// authentication, the cache and the concurrency limit are links of it, and a client's plugins
-/// compile into links of it. Their order, outermost first: retries, observers (metrics,
-/// tracing), authentication, the cache, the concurrency limit, the transport.
+/// compile into links of it. Their order, outermost first: what sees the logical request once
+/// (a request's span: `RequestTelemetry`), retries, observers of each attempt (metrics,
+/// tracing: `AttemptTelemetry`), authentication, the cache, the concurrency limit, the
+/// transport.
 ///
 /// ```swift
 /// struct BearerToken: TransportMiddleware {
