@@ -80,6 +80,18 @@ public final class HTTPCache: TransportMiddleware {
         /// The wall clock the cache reads for request, response and current times; the
         /// system's by default. Tests inject one they move by hand.
         public var clock: @Sendable () -> Date = { Date() }
+        /// What sends the revalidations `stale-while-revalidate` allows in the background: the
+        /// layers inside the cache, usually the engine itself (a link's `next` cannot outlive
+        /// the request it belongs to). `nil` by default, which revalidates such a stale
+        /// response before answering, as RFC 5861 allows.
+        ///
+        /// ```swift
+        /// let engine = try CurlTransport()
+        /// let cache = HTTPCache()
+        /// cache.options.backgroundTransport = engine
+        /// let transport = MiddlewareTransport(engine, middleware: [RetryMiddleware(), cache])
+        /// ```
+        public var backgroundTransport: (any HTTPTransport)?
 
         /// ``forcedLifetime`` and ``heuristicLifetimeCap`` in seconds, converted when they are
         /// set rather than on every request.
@@ -98,6 +110,9 @@ public final class HTTPCache: TransportMiddleware {
     private let misses = Atomic(0)
     private let revalidations = Atomic(0)
     private let stores = Atomic(0)
+    /// The `stale-while-revalidate` revalidations under way, by the key of the entry each
+    /// refreshes: one at a time per entry.
+    private let backgroundRevalidations = PThreadMutex<[String: Task<Void, Never>]>([:])
 
     /// Creates a cache.
     ///
@@ -162,12 +177,13 @@ public final class HTTPCache: TransportMiddleware {
         let options = options
         guard options.isEnabled, request.head.method == .get || request.head.method == .head else { return nil }
         let key = Self.key(for: request)
-        guard let entry = await storage.entry(forKey: key), Self.varyMatches(entry, request) else { return nil }
+        guard let entry = await lookUp(key, for: request).match else { return nil }
         let forced = Self.forcedLifetime(requested: requestedLifetime, options: options)
         let freshness = freshness(of: entry, forced: forced, options: options)
         let control = RequestFacts(request.head.headerFields).control
         let usable = Self.isUsableWithoutValidation(entry, freshness, request: control)
-        return Self.served(entry, freshness: freshness, as: usable ? .hit : .stale, method: request.head.method)
+        return Self.served(
+            entry, url: key, freshness: freshness, as: usable ? .hit : .stale, method: request.head.method)
     }
 
     // MARK: - The middleware
@@ -195,65 +211,308 @@ public final class HTTPCache: TransportMiddleware {
         let forced = Self.forcedLifetime(requested: requestedLifetime, options: options)
         // Asked without suspending first: the built-in storages always answer, so a miss makes
         // no `async` call into the storage.
-        var stored: CacheEntry?
-        switch storage.entryWithoutWaiting(forKey: key) {
-        case .found(let entry): stored = entry
-        case .absent: stored = nil
-        case .unknown: stored = await storage.entry(forKey: key)
+        var stored: Stored
+        if let found = lookUpWithoutWaiting(key, for: request) {
+            stored = found
+        } else {
+            stored = await lookUp(key, for: request)
         }
-        if let entry = stored, !Self.varyMatches(entry, request) { stored = nil }
 
-        if let entry = stored {
+        var staleFreshness: Freshness?
+        if let entry = stored.match {
             let freshness = freshness(of: entry, forced: forced, options: options)
             if Self.isUsableWithoutValidation(entry, freshness, request: control) {
                 hits.add(1, ordering: .relaxed)
                 logger?.debug("cache hit \(LogRedaction.redactedURL(key)) (age \(Int(freshness.currentAge)) s)")
-                return Self.served(entry, freshness: freshness, as: .hit, method: method)
+                return Self.served(entry, url: key, freshness: freshness, as: .hit, method: method)
             }
+            if let background = options.backgroundTransport,
+                Self.mayServeWhileRevalidating(entry, freshness, request: control)
+            {
+                hits.add(1, ordering: .relaxed)
+                logger?.debug("cache stale \(LogRedaction.redactedURL(key)), revalidating in the background")
+                revalidateInBackground(entry, request: request, facts: facts, key: key, through: background)
+                return Self.served(entry, url: key, freshness: freshness, as: .stale, method: method)
+            }
+            staleFreshness = freshness
         }
         if control.onlyIfCached {
             misses.add(1, ordering: .relaxed)
             return Self.gatewayTimeout(key)
         }
-        if let entry = stored, method == .get, let conditional = Self.conditionalRequest(request, for: entry) {
+        if let entry = stored.match, method == .get, let conditional = Self.conditionalRequest(request, for: entry) {
             let sentAt = options.clock()
-            let response = try await next(conditional)
+            let response: TransportResponse
+            do {
+                response = try await next(conditional)
+            } catch {
+                if let stale = staleIfError(entry, staleFreshness, request: control, key: key, method: method, error) {
+                    return stale
+                }
+                throw error
+            }
             let receivedAt = options.clock()
             if response.status == .notModified {
                 if Self.validatorsAgree(entry.receivedHead, response.head) {
                     return await revalidated(
-                        entry, by: response, request: request, sentAt: sentAt, receivedAt: receivedAt, forced: forced,
-                        options: options)
+                        entry, by: response, request: request, key: key, sentAt: sentAt, receivedAt: receivedAt,
+                        forced: forced, options: options)
                 }
                 // A 304 for another version than the stored one: forget it and ask plainly.
                 response.body.cancel()
-                await storage.removeEntry(forKey: key)
+                await storage.removeEntry(forKey: entry.key)
+                if entry.key == key { stored = Stored(primary: nil, match: nil) } else { stored.match = nil }
             } else {
+                if let stale = staleOnServerError(
+                    entry, staleFreshness, response, request: control, key: key, method: method)
+                {
+                    return stale
+                }
                 let (answer, work) = fromNetwork(
                     consume response, request: request, facts: facts, key: key, sentAt: sentAt, receivedAt: receivedAt,
-                    forced: forced, replacing: entry, options: options)
+                    forced: forced, stored: stored, options: options)
                 await perform(work)
                 return answer
             }
         }
         let sentAt = options.clock()
-        let response = try await next(request)
+        let response: TransportResponse
+        do {
+            response = try await next(request)
+        } catch {
+            if let entry = stored.match,
+                let stale = staleIfError(entry, staleFreshness, request: control, key: key, method: method, error)
+            {
+                return stale
+            }
+            throw error
+        }
         let receivedAt = options.clock()
+        if let entry = stored.match {
+            if let stale = staleOnServerError(entry, staleFreshness, response, request: control, key: key, method: method) {
+                return stale
+            }
+            if method == .head, response.status.code == 200 {
+                await update(entry, byHead: response, request: request, sentAt: sentAt, receivedAt: receivedAt)
+            }
+        }
         // Handed over, not copied, so that the mark goes into the response's own fields.
         let (answer, work) = fromNetwork(
             consume response, request: request, facts: facts, key: key, sentAt: sentAt, receivedAt: receivedAt,
-            forced: forced, replacing: stored, options: options)
+            forced: forced, stored: stored, options: options)
         // Nothing to do for the storage's sake, unless it had to be waited for.
         if case .none = work { return answer }
         await perform(work)
         return answer
     }
 
+    // MARK: - Looking up
+
+    /// What the storage holds for one request.
+    struct Stored {
+        /// The entry under the URL's own key: the newest variant, which names the group of the
+        /// others (``CacheEntry/variantGroup``).
+        var primary: CacheEntry?
+        /// The stored response that fits the request's varying fields: ``primary``, the variant
+        /// stored for the request's values, or `nil`.
+        var match: CacheEntry?
+    }
+
+    /// ``lookUp(_:for:)`` when the storage answers without suspending; `nil` when it cannot.
+    private func lookUpWithoutWaiting(_ key: String, for request: TransportRequest) -> Stored? {
+        let primary: CacheEntry
+        switch storage.entryWithoutWaiting(forKey: key) {
+        case .found(let entry): primary = entry
+        case .absent: return Stored(primary: nil, match: nil)
+        case .unknown: return nil
+        }
+        if Self.varyMatches(primary, request) { return Stored(primary: primary, match: primary) }
+        guard let variantKey = Self.variantKey(of: primary, for: request) else {
+            return Stored(primary: primary, match: nil)
+        }
+        switch storage.entryWithoutWaiting(forKey: variantKey) {
+        case .found(let variant):
+            return Stored(primary: primary, match: Self.varyMatches(variant, request) ? variant : nil)
+        case .absent: return Stored(primary: primary, match: nil)
+        case .unknown: return nil
+        }
+    }
+
+    /// The entry under `key` and the stored response that fits `request`: the entry itself
+    /// when the request's varying fields are its own, else the variant stored for the
+    /// request's values beside it.
+    private func lookUp(_ key: String, for request: TransportRequest) async -> Stored {
+        if let found = lookUpWithoutWaiting(key, for: request) { return found }
+        guard let primary = await storage.entry(forKey: key) else { return Stored(primary: nil, match: nil) }
+        if Self.varyMatches(primary, request) { return Stored(primary: primary, match: primary) }
+        guard let variantKey = Self.variantKey(of: primary, for: request),
+            let variant = await storage.entry(forKey: variantKey), Self.varyMatches(variant, request)
+        else { return Stored(primary: primary, match: nil) }
+        return Stored(primary: primary, match: variant)
+    }
+
+    // MARK: - Stale answers (RFC 5861)
+
+    /// Whether a stale entry may answer at once while it is revalidated in the background: its
+    /// `stale-while-revalidate` window is open, and neither the response nor the request asks
+    /// for validation first.
+    static func mayServeWhileRevalidating(_ entry: CacheEntry, _ freshness: Freshness, request: CacheControl) -> Bool {
+        guard !freshness.isFresh, freshness.source != .forced, !request.noCache, request.maxAge == nil,
+            request.minFresh == nil
+        else { return false }
+        let response = CacheControl(entry.receivedHead.headerFields)
+        guard !response.noCache, !response.mustRevalidate, let window = response.staleWhileRevalidate else {
+            return false
+        }
+        return freshness.staleness <= TimeInterval(window)
+    }
+
+    /// Whether a stale entry may answer instead of a failure: its response's or the request's
+    /// `stale-if-error` window is open, and the response allows stale answers at all.
+    static func mayServeOnError(_ entry: CacheEntry, _ freshness: Freshness, request: CacheControl) -> Bool {
+        let response = CacheControl(entry.receivedHead.headerFields)
+        guard !response.noCache, !response.mustRevalidate else { return false }
+        let window = max(response.staleIfError ?? -1, request.staleIfError ?? -1)
+        return window >= 0 && freshness.staleness <= TimeInterval(window)
+    }
+
+    /// Whether a thrown error is a failure of the server or the network (what a gateway would
+    /// turn into a `502` or `504`), which `stale-if-error` covers; a cancellation, a refused
+    /// request or a closed client is not.
+    static func isServerFailure(_ error: any Error) -> Bool {
+        guard let error = error as? TransportError else { return false }
+        let failures: [TransportError.Category] = [
+            .dnsFailure, .connectionRefused, .connectTimeout, .tlsFailure, .stalledTransfer, .deadlineExceeded,
+            .connectionReset, .incompleteBody, .emptyReply, .invalidResponse, .proxyFailure,
+        ]
+        return failures.contains(error.category)
+    }
+
+    /// The stale entry as the answer to a request that failed with `error`, when
+    /// `stale-if-error` allows it.
+    private func staleIfError(
+        _ entry: CacheEntry, _ freshness: Freshness?, request: CacheControl, key: String, method: HTTPRequest.Method,
+        _ error: any Error
+    ) -> TransportResponse? {
+        guard let freshness, Self.isServerFailure(error), Self.mayServeOnError(entry, freshness, request: request)
+        else { return nil }
+        return staleAnswer(entry, freshness, key: key, method: method, reason: "\(error)")
+    }
+
+    /// The stale entry instead of a `500`, `502`, `503` or `504`, when `stale-if-error` allows
+    /// it; the server's answer is then discarded.
+    private func staleOnServerError(
+        _ entry: CacheEntry, _ freshness: Freshness?, _ response: TransportResponse, request: CacheControl,
+        key: String, method: HTTPRequest.Method
+    ) -> TransportResponse? {
+        guard let freshness, [500, 502, 503, 504].contains(response.status.code),
+            Self.mayServeOnError(entry, freshness, request: request)
+        else { return nil }
+        response.body.cancel()
+        return staleAnswer(entry, freshness, key: key, method: method, reason: "status \(response.status.code)")
+    }
+
+    private func staleAnswer(
+        _ entry: CacheEntry, _ freshness: Freshness, key: String, method: HTTPRequest.Method, reason: String
+    ) -> TransportResponse {
+        hits.add(1, ordering: .relaxed)
+        logger?.debug("cache stale \(LogRedaction.redactedURL(key)) served instead of a failure (\(reason))")
+        return Self.served(entry, url: key, freshness: freshness, as: .stale, method: method)
+    }
+
+    /// Sends a revalidation of `entry` in a task of its own and stores what it brings, unless
+    /// one for the same entry is under way.
+    private func revalidateInBackground(
+        _ entry: CacheEntry, request: TransportRequest, facts: RequestFacts, key: String,
+        through transport: any HTTPTransport
+    ) {
+        let options = options
+        let entryKey = entry.key
+        backgroundRevalidations.withLock { running in
+            guard running[entryKey] == nil else { return }
+            running[entryKey] = Task { [self] in
+                await revalidate(
+                    entry, request: request, facts: facts, key: key, through: transport, options: options)
+                _ = backgroundRevalidations.withLock { $0.removeValue(forKey: entryKey) }
+            }
+        }
+    }
+
+    /// One background revalidation: a `304` refreshes the entry, another answer replaces it (its
+    /// body read to the end so that it is stored), a failure leaves it as it is.
+    private func revalidate(
+        _ entry: CacheEntry, request: TransportRequest, facts: RequestFacts, key: String,
+        through transport: any HTTPTransport, options: Options
+    ) async {
+        let forced = Self.forcedLifetime(requested: request.userInfo.isEmpty ? nil : request.cacheLifetime, options: options)
+        do {
+            let sentAt = options.clock()
+            let response = try await transport.send(Self.conditionalRequest(request, for: entry) ?? request)
+            let receivedAt = options.clock()
+            if response.status == .notModified {
+                if Self.validatorsAgree(entry.receivedHead, response.head) {
+                    _ = await revalidated(
+                        entry, by: response, request: request, key: key, sentAt: sentAt, receivedAt: receivedAt,
+                        forced: forced, options: options)
+                } else {
+                    response.body.cancel()
+                    await storage.removeEntry(forKey: entry.key)
+                }
+                return
+            }
+            let stored = await lookUp(key, for: request)
+            let (answer, work) = fromNetwork(
+                consume response, request: request, facts: facts, key: key, sentAt: sentAt, receivedAt: receivedAt,
+                forced: forced, stored: stored, options: options)
+            await perform(work)
+            for try await _ in answer.body {}
+        } catch {
+            logger?.debug("cache background revalidation of \(LogRedaction.redactedURL(key)) failed: \(error)")
+        }
+    }
+
+    /// Returns when every background revalidation started so far (`stale-while-revalidate`) has
+    /// finished: for tests, and for a program that wants its cache settled before it exits.
+    public func backgroundRevalidationsFinished() async {
+        while let running = backgroundRevalidations.withLock({ $0.values.first }) {
+            await running.value
+        }
+    }
+
+    // MARK: - HEAD (RFC 9111 §4.3.5)
+
+    /// A `200` to a `HEAD` updates the stored `GET` it could have been answered by, as a `304`
+    /// would, when its validators and length agree with the stored ones; otherwise the stored
+    /// response is another version, and is removed.
+    private func update(
+        _ entry: CacheEntry, byHead response: TransportResponse, request: TransportRequest, sentAt: Date,
+        receivedAt: Date
+    ) async {
+        let stored = entry.receivedHead.headerFields
+        let fresh = response.head.headerFields
+        let agrees = [HTTPField.Name.eTag, .lastModified, .contentLength].allSatisfy { name in
+            guard let new = fresh[name], let old = stored[name] else { return true }
+            return new.trimmingSpaces() == old.trimmingSpaces()
+        }
+        guard agrees else {
+            logger?.debug("cache removed \(LogRedaction.redactedURL(entry.key)): a HEAD names another version")
+            await storage.removeEntry(forKey: entry.key)
+            return
+        }
+        var head = entry.receivedHead
+        head.headerFields = Self.updatedFields(head.headerFields, with: fresh)
+        let updated = entry.revalidated(
+            head: head, varyingFields: entry.varyingFields, requestTime: sentAt, responseTime: receivedAt)
+        if !RequestFacts(request.head.headerFields).control.noStore {
+            await perform(store(updated))
+        }
+    }
+
     // MARK: - Answers
 
     /// The stored entry refreshed by a `304` (RFC 9111 §4.3.4), stored again and returned.
     private func revalidated(
-        _ entry: CacheEntry, by response: TransportResponse, request: TransportRequest, sentAt: Date,
+        _ entry: CacheEntry, by response: TransportResponse, request: TransportRequest, key: String, sentAt: Date,
         receivedAt: Date, forced: TimeInterval?, options: Options
     ) async -> TransportResponse {
         response.body.cancel()
@@ -263,12 +522,13 @@ public final class HTTPCache: TransportMiddleware {
             head: head, varyingFields: Self.varyingFields(of: head, for: request) ?? entry.varyingFields,
             requestTime: sentAt, responseTime: receivedAt)
         revalidations.add(1, ordering: .relaxed)
-        logger?.debug("cache revalidated \(LogRedaction.redactedURL(entry.key))")
+        logger?.debug("cache revalidated \(LogRedaction.redactedURL(key))")
         if !RequestFacts(request.head.headerFields).control.noStore {
             await perform(store(updated))
         }
         let freshness = freshness(of: updated, forced: forced, options: options)
-        var served = Self.served(updated, freshness: freshness, as: .revalidated, method: request.head.method)
+        var served = Self.served(
+            updated, url: key, freshness: freshness, as: .revalidated, method: request.head.method)
         // The revalidation's own transfer answered: its metrics go on with the stored body.
         served.metrics = response.metrics
         return served
@@ -284,6 +544,8 @@ public final class HTTPCache: TransportMiddleware {
         case store(CacheEntry)
         /// Remove the entry under the key: a new answer makes it outdated.
         case remove(String)
+        /// Each of these, in order.
+        case several([StorageWork])
     }
 
     /// A response from the network: marked as a miss, and stored when allowed (a streamed
@@ -299,8 +561,9 @@ public final class HTTPCache: TransportMiddleware {
     ///   returns the response.
     private func fromNetwork(
         _ response: consuming TransportResponse, request: TransportRequest, facts: RequestFacts, key: String,
-        sentAt: Date, receivedAt: Date, forced: TimeInterval?, replacing old: CacheEntry?, options: Options
+        sentAt: Date, receivedAt: Date, forced: TimeInterval?, stored: Stored, options: Options
     ) -> (TransportResponse, StorageWork) {
+        let old = stored.match
         misses.add(1, ordering: .relaxed)
         let answer = ResponseFacts(response.head.headerFields)
         Self.markMiss(&response.head.headerFields, alreadyMarked: answer.isMarked)
@@ -312,28 +575,87 @@ public final class HTTPCache: TransportMiddleware {
         else {
             logger?.debug("cache miss \(LogRedaction.redactedURL(key)), not stored")
             // A new answer that may not be stored makes the old one outdated; an error keeps it.
-            let outdatesOld = old != nil && response.status.code < 500
-            return (response, outdatesOld ? .remove(key) : .none)
+            guard let old, response.status.code < 500 else { return (response, .none) }
+            return (response, .remove(old.key))
         }
         logger?.debug("cache miss \(LogRedaction.redactedURL(key)), storing")
+        let (group, moved) = Self.placement(of: varying, key: key, stored: stored)
+        let making = moved.map(store) ?? .none
         if let body = response.body.collectedData {
-            guard body.count <= options.maximumEntrySize else { return (response, old != nil ? .remove(key) : .none) }
-            let entry = CacheEntry(
+            guard body.count <= options.maximumEntrySize else { return (response, old.map { .remove($0.key) } ?? .none) }
+            var entry = CacheEntry(
                 key: key, head: response.head, body: body, varyingFields: varying, requestTime: sentAt,
                 responseTime: receivedAt)
-            return (response, store(entry))
+            entry.variantGroup = group
+            return (response, Self.both(making, store(entry)))
         }
         let head = response.head
         let recorder = RecordingBodyStream(body: response.body, limit: options.maximumEntrySize) {
             [self] body in
-            await perform(
-                store(
-                    CacheEntry(
-                        key: key, head: head, body: body, varyingFields: varying, requestTime: sentAt,
-                        responseTime: receivedAt)))
+            var entry = CacheEntry(
+                key: key, head: head, body: body, varyingFields: varying, requestTime: sentAt, responseTime: receivedAt)
+            entry.variantGroup = group
+            await perform(store(entry))
         }
         response.body = ResponseBody(stream: recorder)
-        return (response, old != nil ? .remove(key) : .none)
+        return (response, Self.both(making, old.map { .remove($0.key) } ?? .none))
+    }
+
+    /// Two pieces of storage work as one.
+    private static func both(_ first: StorageWork, _ second: StorageWork) -> StorageWork {
+        if case .none = first { return second }
+        if case .none = second { return first }
+        return .several([first, second])
+    }
+
+    /// Where a new answer with `varying` fields goes: always under the URL's key, where the
+    /// newest variant lives. It keeps the group of the entry there (or starts one), and that
+    /// entry, when it is another variant, moves under its own variant key beside it, so that
+    /// each variant stays reachable.
+    ///
+    /// - Returns: The new entry's variant group (`nil` for an answer that does not vary), and
+    ///   the entry to store under its variant key, if any.
+    static func placement(of varying: [CacheEntry.VaryingField], key: String, stored: Stored)
+        -> (group: String?, moved: CacheEntry?)
+    {
+        guard !varying.isEmpty else { return (nil, nil) }
+        guard let primary = stored.primary else { return (newVariantGroup(), nil) }
+        let group = primary.variantGroup ?? newVariantGroup()
+        guard primary.varyingFields != varying, !primary.varyingFields.isEmpty else { return (group, nil) }
+        var moved = primary
+        moved.key = variantKey(key: key, group: group, fields: primary.varyingFields)
+        moved.variantGroup = nil
+        return (group, moved)
+    }
+
+    /// A new variant group: 16 random hexadecimal digits.
+    static func newVariantGroup() -> String {
+        let value = UInt64.random(in: 0...UInt64.max)
+        let digits = String(value, radix: 16)
+        return String(repeating: "0", count: 16 - digits.count) + digits
+    }
+
+    /// The key of the variant of `primary`'s URL that `request` would select, by the fields the
+    /// primary entry's `Vary` names; `nil` when the primary names no variant group.
+    static func variantKey(of primary: CacheEntry, for request: TransportRequest) -> String? {
+        guard let group = primary.variantGroup, let fields = varyingFields(of: primary.receivedHead, for: request),
+            !fields.isEmpty
+        else { return nil }
+        return variantKey(key: primary.key, group: group, fields: fields)
+    }
+
+    /// `key`, a space, and a name of the group and the request's values of the varying fields
+    /// (hashed: values may be long). Two variants whose names collide share a key, and the
+    /// stored fields, compared on every lookup, tell them apart: a collision is a miss.
+    static func variantKey(key: String, group: String, fields: [CacheEntry.VaryingField]) -> String {
+        var values = ""
+        for field in fields {
+            values += field.name
+            values += field.value.map { "=" + $0 } ?? ""
+            values += "\n"
+        }
+        let hash = String(values.lruHash, radix: 16)
+        return key + " variant=" + group + "-" + String(repeating: "0", count: 16 - hash.count) + hash
     }
 
     /// Hands `entry` to the storage without suspending when it takes it so (a disk storage
@@ -357,6 +679,8 @@ public final class HTTPCache: TransportMiddleware {
             return
         case .remove(let key):
             await storage.removeEntry(forKey: key)
+        case .several(let works):
+            for work in works { await perform(work) }
         case .store(let entry):
             do {
                 try await storage.storeInBackground(entry)
@@ -570,12 +894,16 @@ extension HTTPCache {
         return opaque(old) == opaque(new)
     }
 
-    /// The stored fields updated with a `304`'s: each field it carries replaces the stored
-    /// fields of that name, except ``fieldsNotUpdated``.
+    /// The stored fields updated with a `304`'s (or a `HEAD`'s): each field it carries replaces
+    /// the stored fields of that name, except ``fieldsNotUpdated`` and those its `Connection`
+    /// names.
     static func updatedFields(_ stored: HTTPFields, with notModified: HTTPFields) -> HTTPFields {
         var result = stored
         var replaced: Set<HTTPField.Name> = []
-        for field in notModified where !fieldsNotUpdated.contains(field.name.canonicalName) {
+        let connectionNamed = CacheEntry.connectionNamed(notModified)
+        for field in notModified
+        where !fieldsNotUpdated.contains(field.name.canonicalName) && !connectionNamed.contains(field.name.canonicalName)
+        {
             if replaced.insert(field.name).inserted {
                 result[values: field.name] = notModified[values: field.name]
             }
@@ -599,13 +927,13 @@ extension HTTPCache {
 
     /// A stored entry as a response: `Age` set, the mark added, no body for `HEAD`.
     static func served(
-        _ entry: CacheEntry, freshness: Freshness, as status: CacheStatus, method: HTTPRequest.Method
+        _ entry: CacheEntry, url: String, freshness: Freshness, as status: CacheStatus, method: HTTPRequest.Method
     ) -> TransportResponse {
         var head = entry.head
         head.headerFields[.age] = String(Int64(min(freshness.currentAge, TimeInterval(Int64.max / 2))))
         head.headerFields[CacheStatus.headerName] = status.rawValue
         let body = method == .head ? ResponseBody() : ResponseBody(entry.body)
-        return TransportResponse(head: head, body: body, url: entry.key)
+        return TransportResponse(head: head, body: body, url: url)
     }
 
     /// The answer to `only-if-cached` with nothing usable stored (RFC 9111 §5.2.1.7).

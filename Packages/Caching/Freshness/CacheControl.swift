@@ -113,6 +113,19 @@ package struct CacheControl: Sendable, Hashable {
     }
     /// `only-if-cached` in a request: answer from the cache or with `504`.
     package var onlyIfCached: Bool { contains("only-if-cached") }
+    /// `stale-while-revalidate` in a response (RFC 5861 §3), in seconds: how long after it goes
+    /// stale it may still answer while it is revalidated in the background; `nil` when absent
+    /// or malformed.
+    package var staleWhileRevalidate: Int64? {
+        if case .seconds(let value) = seconds("stale-while-revalidate") { return value }
+        return nil
+    }
+    /// `stale-if-error` in a response or a request (RFC 5861 §4), in seconds: how long after it
+    /// goes stale it may answer when the server fails; `nil` when absent or malformed.
+    package var staleIfError: Int64? {
+        if case .seconds(let value) = seconds("stale-if-error") { return value }
+        return nil
+    }
 
     /// Reads delta-seconds (RFC 9111 §1.2.2): one or more ASCII digits; too large a value is
     /// the largest `Int64`.

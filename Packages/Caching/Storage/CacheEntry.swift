@@ -35,18 +35,20 @@ public struct CacheEntry: Sendable, Hashable {
         let receivedHead: HTTPResponse
         let body: Data
         let varyingFields: [VaryingField]
+        let variantGroup: String?
         let requestTime: Date
         let responseTime: Date
         let approximateSize: Int
 
         init(
-            key: String, receivedHead: HTTPResponse, body: Data, varyingFields: [VaryingField], requestTime: Date,
-            responseTime: Date
+            key: String, receivedHead: HTTPResponse, body: Data, varyingFields: [VaryingField],
+            variantGroup: String?, requestTime: Date, responseTime: Date
         ) {
             self.key = key
             self.receivedHead = receivedHead
             self.body = body
             self.varyingFields = varyingFields
+            self.variantGroup = variantGroup
             self.requestTime = requestTime
             self.responseTime = responseTime
             var size = body.count + key.utf8.count + 64
@@ -59,29 +61,34 @@ public struct CacheEntry: Sendable, Hashable {
             for field in varyingFields {
                 size += field.name.utf8.count + (field.value?.utf8.count ?? 0) + 4
             }
+            size += variantGroup?.utf8.count ?? 0
             approximateSize = size
         }
 
         /// These parts with some replaced.
         func with(
             key: String? = nil, receivedHead: HTTPResponse? = nil, body: Data? = nil,
-            varyingFields: [VaryingField]? = nil, requestTime: Date? = nil, responseTime: Date? = nil
+            varyingFields: [VaryingField]? = nil, variantGroup: String?? = nil, requestTime: Date? = nil,
+            responseTime: Date? = nil
         ) -> Parts {
             Parts(
                 key: key ?? self.key, receivedHead: receivedHead ?? self.receivedHead, body: body ?? self.body,
-                varyingFields: varyingFields ?? self.varyingFields, requestTime: requestTime ?? self.requestTime,
-                responseTime: responseTime ?? self.responseTime)
+                varyingFields: varyingFields ?? self.varyingFields, variantGroup: variantGroup ?? self.variantGroup,
+                requestTime: requestTime ?? self.requestTime, responseTime: responseTime ?? self.responseTime)
         }
     }
 
     private var parts: Parts
 
-    /// The key the entry is stored under: the request's URL (`scheme://authority/path?query`).
+    /// The key the entry is stored under: the request's URL (`scheme://authority/path?query`),
+    /// followed, for a variant kept beside the one stored under the URL, by a space and the
+    /// variant's name (``HTTPCache`` makes such keys; a URL never holds a space).
     public var key: String {
         get { parts.key }
         set { parts = parts.with(key: newValue) }
     }
-    /// The status and header fields as received, without the hop-by-hop fields, and updated by
+    /// The status and header fields as received, without the hop-by-hop fields (those
+    /// `Connection` names among them), and updated by
     /// each `304` that revalidated the entry.
     ///
     /// The fields a stored head leaves out (hop-by-hop fields such as `Connection`, and the
@@ -100,8 +107,32 @@ public struct CacheEntry: Sendable, Hashable {
     /// The request's values of the fields the response's `Vary` names, in that order.
     public var varyingFields: [VaryingField] {
         get { parts.varyingFields }
-        set { parts = parts.with(varyingFields: newValue) }
+        set {
+            let (fields, group) = Self.separatingGroup(newValue)
+            parts = parts.with(varyingFields: fields, variantGroup: group.map { .some($0) } ?? .some(parts.variantGroup))
+        }
     }
+
+    /// The name ``HTTPCache`` gives the variants of one URL, kept in the entry stored under the
+    /// URL itself: the variants' keys carry it, and a new entry under the URL after the old one
+    /// was removed gets a new one, so that the variants stored before can no longer be found.
+    /// `nil` for an entry that names no variants.
+    package var variantGroup: String? {
+        get { parts.variantGroup }
+        set { parts = parts.with(variantGroup: .some(newValue)) }
+    }
+
+    /// The varying fields as a storage writes them: ``varyingFields`` and, when the entry has
+    /// a ``variantGroup``, one more under the reserved name ``variantGroupFieldName``, which
+    /// ``init(key:head:body:varyingFields:requestTime:responseTime:)`` reads back as the group.
+    package var storedVaryingFields: [VaryingField] {
+        guard let group = parts.variantGroup else { return parts.varyingFields }
+        return parts.varyingFields + [VaryingField(name: Self.variantGroupFieldName, value: group)]
+    }
+
+    /// The name under which ``storedVaryingFields`` carries the variant group: it starts with a
+    /// space, which no header field's name holds, so no request's field is ever taken for it.
+    package static let variantGroupFieldName = " parley-variant-group"
     /// When the request that produced (or last revalidated) the entry was sent.
     public var requestTime: Date {
         get { parts.requestTime }
@@ -124,16 +155,26 @@ public struct CacheEntry: Sendable, Hashable {
     ///   - head: The response head to keep; its hop-by-hop fields and `X-Parley-Cache` are left
     ///     out of ``head``.
     ///   - body: The response body.
-    ///   - varyingFields: The request's values of the fields the response varies on.
+    ///   - varyingFields: The request's values of the fields the response varies on (as a
+    ///     storage wrote them: ``storedVaryingFields``).
     ///   - requestTime: When the request was sent.
     ///   - responseTime: When the response arrived.
     public init(
         key: String, head: HTTPResponse, body: Data, varyingFields: [VaryingField] = [], requestTime: Date,
         responseTime: Date
     ) {
+        let (fields, group) = Self.separatingGroup(varyingFields)
         parts = Parts(
-            key: key, receivedHead: head, body: body, varyingFields: varyingFields, requestTime: requestTime,
-            responseTime: responseTime)
+            key: key, receivedHead: head, body: body, varyingFields: fields, variantGroup: group,
+            requestTime: requestTime, responseTime: responseTime)
+    }
+
+    /// `fields` without the one that carries a variant group, and that group.
+    private static func separatingGroup(_ fields: [VaryingField]) -> ([VaryingField], String?) {
+        guard let index = fields.firstIndex(where: { $0.name == variantGroupFieldName }) else { return (fields, nil) }
+        var others = fields
+        let group = others.remove(at: index).value
+        return (others, group)
     }
 
     /// An estimate of the memory the entry takes: its body, key and header bytes (those of the
@@ -155,9 +196,9 @@ public struct CacheEntry: Sendable, Hashable {
     // MARK: - Equality
 
     /// Whether two entries hold the same key, head (as ``head`` reads it), body, varying fields
-    /// and times.
+    /// (with the variant group) and times.
     public static func == (lhs: CacheEntry, rhs: CacheEntry) -> Bool {
-        lhs.key == rhs.key && lhs.body == rhs.body && lhs.varyingFields == rhs.varyingFields
+        lhs.key == rhs.key && lhs.body == rhs.body && lhs.storedVaryingFields == rhs.storedVaryingFields
             && lhs.requestTime == rhs.requestTime && lhs.responseTime == rhs.responseTime && lhs.head == rhs.head
     }
 
@@ -167,7 +208,7 @@ public struct CacheEntry: Sendable, Hashable {
         hasher.combine(key)
         hasher.combine(head)
         hasher.combine(body)
-        hasher.combine(varyingFields)
+        hasher.combine(storedVaryingFields)
         hasher.combine(requestTime)
         hasher.combine(responseTime)
     }
@@ -175,7 +216,8 @@ public struct CacheEntry: Sendable, Hashable {
     // MARK: - Fields left out
 
     /// Whether a field is never part of a stored head: a hop-by-hop field (RFC 9111 §3.1), or
-    /// the cache's own mark.
+    /// the cache's own mark. The fields a `Connection` field names are left out too
+    /// (``isLeftOut(_:connectionNamed:)``).
     ///
     /// Names are told apart by length first: every stored response's fields pass here, and most
     /// have no name of these lengths.
@@ -192,13 +234,34 @@ public struct CacheEntry: Sendable, Hashable {
         }
     }
 
-    /// `head` without the fields ``isLeftOut(_:)`` names: `head` itself, sharing its fields,
-    /// when it has none of them.
+    /// The names, lowercased, that the `Connection` fields of `fields` list: hop-by-hop fields
+    /// of that one connection (RFC 9110 §7.6.1), never stored (RFC 9111 §3.1). Empty, with no
+    /// allocation, for fields without `Connection`.
+    static func connectionNamed(_ fields: HTTPFields) -> Set<String> {
+        var names: Set<String> = []
+        for value in fields[values: .connection] {
+            for member in value.split(separator: ",") {
+                let name = String(member).trimmingSpaces().lowercased()
+                if !name.isEmpty { names.insert(name) }
+            }
+        }
+        return names
+    }
+
+    /// Whether a field of a head whose `Connection` lists `connectionNamed` is never stored:
+    /// ``isLeftOut(_:)``, or a field `Connection` names.
+    static func isLeftOut(_ name: HTTPField.Name, connectionNamed: Set<String>) -> Bool {
+        isLeftOut(name) || (!connectionNamed.isEmpty && connectionNamed.contains(name.canonicalName))
+    }
+
+    /// `head` without the fields ``isLeftOut(_:connectionNamed:)`` names: `head` itself,
+    /// sharing its fields, when it has none of them.
     static func withoutFieldsLeftOut(_ head: HTTPResponse) -> HTTPResponse {
         var stored = head
+        let named = connectionNamed(head.headerFields)
         // Removed by name, only those that are there: rebuilding the fields instead goes
         // through `HTTPFields`' generic replacement for each field, several times the cost.
-        for field in head.headerFields where isLeftOut(field.name) {
+        for field in head.headerFields where isLeftOut(field.name, connectionNamed: named) {
             stored.headerFields[field.name] = nil
         }
         return stored

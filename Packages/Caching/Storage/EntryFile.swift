@@ -18,7 +18,7 @@ import Transport
 ///
 /// The payload holds, in order: the key; the request and response times (IEEE 754 doubles,
 /// seconds since 1970); the status code and reason phrase; the header fields; the varying
-/// request fields; the body. Strings are a 32-bit length and UTF-8 bytes, lists a 32-bit
+/// request fields (with the variant group: `CacheEntry.storedVaryingFields`); the body. Strings are a 32-bit length and UTF-8 bytes, lists a 32-bit
 /// count, the body a 64-bit length and its bytes.
 ///
 /// A file whose length is not exactly `32 + N`, whose magic, version or checksum differ, whose
@@ -142,11 +142,13 @@ package enum EntryFile {
         // Room for everything, so that the bytes are written once, and for the checksum after.
         var capacity = offset + entry.key.utf8.count + head.status.reasonPhrase.utf8.count + entry.body.count + 64
         var storedFieldCount = 0
-        for field in head.headerFields where !CacheEntry.isLeftOut(field.name) {
+        let connectionNamed = CacheEntry.connectionNamed(head.headerFields)
+        for field in head.headerFields where !CacheEntry.isLeftOut(field.name, connectionNamed: connectionNamed) {
             capacity += field.name.rawName.utf8.count + field.value.utf8.count + 8
             storedFieldCount += 1
         }
-        for field in entry.varyingFields {
+        let varyingFields = entry.storedVaryingFields
+        for field in varyingFields {
             capacity += field.name.utf8.count + (field.value?.utf8.count ?? 0) + 9
         }
         var writer = ByteWriter(capacity: capacity + trailerSize)
@@ -157,12 +159,12 @@ package enum EntryFile {
         writer.uint16(UInt16(clamping: head.status.code))
         writer.string(head.status.reasonPhrase)
         writer.uint32(UInt32(storedFieldCount))
-        for field in head.headerFields where !CacheEntry.isLeftOut(field.name) {
+        for field in head.headerFields where !CacheEntry.isLeftOut(field.name, connectionNamed: connectionNamed) {
             writer.string(field.name.rawName)
             writer.string(field.value)
         }
-        writer.uint32(UInt32(entry.varyingFields.count))
-        for field in entry.varyingFields {
+        writer.uint32(UInt32(varyingFields.count))
+        for field in varyingFields {
             writer.string(field.name)
             if let value = field.value {
                 writer.uint8(1)

@@ -3,8 +3,10 @@ package import Foundation
 /// Reads an HTTP date (RFC 9110, section 5.6.7), as `Date`, `Last-Modified` and `Retry-After`
 /// carry it: the IMF-fixdate every current server sends (`Sun, 06 Nov 1994 08:49:37 GMT`) and
 /// the two obsolete forms recipients must still accept (`Sunday, 06-Nov-94 08:49:37 GMT` and
-/// `Sun Nov  6 08:49:37 1994`). Strict: every token must be where its form puts it, and the
-/// day must exist.
+/// `Sun Nov  6 08:49:37 1994`). Strict: every token must be where its form puts it, one space
+/// apart (asctime's second space before a one-digit day aside), and the day must exist. The
+/// caller trims the field value's surrounding spaces; a date with spaces inside it that its
+/// form does not have is not a date (so an `Expires` spelled so is already expired).
 package enum HTTPDate {
     /// The seconds since 1970 of `text`, or `nil` when it is not an HTTP date.
     ///
@@ -15,8 +17,11 @@ package enum HTTPDate {
     ///   - now: The current time, for the two-digit year of the RFC 850 form, which is read as
     ///     the nearest such year no more than 50 years ahead.
     package static func secondsSince1970(_ text: String, obsoleteForms: Bool = true, now: Date = Date()) -> Int64? {
-        // asctime pads a one-digit day with a second space, which the split absorbs.
-        let parts = text.split(separator: " ")
+        var parts = text.split(separator: " ", omittingEmptySubsequences: false)
+        // asctime pads a one-digit day with a second space: the one empty token allowed.
+        let padded = parts.count == 6 && parts[2].isEmpty && parts[3].count == 1 && !parts[0].hasSuffix(",")
+        if padded { parts.remove(at: 2) }
+        guard !parts.contains(where: \.isEmpty) else { return nil }
         guard obsoleteForms || parts.count == 6 else { return nil }
         switch parts.count {
         case 6:  // IMF-fixdate
@@ -33,7 +38,7 @@ package enum HTTPDate {
             else { return nil }
             return seconds(year: fullYear(shortYear, now: now), month: month, day: day, time: parts[2])
         case 5:  // asctime
-            guard shortDays.contains(String(parts[0])), parts[2].count <= 2, parts[4].count == 4,
+            guard shortDays.contains(String(parts[0])), parts[2].count == (padded ? 1 : 2), parts[4].count == 4,
                 let month = monthNumber(parts[1]), let day = digits(parts[2]), let year = digits(parts[4])
             else { return nil }
             return seconds(year: year, month: month, day: day, time: parts[3])
