@@ -18,8 +18,10 @@ public enum CacheStatus: String, Sendable, Hashable, CaseIterable {
     case revalidated
     /// Answered by the network (a new response, or a changed one after a conditional request).
     case miss
-    /// A stored response that is no longer fresh, returned only by
-    /// ``HTTPCache/cachedResponse(for:)``, for a "cache, then network" screen.
+    /// A stored response that is no longer fresh: returned by
+    /// ``HTTPCache/cachedResponse(for:)`` for a "cache, then network" screen, and by the cache
+    /// itself where RFC 5861 allows it (`stale-while-revalidate` while it revalidates in the
+    /// background, `stale-if-error` instead of a failure).
     case stale
 
     // swift-format-ignore: NeverForceUnwrap

@@ -20,6 +20,11 @@ final class CacheLedger: Sendable {
         }
     }
 
+    /// How many full responses `key` has had.
+    func servedCount(of key: String) -> Int {
+        resources.withLockedValue { $0[key]?.served ?? 0 }
+    }
+
     /// The current version of `key`, 0 until an unsafe method changes it.
     func version(of key: String) -> Int {
         resources.withLockedValue { $0[key]?.version ?? 0 }

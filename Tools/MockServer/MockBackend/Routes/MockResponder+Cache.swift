@@ -17,11 +17,16 @@ extension MockResponder {
     /// - Any other method: the key's version moves on (a new `ETag`), and 200
     ///   `{"key", "version"}` with `Content-Location: content-location` when given.
     ///
-    /// Headers: `max-age`, `s-maxage`, `no-store`, `no-cache`, `must-revalidate`, `private`,
-    /// `public` build `Cache-Control`; `etag=V` gives `ETag: "V"` (`"V-vN"` once version N > 0);
-    /// `last-modified`, `expires`, `age`, `vary` are sent as given (`expires` and
-    /// `last-modified` percent-encoded HTTP dates).
-    func cache(_ request: Request, target: RequestTarget) throws -> Response {
+    /// Headers: `max-age`, `s-maxage`, `stale-while-revalidate`, `stale-if-error`, `no-store`,
+    /// `no-cache`, `must-revalidate`, `private`, `public` build `Cache-Control`; `etag=V` gives
+    /// `ETag: "V"` (`"V-vN"` once version N > 0); `last-modified`, `expires`, `age`, `vary` are
+    /// sent as given (`expires` and `last-modified` percent-encoded HTTP dates);
+    /// `connection=NAME` sends `Connection: NAME` and the field `NAME: hop-by-hop`.
+    ///
+    /// A failing origin: with `fail-after=N`, once the key has served `N` full responses, every
+    /// `GET` and `HEAD` of it gets `fail-status` (503) with a text body. `revalidate-delay=MS`
+    /// holds each conditional request `MS` milliseconds (at most 10000) before its answer.
+    func cache(_ request: Request, target: RequestTarget) async throws -> Response {
         let key = target.value("key") ?? target.raw
         let method = request.method
         guard method == .get || method == .head else {
@@ -35,7 +40,7 @@ extension MockResponder {
         let version = cacheLedger.version(of: key)
         var fields = HTTPFields()
         var directives: [String] = []
-        for name in ["max-age", "s-maxage"] {
+        for name in ["max-age", "s-maxage", "stale-while-revalidate", "stale-if-error"] {
             if let value = target.value(name) { directives.append("\(name)=\(value)") }
         }
         for name in ["no-store", "no-cache", "must-revalidate", "private", "public"] where target.value(name) == "1" {
@@ -48,6 +53,21 @@ extension MockResponder {
         if let expires = target.value("expires") { fields[.expires] = expires }
         if let age = target.value("age") { fields[.age] = age }
         if let vary = target.value("vary") { fields[.vary] = vary }
+        if let named = target.value("connection"), let name = HTTPField.Name(named) {
+            fields[.connection] = named
+            fields[name] = "hop-by-hop"
+        }
+        if let failAfter = target.value("fail-after") {
+            let limit = try RequestTarget.integer(failAfter, named: "fail-after", in: 0...1_000_000)
+            if cacheLedger.servedCount(of: key) >= limit {
+                let code = try target.integer("fail-status", in: 400...599, default: 503)
+                return .text("the origin fails with \(code)\n", status: HTTPResponse.Status(code: code))
+            }
+        }
+        if !request.headers[values: .ifNoneMatch].isEmpty || request.headers[.ifModifiedSince] != nil {
+            let delay = try target.integer("revalidate-delay", in: 0...10_000, default: 0)
+            if delay > 0 { try await Task.sleep(for: .milliseconds(delay)) }
+        }
 
         if let notModified = try cacheConditionalAnswer(
             request, target: target, entityTag: entityTag, version: version, fields: fields)

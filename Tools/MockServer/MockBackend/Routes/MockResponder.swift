@@ -117,7 +117,7 @@ struct MockResponder: HTTPResponder {
         case .idempotentStats: try idempotentStats(target: target)
         case .idempotentLedger: try .json(idempotency.ledger().json)
         case .auth(let endpoint): try await auth(endpoint, request: request, target: target)
-        case .cache: try cache(request, target: target)
+        case .cache: try await cache(request, target: target)
         case .feature(let routes, let path): try feature(routes, request: request, path: path)
         }
     }
