@@ -223,7 +223,9 @@ import TransportCurl
             #expect(CacheStatus(german.head) == .miss)
             #expect(try object(german.body)["vary"] as? [String: String] == ["accept-language": "de"])
             // The French variant is kept beside the German one.
-            #expect(CacheStatus(try await setup.transport.data(for: try get(url, headers: ["Accept-Language": "fr"])).head) == .hit)
+            #expect(
+                CacheStatus(try await setup.transport.data(for: try get(url, headers: ["Accept-Language": "fr"])).head)
+                    == .hit)
             let none = try await setup.transport.data(for: try get(url))
             #expect(CacheStatus(none.head) == .miss)
 

@@ -289,7 +289,9 @@ public final class HTTPCache: TransportMiddleware {
         }
         let receivedAt = options.clock()
         if let entry = stored.match {
-            if let stale = staleOnServerError(entry, staleFreshness, response, request: control, key: key, method: method) {
+            if let stale = staleOnServerError(
+                entry, staleFreshness, response, request: control, key: key, method: method)
+            {
                 return stale
             }
             if method == .head, response.status.code == 200 {
@@ -444,7 +446,8 @@ public final class HTTPCache: TransportMiddleware {
         _ entry: CacheEntry, request: TransportRequest, facts: RequestFacts, key: String,
         through transport: any HTTPTransport, options: Options
     ) async {
-        let forced = Self.forcedLifetime(requested: request.userInfo.isEmpty ? nil : request.cacheLifetime, options: options)
+        let forced = Self.forcedLifetime(
+            requested: request.userInfo.isEmpty ? nil : request.cacheLifetime, options: options)
         do {
             let sentAt = options.clock()
             let response = try await transport.send(Self.conditionalRequest(request, for: entry) ?? request)
@@ -582,11 +585,14 @@ public final class HTTPCache: TransportMiddleware {
         let (group, moved) = Self.placement(of: varying, key: key, stored: stored)
         let making = moved.map(store) ?? .none
         if let body = response.body.collectedData {
-            guard body.count <= options.maximumEntrySize else { return (response, old.map { .remove($0.key) } ?? .none) }
+            guard body.count <= options.maximumEntrySize else {
+                return (response, old.map { .remove($0.key) } ?? .none)
+            }
             var entry = CacheEntry(
                 key: key, head: response.head, body: body, varyingFields: varying, requestTime: sentAt,
                 responseTime: receivedAt)
-            entry.variantGroup = group
+            // Set only when there is one: a setter makes the entry's parts anew.
+            if let group { entry.variantGroup = group }
             return (response, Self.both(making, store(entry)))
         }
         let head = response.head
@@ -594,7 +600,8 @@ public final class HTTPCache: TransportMiddleware {
             [self] body in
             var entry = CacheEntry(
                 key: key, head: head, body: body, varyingFields: varying, requestTime: sentAt, responseTime: receivedAt)
-            entry.variantGroup = group
+            // Set only when there is one: a setter makes the entry's parts anew.
+            if let group { entry.variantGroup = group }
             await perform(store(entry))
         }
         response.body = ResponseBody(stream: recorder)
@@ -902,7 +909,8 @@ extension HTTPCache {
         var replaced: Set<HTTPField.Name> = []
         let connectionNamed = CacheEntry.connectionNamed(notModified)
         for field in notModified
-        where !fieldsNotUpdated.contains(field.name.canonicalName) && !connectionNamed.contains(field.name.canonicalName)
+        where !fieldsNotUpdated.contains(field.name.canonicalName)
+            && !connectionNamed.contains(field.name.canonicalName)
         {
             if replaced.insert(field.name).inserted {
                 result[values: field.name] = notModified[values: field.name]

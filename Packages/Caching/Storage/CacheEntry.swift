@@ -109,7 +109,7 @@ public struct CacheEntry: Sendable, Hashable {
         get { parts.varyingFields }
         set {
             let (fields, group) = Self.separatingGroup(newValue)
-            parts = parts.with(varyingFields: fields, variantGroup: group.map { .some($0) } ?? .some(parts.variantGroup))
+            parts = parts.with(varyingFields: fields, variantGroup: .some(group ?? parts.variantGroup))
         }
     }
 
