@@ -20,8 +20,17 @@ struct DownloadRun: Sendable {
     let report: @Sendable (TransferProgress) -> Void
     /// Whether a partial left by an earlier download is discarded instead of continued.
     var discardsEarlierPartial = false
+    /// The request the attempts send once ``FileDownload/Options/refreshURL`` gave a new URL;
+    /// `nil` while they send ``request``. A box, so that the run's non-mutating steps share it.
+    private let refreshedRequest = PThreadMutex<TransportRequest?>(nil)
 
-    private var url: String { request.url }
+    /// The request the next attempt sends, before its `Range` and deadline.
+    private var currentRequest: TransportRequest { refreshedRequest.withLock { $0 } ?? request }
+
+    private var url: String { currentRequest.url }
+
+    /// The most times one run asks ``FileDownload/Options/refreshURL`` for a new URL.
+    static let maximumURLRefreshes = 3
 
     /// What an attempt left to do.
     private enum AttemptOutcome {
@@ -94,6 +103,7 @@ struct DownloadRun: Sendable {
         // The last failure, as it stands when the retries stop.
         var lastError = Self.cancelledError(url: url)
         var refetches = 0
+        var refreshes = 0
         var requestCount = 0
 
         attempts: while true {
@@ -124,6 +134,14 @@ struct DownloadRun: Sendable {
                     }
                 } catch {
                     try checkCancellation()
+                    if let status = error as? StatusFailure, [403, 410].contains(status.head.status.code),
+                        refreshes < Self.maximumURLRefreshes,
+                        try await refreshURL(after: status.head, file: file, position: &position, digest: digest)
+                    {
+                        refreshes += 1
+                        action = session.receive(.attemptRepeated(at: clock.now))
+                        continue attempts
+                    }
                     let failure: RetryFailure
                     if let status = error as? StatusFailure {
                         failure = .status(status.head, url: url)
@@ -171,12 +189,15 @@ struct DownloadRun: Sendable {
     // MARK: - Steps
 
     /// Reads what is on disk and trusts only what can be trusted: bytes under a sidecar for this
-    /// URL, no more than its total length.
+    /// URL (or for another, when ``FileDownload/Options/resumesPartialOfAnotherURL`` allows it
+    /// and the sidecar proves what the bytes are), no more than its total length.
     private func startingPosition(of file: PartialFile) throws -> Position {
         var position = Position(size: try file.size(), sidecar: file.readSidecar())
         if discardsEarlierPartial {
             position.sidecar = nil
-        } else if let sidecar = position.sidecar, sidecar.url != url {
+        } else if let sidecar = position.sidecar, sidecar.url != url,
+            !(options.resumesPartialOfAnotherURL && sidecar.identifiesBytesAcrossURLs)
+        {
             position.sidecar = nil
         }
         if position.sidecar == nil, position.size > 0 {
@@ -189,6 +210,55 @@ struct DownloadRun: Sendable {
             position.size = total
         }
         return position
+    }
+
+    /// Asks ``FileDownload/Options/refreshURL`` for a new URL after the current one was refused
+    /// with `refusal`, and makes it the URL of the next attempts.
+    ///
+    /// The bytes on disk stay only when their record proves what they are across URLs; they
+    /// are discarded otherwise. Credentials stay with the origin they were given for.
+    ///
+    /// - Returns: Whether there is a new URL to send to.
+    private func refreshURL(
+        after refusal: HTTPResponse, file: PartialFile, position: inout Position, digest: PartialDigest?
+    ) async throws -> Bool {
+        guard let refresh = options.refreshURL else { return false }
+        let expired = url
+        let fresh: String?
+        do {
+            fresh = try await refresh(expired, refusal)
+        } catch let error as TransportError {
+            throw error
+        } catch {
+            throw TransportError(
+                .downloadFailed,
+                message: "The server at \(expired) refused the download (\(refusal.status.code)), and refreshing its "
+                    + "URL failed: \(error). The bytes on disk are kept; run the download again once a new URL "
+                    + "can be had.",
+                url: expired)
+        }
+        guard let fresh, fresh != expired else { return false }
+        let parts = try RequestValidation.parseURL(fresh)
+        var next = currentRequest
+        let sameOrigin =
+            next.head.scheme?.lowercased() == parts.scheme.lowercased()
+            && next.head.authority?.lowercased() == parts.authority.lowercased()
+        next.head.scheme = parts.scheme
+        next.head.authority = parts.authority
+        next.head.path = parts.path
+        if !sameOrigin {
+            next.head.headerFields[.authorization] = nil
+            next.head.headerFields[.cookie] = nil
+            next.options.credentials = nil
+        }
+        refreshedRequest.withLock { $0 = next }
+        if position.size > 0, position.sidecar?.identifiesBytesAcrossURLs != true {
+            try file.truncate(to: 0, durable: false)
+            position.size = 0
+            position.sidecar = nil
+            digest?.reset()
+        }
+        return true
     }
 
     /// Sends one request and writes its body, keeping `position` (and `digest`, when there is
@@ -205,7 +275,7 @@ struct DownloadRun: Sendable {
         let point = ResumePoint(
             offset: position.size, validator: position.sidecar?.validator,
             expectedLength: position.sidecar?.totalLength)
-        var request = request.cappingDeadline(to: remaining)
+        var request = currentRequest.cappingDeadline(to: remaining)
         request.options.decodesContent = false  // byte offsets are offsets in the bytes as sent
         request.head.headerFields[.range] = point.rangeHeaderValue
         request.head.headerFields[.ifRange] = point.ifRangeHeaderValue
@@ -228,8 +298,11 @@ struct DownloadRun: Sendable {
             throw statusFailure(code, head: response.head)
         case .append(let completeLength):
             total = completeLength
-            if let completeLength, var sidecar = position.sidecar, sidecar.totalLength == nil {
-                sidecar.totalLength = completeLength
+            // The record names the URL the bytes now come from, and the length once it is known.
+            if var sidecar = position.sidecar, sidecar.url != url || (completeLength != nil && sidecar.totalLength == nil)
+            {
+                sidecar.url = url
+                sidecar.totalLength = sidecar.totalLength ?? completeLength
                 try await writeSidecar(sidecar, file: file)
                 position.sidecar = sidecar
             }

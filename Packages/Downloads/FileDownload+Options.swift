@@ -1,3 +1,4 @@
+public import HTTPTypes
 public import Retry
 public import Transport
 
@@ -106,6 +107,38 @@ extension FileDownload {
         /// from zero. Later runs of the same ``FileDownload`` (``FileDownload/resume()`` after a
         /// suspend or a failure) and its own retries always continue from the bytes on disk.
         public var resumesEarlierPartial: Bool = true
+
+        /// Whether a partial that an earlier download of *another URL* left at the destination
+        /// is continued: `false` by default, which discards it and starts from zero.
+        ///
+        /// Turn it on for a resource whose URL changes while it stays the same file, such as a
+        /// signed URL that was refreshed. The partial is continued only when its record proves
+        /// what the bytes are: a strong `ETag` and the file's whole length. The request to the new
+        /// URL then carries `If-Range` with that `ETag`, and only a `206` under the same `ETag`
+        /// and length is appended; any other answer (a `200`, another `ETag`, another length)
+        /// discards the partial and downloads the new URL's file from zero. A partial recorded
+        /// with a `Last-Modified` date alone, or without a length, is discarded: a date and a
+        /// size do not tell two files apart across URLs.
+        public var resumesPartialOfAnotherURL: Bool = false
+
+        /// Produces a fresh URL when the server refuses the current one with `403` or `410`, as
+        /// storage services answer a signed URL whose signature expired: called with the URL
+        /// and the refusal's head; return the new URL, or `nil` to let the refusal stand (a
+        /// `403` and a `410` are not retried). `nil` by default.
+        ///
+        /// ```swift
+        /// options.refreshURL = { expired, _ in try await storage.signedURL(for: "big.iso") }
+        /// ```
+        ///
+        /// The download goes on at once from the new URL, resuming the bytes on disk under the
+        /// rule of ``resumesPartialOfAnotherURL`` (a strong `ETag` and the whole length; the
+        /// partial is discarded otherwise), and its record names the new URL from the first
+        /// byte it appends. A new URL on another origin does not get the request's
+        /// `Authorization`, `Cookie` or ``/Transport/TransferOptions/credentials``. A run asks
+        /// at most three times; an error the closure throws ends the run (wrapped in
+        /// `downloadFailed` unless it is a ``/Transport/TransportError``), as does a URL that is
+        /// not a valid `http` or `https` URL (`invalidURL`).
+        public var refreshURL: (@Sendable (_ expiredURL: String, _ refusal: HTTPResponse) async throws -> String?)?
 
         /// Creates the default options.
         public init() {}

@@ -50,6 +50,14 @@ package struct DownloadSidecar: Codable, Equatable, Sendable {
         return lastModified.map(DownloadValidator.lastModified)
     }
 
+    /// Whether the record identifies its bytes well enough to continue them from another URL:
+    /// a strong entity tag and the whole length. A `Last-Modified` date and a size do not tell
+    /// two files apart.
+    package var identifiesBytesAcrossURLs: Bool {
+        guard case .entityTag = validator else { return false }
+        return totalLength != nil
+    }
+
     /// The record as one line of JSON with sorted keys.
     package func encoded() throws -> Data {
         let encoder = JSONEncoder()

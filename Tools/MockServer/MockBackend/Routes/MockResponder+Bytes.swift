@@ -24,13 +24,24 @@ extension MockResponder {
     /// - `drop-after=K&key=X&drops=D`: the first `D` (1 by default) requests for key `X` (the
     ///   path by default) send `K` bytes of their body and then close the connection;
     ///   `etag-after-drop=VALUE` makes the requests after those use the version `VALUE`;
-    /// - `chunk-delay=MS`: waits `MS` milliseconds (at most 10000) after each 64 KiB.
+    /// - `chunk-delay=MS`: waits `MS` milliseconds (at most 10000) after each 64 KiB;
+    /// - `signature=S&signature-uses=U`: a signed URL that expires: the first `U` (1 by default)
+    ///   requests carrying signature `S` are answered, and every later one gets `403` with
+    ///   `{"error": "signature expired"}`, as a storage service answers an expired signed URL.
     func bytes(
         _ count: Int,
         request: Request,
         target: RequestTarget,
         context: MockRequestContext
     ) throws -> Response {
+        if let signature = target.value("signature") {
+            let uses = try target.integer("signature-uses", in: 0...1_000_000, default: 1)
+            if signatureUses.nextAttempt(for: signature) > uses {
+                return try .json(
+                    .object(["error": .string("signature expired"), "signature": .string(signature)]),
+                    status: .forbidden)
+            }
+        }
         let dropAfter = try target.value("drop-after").map {
             try RequestTarget.integer($0, named: "drop-after", in: 0...count)
         }

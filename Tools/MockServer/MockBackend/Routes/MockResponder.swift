@@ -16,6 +16,8 @@ struct MockResponder: HTTPResponder {
     let flakyAttempts = AttemptCounter()
     /// How many times each `/bytes?drop-after` key has been requested.
     let dropAttempts = AttemptCounter()
+    /// How many times each `/bytes?signature` has been used.
+    let signatureUses = AttemptCounter()
     /// What `/idempotent` has seen and applied, per scope.
     let idempotency = IdempotencyLedger()
     /// The tokens the `/auth` routes have issued, and their counters.
