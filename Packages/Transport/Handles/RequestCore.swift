@@ -1,3 +1,5 @@
+import Synchronization
+
 /// The shell around every ``RequestHandle``'s state machine, with the value boxed.
 ///
 /// Not generic, so that its locked state and its handler lists have one layout whatever
@@ -100,6 +102,9 @@ final class RequestCore: Sendable {
     /// The executor each run's operation prefers; `nil` for the global executor (or, in an
     /// awaiting task, that task's own preference).
     private let taskExecutor: (any TaskExecutor)?
+    /// How many handles share this core: the one that made it and its views. When the last
+    /// goes, a pending run (one nobody awaited) is launched in a task of its own.
+    private let holders = Atomic<Int>(1)
 
     /// A core that runs `operation` once started, and again on each reload, each run
     /// preferring `taskExecutor` (the global executor when `nil`); in a task that awaits it
@@ -152,15 +157,41 @@ final class RequestCore: Sendable {
         perform(locked { $0.reload() })
     }
 
-    /// Runs the start hooks of a run that begins now and launches its task.
+    /// Runs the start hooks of a run that begins now, then launches its task or leaves it
+    /// pending.
     private func perform(_ action: Machine.StartAction) {
         switch action {
         case .none, .queued:
             return
         case .begin(let hooks, let number):
             for hook in hooks { hook.run() }
-            launch(run: number)
+            begun(run: number)
         }
+    }
+
+    /// Launches the task of run number `run`, whose start hooks have run, unless the run waits
+    /// for a task that awaits the handle (see ``RequestCoreMachine/begun(run:)``).
+    private func begun(run: Int) {
+        if state.withLock({ $0.begun(run: run) }) { launch(run: run) }
+    }
+
+    /// Launches the task of the pending run, if there is one.
+    private func launchPending() {
+        if let run = state.withLock({ $0.launchPending() }) { launch(run: run) }
+    }
+
+    /// One more handle shares the core: a view made of it.
+    func addHolder() {
+        holders.wrappingAdd(1, ordering: .relaxed)
+    }
+
+    /// A handle sharing the core went away; when it was the last, a pending run is launched in
+    /// a task of its own, so that a handle nobody awaits or keeps still runs (fire and forget).
+    func removeHolder() {
+        guard holders.wrappingSubtract(1, ordering: .acquiringAndReleasing).newValue == 0, operation != nil else {
+            return
+        }
+        launchPending()
     }
 
     /// Creates the task of run number `run`, whose start hooks have run: it runs the
@@ -182,7 +213,10 @@ final class RequestCore: Sendable {
     private func runOperation() async -> Result<(value: any Sendable, response: ResponseInfo?), any Error> {
         // swift-format-ignore: NeverForceUnwrap
         let operation = operation!
-        let sink = RequestEventSink { [weak self] event in self?.publish(event) }
+        // Whether anything takes the events as the operation begins: when nothing does, the
+        // operation may spare the transport its progress reports.
+        let observed = state.withLock { !$0.observers.isEmpty || $0.fanout != nil }
+        let sink = RequestEventSink(observed: observed) { [weak self] event in self?.publish(event) }
         do {
             return .success(try await operation(sink))
         } catch {
@@ -272,11 +306,18 @@ final class RequestCore: Sendable {
 
     /// Adds a handler for the result (`view`'s, when given): it runs for the current outcome
     /// at once when finished, and for every later one; after earlier handlers each time. A
-    /// handler `once` runs for one outcome only, then is dropped.
+    /// handler `once` runs for one outcome only, then is dropped. A handler for every outcome
+    /// launches the task of a pending run: its outcome is wanted, whether or not anybody
+    /// awaits it.
     func addHandler(
         once: Bool = false, owner: Int, view: HandleView?, _ handler: @escaping @Sendable (Erased) -> Void
     ) {
-        perform(state.withLock { $0.addHandler(Handler(view: view, run: handler), once: once, owner: owner) })
+        let (drain, pending) = state.withLock { state in
+            let drain = state.addHandler(Handler(view: view, run: handler), once: once, owner: owner)
+            return (drain, once ? nil : state.launchPending())
+        }
+        if let pending { launch(run: pending) }
+        perform(drain)
     }
 
     /// Hands out what is pending when the caller has become the drainer.
@@ -302,7 +343,7 @@ final class RequestCore: Sendable {
                 }
             case .start(let hooks, let run):
                 for hook in hooks { hook.run() }
-                launch(run: run)
+                begun(run: run)
             case .done:
                 resumptions.runAll()
                 return
@@ -397,22 +438,25 @@ final class RequestCore: Sendable {
     var events: AsyncStream<RequestEvent> {
         // Under the state lock, so that a subscription either precedes `finish` (and gets
         // its completion) or follows it (and gets the completion replayed).
-        state.withLock { state in
+        let (stream, pending) = state.withLock { state -> (AsyncStream<RequestEvent>, Int?) in
             switch state.subscribe() {
             case .replay(let result):
                 let (stream, continuation) = AsyncStream.makeStream(of: RequestEvent.self)
                 continuation.yield(.completed(succeeded: result?.isSuccess ?? false))
                 continuation.finish()
-                return stream
+                return (stream, nil)
             case .join(let broadcast):
-                return broadcast.subscribe()
+                return (broadcast.subscribe(), state.launchPending())
             case .create:
                 // Created on first use: a handle nobody observes pays for no fan-out.
                 let broadcast = Broadcast<RequestEvent>(bufferSize: 256)
                 state.install(broadcast)
-                return broadcast.subscribe()
+                // A subscriber waits for the completion: a pending run must run without an await.
+                return (broadcast.subscribe(), state.launchPending())
             }
         }
+        if let pending { launch(run: pending) }
+        return stream
     }
 
     /// Passes every later non-completion event to `observer`, synchronously, in this run and

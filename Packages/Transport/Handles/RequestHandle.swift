@@ -145,12 +145,15 @@ public final class RequestHandle<Value: Sendable>: Sendable {
         self.startsImmediately = startsImmediately
         self.userInfo = userInfo
         self.executor = executor
+        core.addHolder()
         LiveCounts.requestHandles.increment()
     }
 
     deinit {
         // What a view registered goes with it, once the run in progress (if any) is over.
         if view != nil { core.viewEnded(owner: owner) }
+        // The last handle of a run nobody awaited launches it: a handle let go runs anyway.
+        core.removeHolder()
         LiveCounts.requestHandles.decrement()
     }
 
@@ -432,11 +435,25 @@ public enum RequestEvent: Sendable {
 public struct RequestEventSink: Sendable {
     private let emit: @Sendable (RequestEvent) -> Void
 
+    /// Whether anything took the handle's events when the operation began: an observer
+    /// (``RequestHandle/observe(_:)``) or a subscription to ``RequestHandle/events``. When
+    /// `false`, an operation may leave the transport's events out (a transfer without an event
+    /// handler spares its progress reports); an observer or subscriber that comes later gets
+    /// the events of the next run. Always `true` for a sink made with ``init(_:)``.
+    public let isObserved: Bool
+
     /// Creates a sink.
     ///
     /// - Parameter emit: Receives every event.
     public init(_ emit: @escaping @Sendable (RequestEvent) -> Void) {
         self.emit = emit
+        isObserved = true
+    }
+
+    /// A sink that says whether anything took the events as the operation began.
+    package init(observed: Bool, _ emit: @escaping @Sendable (RequestEvent) -> Void) {
+        self.emit = emit
+        isObserved = observed
     }
 
     /// Reports an event.
