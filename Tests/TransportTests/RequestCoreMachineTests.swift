@@ -634,6 +634,10 @@ import Transport
             ])
         #expect(handled.phase == .starting)
 
+        var observed = Machine()
+        observed.addObserver("o")
+        Self.play(&observed, [(.start, "begin 1: run []"), (.begun(run: 1), "launch")])
+
         var subscribed = Machine()
         _ = subscribed.start()
         #expect(Self.describe(subscribed.subscribe()) == "create")

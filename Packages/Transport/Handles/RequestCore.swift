@@ -22,11 +22,15 @@ import Synchronization
 final class RequestCore: Sendable {
     /// The value, boxed.
     typealias Erased = Result<any Sendable, any Error>
-    /// The work behind a handle, its value boxed.
-    typealias Operation =
-        @Sendable (_ events: RequestEventSink) async throws -> (
-            value: any Sendable, response: ResponseInfo?
-        )
+    /// The work behind a handle, its value boxed as it returns.
+    ///
+    /// A protocol rather than a closure type: the handle's typed operation is wrapped in a
+    /// struct holding it, which fits an existential's inline buffer, where a closure wrapping
+    /// it would be a context on the heap, an allocation per request.
+    protocol Operation: Sendable {
+        /// Runs the work, reporting its events to `events`.
+        func run(_ events: RequestEventSink) async throws -> (value: any Sendable, response: ResponseInfo?)
+    }
 
     /// What the machine holds for a core: its tasks, its closures, its event fan-out.
     ///
@@ -98,7 +102,7 @@ final class RequestCore: Sendable {
     /// A `PThreadMutex`, not a `Mutex`, so that ThreadSanitizer sees the locking (see `PThreadMutex`).
     private let state: PThreadMutex<Machine>
     /// The work of every run; `nil` for an already finished core.
-    private let operation: Operation?
+    private let operation: (any Operation)?
     /// The executor each run's operation prefers; `nil` for the global executor (or, in an
     /// awaiting task, that task's own preference).
     private let taskExecutor: (any TaskExecutor)?
@@ -109,7 +113,7 @@ final class RequestCore: Sendable {
     /// A core that runs `operation` once started, and again on each reload, each run
     /// preferring `taskExecutor` (the global executor when `nil`); in a task that awaits it
     /// when `runsInAwaitingTask` (the operation honours ``RequestCancellation``).
-    init(runsInAwaitingTask: Bool = false, taskExecutor: (any TaskExecutor)? = nil, operation: @escaping Operation) {
+    init(runsInAwaitingTask: Bool = false, taskExecutor: (any TaskExecutor)? = nil, operation: any Operation) {
         self.operation = operation
         self.taskExecutor = taskExecutor
         state = PThreadMutex(Machine(allowsAwaitedRuns: runsInAwaitingTask))
@@ -216,9 +220,9 @@ final class RequestCore: Sendable {
         // Whether anything takes the events as the operation begins: when nothing does, the
         // operation may spare the transport its progress reports.
         let observed = state.withLock { !$0.observers.isEmpty || $0.fanout != nil }
-        let sink = RequestEventSink(observed: observed) { [weak self] event in self?.publish(event) }
+        let sink = RequestEventSink(core: self, observed: observed)
         do {
-            return .success(try await operation(sink))
+            return .success(try await operation.run(sink))
         } catch {
             return .failure(Self.normalized(error))
         }
@@ -420,11 +424,57 @@ final class RequestCore: Sendable {
         } onCancel: {
             cancel()
         }
-        // The outcome reaches this task as it reaches any await: after the handlers, from
-        // whoever hands it out (usually this task itself, which then does not suspend).
+        // The outcome reaches this task after the handlers: it usually hands it out itself,
+        // and then resumes before suspending.
         return await withUnsafeContinuation { continuation in
-            finish(outcome, awaiting: Handler(view: view) { continuation.resume(returning: $0) }, owner: owner)
+            finishAwaited(outcome, view: view, owner: owner, continuation: continuation)
         }
+    }
+
+    /// Ends the run that the calling task ran while awaiting the handle with `outcome`, and
+    /// resumes `continuation` with it (`view`'s, when given) once the handlers have had it.
+    ///
+    /// Usually the task hands the outcome out itself, as the drainer: then it applies the
+    /// view's transform, runs the handlers, and resumes `continuation` here, with no handler
+    /// of its own registered. When another thread is handing an earlier outcome out (or the
+    /// run had ended), it registers a one-shot handler, as any await does, in the same lock
+    /// section, so that it gets this run's outcome and no later one.
+    private func finishAwaited(
+        _ outcome: Result<(value: any Sendable, response: ResponseInfo?), any Error>, view: HandleView?,
+        owner: Int, continuation: UnsafeContinuation<Erased, Never>
+    ) {
+        let result = outcome.map { $0.value }
+        let response = try? outcome.get().response
+        var drain = Machine.DrainAction.none
+        let taken = state.withLock { state -> Int? in
+            let fanout: Broadcast<RequestEvent>?
+            switch state.finishAwaited(result, response: response) {
+            case .take(let completing, let number):
+                Self.complete(completing, succeeded: result.isSuccess)
+                return number
+            case .queued(let completing):
+                fanout = completing
+            case .wait:
+                fanout = nil
+            }
+            Self.complete(fanout, succeeded: result.isSuccess)
+            let handler = Handler(view: view) { continuation.resume(returning: $0) }
+            if case .drain = state.addHandler(handler, once: true, owner: owner) { drain = .drain }
+            return nil
+        }
+        guard let taken else { return perform(drain) }
+        // The drainer: only it touches what a view keeps.
+        let value = view?.outcome(of: result, number: taken, response: response) ?? result
+        self.drain()
+        continuation.resume(returning: value)
+    }
+
+    /// Completes the subscriptions to a run's events; under the lock, so that a subscription
+    /// either gets this completion or a replay of it.
+    private static func complete(_ fanout: Broadcast<RequestEvent>?, succeeded: Bool) {
+        guard let fanout else { return }
+        fanout.yield(.completed(succeeded: succeeded))
+        fanout.finish()
     }
 
     /// The response of the latest run.
@@ -462,11 +512,16 @@ final class RequestCore: Sendable {
     /// Passes every later non-completion event to `observer`, synchronously, in this run and
     /// every later one.
     func observe(owner: Int, _ observer: @escaping @Sendable (RequestEvent) -> Void) {
-        state.withLock { $0.addObserver(Observer(run: observer), owner: owner) }
+        let pending = state.withLock { state in
+            state.addObserver(Observer(run: observer), owner: owner)
+            // Something watches the run: a pending run runs without waiting for an await.
+            return state.launchPending()
+        }
+        if let pending { launch(run: pending) }
     }
 
     /// Hands `event` to the subscriptions and the observers.
-    private func publish(_ event: RequestEvent) {
+    func publish(_ event: RequestEvent) {
         let (observers, broadcast) = state.withLock { ($0.observers, $0.fanout) }
         broadcast?.yield(event)
         for observer in observers { observer.run(event) }
@@ -474,26 +529,16 @@ final class RequestCore: Sendable {
 
     // MARK: - Finishing
 
-    /// Ends the run in progress with `outcome`; does nothing when it has ended already. An
-    /// awaiting task that ran the operation passes the handler that returns it its outcome.
-    private func finish(
-        _ outcome: Result<(value: any Sendable, response: ResponseInfo?), any Error>,
-        awaiting: Handler? = nil, owner: Int = 0
-    ) {
+    /// Ends the run in progress with `outcome`; does nothing when it has ended already.
+    private func finish(_ outcome: Result<(value: any Sendable, response: ResponseInfo?), any Error>) {
         let result = outcome.map { $0.value }
         let response = try? outcome.get().response
         let drain: Machine.DrainAction = state.withLock { state in
             var drain = Machine.DrainAction.none
             if case .ended(let broadcast, let ended) = state.finish(result, response: response) {
-                // Under the lock, so that a subscription either gets this completion or a
-                // replay of it.
-                if let broadcast {
-                    broadcast.yield(.completed(succeeded: result.isSuccess))
-                    broadcast.finish()
-                }
+                Self.complete(broadcast, succeeded: result.isSuccess)
                 drain = ended
             }
-            if let awaiting, case .drain = state.addHandler(awaiting, once: true, owner: owner) { drain = .drain }
             return drain
         }
         perform(drain)

@@ -42,8 +42,8 @@ package protocol RequestCoreMachineTypes {
 /// (``launched(_:run:)``) or, when its operation may run in an awaiting task and nothing asks
 /// for its outcome yet, none: it is pending until a task awaits the handle and runs the
 /// operation itself (``claimForAwait()``), with no task made and no hand-over to another
-/// thread and back, or until a handler, a subscription to the events or the handle's release
-/// has the task launched (``launchPending()``). Once a task is launched, the operation runs in
+/// thread and back, or until a handler, an observer, a subscription to the events or the
+/// handle's release has the task launched (``launchPending()``). Once a task is launched, the operation runs in
 /// whichever task claims the run first: that task (``claim(run:)``), or a task that awaits the
 /// handle before it; the task that lost finds the run claimed and does nothing.
 ///
@@ -75,8 +75,8 @@ package struct RequestCoreMachine<Types: RequestCoreMachineTypes>: Sendable {
         case starting
         /// A run has begun and its start hooks have run, and nothing runs its operation yet:
         /// the first task to await the handle runs it (``RequestCoreMachine/claimForAwait()``),
-        /// and a handler, a subscription to the events or the handle's release has its task
-        /// launched first (``RequestCoreMachine/launchPending()``). Only a core whose operation
+        /// and a handler, an observer, a subscription to the events or the handle's release
+        /// has its task launched first (``RequestCoreMachine/launchPending()``). Only a core whose operation
         /// may run in an awaiting task gets here.
         case pending
         /// A run is in progress: its task has been launched; `nil` when a task that awaits the
@@ -311,6 +311,20 @@ package struct RequestCoreMachine<Types: RequestCoreMachineTypes>: Sendable {
         case drain
     }
 
+    /// What the task that ran the operation while awaiting the handle does once its run has
+    /// been given an outcome.
+    package enum AwaitedFinishAction: Sendable {
+        /// Wait for the outcome as any await does: the run had ended already.
+        case wait
+        /// The run ended: complete `fanout`'s subscriptions, then wait for the outcome as any
+        /// await does, since another thread is handing an earlier outcome out and hands this
+        /// one out after it.
+        case queued(fanout: Types.Fanout?)
+        /// The run ended: complete `fanout`'s subscriptions, then take outcome `number` as the
+        /// drainer (apply a view's transform to it), drain, and return it.
+        case take(fanout: Types.Fanout?, number: Int)
+    }
+
     /// What the caller does once a run has been given an outcome.
     package enum FinishAction: Sendable {
         /// Nothing: the run had ended already.
@@ -471,19 +485,22 @@ package struct RequestCoreMachine<Types: RequestCoreMachineTypes>: Sendable {
     /// (`true`), or the run waits, pending, for the first task to await the handle (`false`).
     ///
     /// A run waits when its operation may run in an awaiting task and nothing asks for its
-    /// outcome yet: no handler (an await's included), no subscription to its events. So a handle
-    /// awaited as soon as it is made costs no task at all; a handler added later, a
-    /// subscription or the handle's release launches the task then (``launchPending()``).
+    /// outcome or watches it yet: no handler (an await's included), no observer, no
+    /// subscription to its events. So a handle awaited as soon as it is made costs no task at
+    /// all; a handler, an observer or a subscription added later, or the handle's release,
+    /// launches the task then (``launchPending()``).
     package mutating func begun(run: Int) -> Bool {
         guard case .starting = phase, outcomes == run - 1 else { return false }
         // A cancel while the hooks ran is seen by the task at its launch, as before.
-        guard allowsAwaitedRuns, !cancelRequested, handlers.isEmpty, fanout == nil else { return true }
+        guard allowsAwaitedRuns, !cancelRequested, handlers.isEmpty, observers.isEmpty, fanout == nil else {
+            return true
+        }
         phase = .pending
         return false
     }
 
-    /// A handler, a subscription to the events or the handle's release asks for the pending
-    /// run to be launched: the number of the run whose task the caller launches now, `nil`
+    /// A handler, an observer, a subscription to the events or the handle's release asks for
+    /// the pending run to be launched: the number of the run whose task the caller launches now, `nil`
     /// when no run is pending (it has no run, runs, or has a task already).
     package mutating func launchPending() -> Int? {
         guard case .pending = phase, !cancelRequested else { return nil }
@@ -621,6 +638,21 @@ package struct RequestCoreMachine<Types: RequestCoreMachineTypes>: Sendable {
             return .ended(fanout: completing, drain: .none)
         }
         return .ended(fanout: completing, drain: becomeDrainer())
+    }
+
+    /// Ends the run in progress with `outcome` for the task that ran its operation while
+    /// awaiting the handle: as ``finish(_:response:)``, and that task takes the outcome itself,
+    /// as the drainer even with no handler to hand it to, so that it may apply a view's
+    /// transform; it drains before it returns, as an await of a finished handle does
+    /// (``takeFinished()``). So the await needs no handler of its own, nor a resumption. When
+    /// another thread is handing an earlier outcome out, or the run had ended already, the task
+    /// waits for the outcome as any await does.
+    package mutating func finishAwaited(_ outcome: Types.Outcome, response: Types.Response?) -> AwaitedFinishAction {
+        let handingOut = isDraining
+        guard case .ended(let fanout, _) = finish(outcome, response: response) else { return .wait }
+        if handingOut { return .queued(fanout: fanout) }
+        isDraining = true
+        return .take(fanout: fanout, number: outcomes)
     }
 
     // MARK: - Handlers and hooks
