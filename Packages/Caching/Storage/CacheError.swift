@@ -37,13 +37,13 @@ public enum CacheErrorDomain: ErrorCategoryDomain {
 /// The categories of ``CacheError``.
 extension ErrorCategory where Domain == CacheErrorDomain {
     /// The directory could not be created, opened or listed.
-    public static var directoryUnusable: Self { Self("directoryUnusable") }
+    public static let directoryUnusable = Self("directoryUnusable")
     /// Another ``DiskCacheStorage`` (in this process or another) holds the directory's lock.
-    public static var directoryInUse: Self { Self("directoryInUse") }
+    public static let directoryInUse = Self("directoryInUse")
     /// The entry is larger than the storage's whole cap, so it is not stored.
-    public static var entryTooLarge: Self { Self("entryTooLarge") }
+    public static let entryTooLarge = Self("entryTooLarge")
     /// Writing the entry failed (a full disk, a permission); nothing was stored.
-    public static var writeFailed: Self { Self("writeFailed") }
+    public static let writeFailed = Self("writeFailed")
     /// The storage was closed.
-    public static var closed: Self { Self("closed") }
+    public static let closed = Self("closed")
 }

@@ -59,5 +59,5 @@ public enum CoordinationErrorDomain: ErrorCategoryDomain {
 /// The categories of ``CoordinationError``.
 extension ErrorCategory where Domain == CoordinationErrorDomain {
     /// A limit on concurrent requests below one: nothing could ever run.
-    public static var invalidLimit: Self { Self("invalidLimit") }
+    public static let invalidLimit = Self("invalidLimit")
 }

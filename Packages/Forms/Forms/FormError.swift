@@ -47,13 +47,13 @@ public enum FormErrorDomain: ErrorCategoryDomain {
 /// The categories of ``FormError``.
 extension ErrorCategory where Domain == FormErrorDomain {
     /// No client is configured: call ``ClientSystem/bootstrap(_:)`` at start-up.
-    public static var notConfigured: Self { Self("notConfigured") }
+    public static let notConfigured = Self("notConfigured")
     /// The base URL and path do not make a valid URL.
-    public static var invalidURL: Self { Self("invalidURL") }
+    public static let invalidURL = Self("invalidURL")
     /// A parameter cannot be encoded.
-    public static var invalidParameters: Self { Self("invalidParameters") }
+    public static let invalidParameters = Self("invalidParameters")
     /// A plugin refused to let the request be sent.
-    public static var vetoed: Self { Self("vetoed") }
+    public static let vetoed = Self("vetoed")
     /// The form asks for what its kind cannot do, such as a download that is not a `GET`.
-    public static var invalidForm: Self { Self("invalidForm") }
+    public static let invalidForm = Self("invalidForm")
 }

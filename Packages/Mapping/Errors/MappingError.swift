@@ -92,7 +92,7 @@ public struct MappingError: Error, Hashable, Sendable, CustomStringConvertible, 
     }
 
     /// The catalog entries that describe this error: `httpStatus` for an
-    /// ``Category/unacceptableStatus`` with a ``status`` (its `{status}` is the code), and
+    /// `.unacceptableStatus` with a ``status`` (its `{status}` is the code), and
     /// otherwise `mapping.` and the category's name, then `mapping`, the sentence for any
     /// answer that could not be read.
     public var messageKeys: [String] {
@@ -132,39 +132,39 @@ extension ErrorCategory where Domain == MappingErrorDomain {
     // MARK: The response as a whole
 
     /// The HTTP status is not one the ``StatusPolicy`` accepts.
-    public static var unacceptableStatus: Self { Self("unacceptableStatus") }
+    public static let unacceptableStatus = Self("unacceptableStatus")
     /// The body is empty (or only whitespace) where a value was expected.
-    public static var emptyBody: Self { Self("emptyBody") }
+    public static let emptyBody = Self("emptyBody")
     /// The body is not JSON: malformed, truncated, or another format such as HTML.
-    public static var invalidJSON: Self { Self("invalidJSON") }
+    public static let invalidJSON = Self("invalidJSON")
     /// The body is not an envelope of the configured ``EnvelopeFormat``: no code, or a
     /// code that is neither a number nor a string.
-    public static var invalidEnvelope: Self { Self("invalidEnvelope") }
+    public static let invalidEnvelope = Self("invalidEnvelope")
 
     // MARK: Key paths
 
     /// The key path given to the decoder leads nowhere: a missing key, an index past the
     /// end, a `null`, or a scalar on the way.
-    public static var pathNotFound: Self { Self("pathNotFound") }
+    public static let pathNotFound = Self("pathNotFound")
 
     // MARK: The model
 
     /// The model needs a key that the object lacks.
-    public static var keyNotFound: Self { Self("keyNotFound") }
+    public static let keyNotFound = Self("keyNotFound")
     /// The model needs a value where the body has `null`.
-    public static var valueNotFound: Self { Self("valueNotFound") }
+    public static let valueNotFound = Self("valueNotFound")
     /// The value has another type than the model needs (a string for a number, say).
-    public static var typeMismatch: Self { Self("typeMismatch") }
+    public static let typeMismatch = Self("typeMismatch")
     /// The value has the right type but is not valid: a date in another format, bad Base64.
-    public static var dataCorrupted: Self { Self("dataCorrupted") }
+    public static let dataCorrupted = Self("dataCorrupted")
 
     // MARK: Text
 
     /// The `Content-Type` names a character set this module cannot decode.
-    public static var unsupportedCharset: Self { Self("unsupportedCharset") }
+    public static let unsupportedCharset = Self("unsupportedCharset")
     /// The body's bytes are not valid in its character set.
-    public static var undecodableText: Self { Self("undecodableText") }
+    public static let undecodableText = Self("undecodableText")
 
     /// A failure that fits no other category; ``MappingError/message`` says more.
-    public static var other: Self { Self("other") }
+    public static let other = Self("other")
 }

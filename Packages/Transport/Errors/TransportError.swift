@@ -106,84 +106,84 @@ extension ErrorCategory where Domain == TransportErrorDomain {
     // MARK: Connecting
 
     /// The host name could not be resolved.
-    public static var dnsFailure: Self { Self("dnsFailure") }
+    public static let dnsFailure = Self("dnsFailure")
     /// The server refused the connection (nothing listens on that port), or the host is unreachable.
-    public static var connectionRefused: Self { Self("connectionRefused") }
+    public static let connectionRefused = Self("connectionRefused")
     /// No connection could be established within the connect timeout.
-    public static var connectTimeout: Self { Self("connectTimeout") }
+    public static let connectTimeout = Self("connectTimeout")
     /// The TLS handshake or certificate verification failed.
-    public static var tlsFailure: Self { Self("tlsFailure") }
+    public static let tlsFailure = Self("tlsFailure")
 
     // MARK: Transferring
 
     /// No byte moved in either direction for longer than the stall timeout.
-    public static var stalledTransfer: Self { Self("stalledTransfer") }
+    public static let stalledTransfer = Self("stalledTransfer")
     /// The whole transfer took longer than its deadline.
-    public static var deadlineExceeded: Self { Self("deadlineExceeded") }
+    public static let deadlineExceeded = Self("deadlineExceeded")
     /// The connection was reset or broke while sending or receiving.
-    public static var connectionReset: Self { Self("connectionReset") }
+    public static let connectionReset = Self("connectionReset")
     /// The server closed the connection before the whole body arrived.
-    public static var incompleteBody: Self { Self("incompleteBody") }
+    public static let incompleteBody = Self("incompleteBody")
     /// The server closed the connection without sending any response.
-    public static var emptyReply: Self { Self("emptyReply") }
+    public static let emptyReply = Self("emptyReply")
     /// The server's response broke the HTTP protocol.
-    public static var invalidResponse: Self { Self("invalidResponse") }
+    public static let invalidResponse = Self("invalidResponse")
 
     // MARK: Redirects
 
     /// More redirects were followed than the policy allows.
-    public static var tooManyRedirects: Self { Self("tooManyRedirects") }
+    public static let tooManyRedirects = Self("tooManyRedirects")
     /// A redirect pointed at a scheme other than http or https.
-    public static var redirectToRefusedScheme: Self { Self("redirectToRefusedScheme") }
+    public static let redirectToRefusedScheme = Self("redirectToRefusedScheme")
 
     // MARK: Limits and content
 
     /// The body was larger than the in-memory limit (counted after decoding).
-    public static var responseTooLarge: Self { Self("responseTooLarge") }
+    public static let responseTooLarge = Self("responseTooLarge")
     /// The response's header section was larger than the limit.
-    public static var headersTooLarge: Self { Self("headersTooLarge") }
+    public static let headersTooLarge = Self("headersTooLarge")
     /// The body's `Content-Encoding` could not be decoded.
-    public static var badContentEncoding: Self { Self("badContentEncoding") }
+    public static let badContentEncoding = Self("badContentEncoding")
 
     // MARK: Caller mistakes
 
     /// The URL was malformed, used an unsupported scheme, or contained forbidden characters.
-    public static var invalidURL: Self { Self("invalidURL") }
+    public static let invalidURL = Self("invalidURL")
     /// A header name or value contained forbidden characters.
-    public static var invalidHeader: Self { Self("invalidHeader") }
+    public static let invalidHeader = Self("invalidHeader")
     /// A request body could not be read (a missing file, a failing stream) or replayed.
-    public static var invalidBody: Self { Self("invalidBody") }
+    public static let invalidBody = Self("invalidBody")
 
     // MARK: Retrying
 
     /// A retry was due, but recent attempts to the same host failed so often that its retry
     /// budget is spent: the request was not sent again, so as not to add to an overload.
-    public static var retryBudgetExhausted: Self { Self("retryBudgetExhausted") }
+    public static let retryBudgetExhausted = Self("retryBudgetExhausted")
     /// A credential was rejected and could not be renewed: the refresh was refused, or
     /// credentials were refreshed so often in a short time that refreshing again would loop.
-    public static var authenticationFailed: Self { Self("authenticationFailed") }
+    public static let authenticationFailed = Self("authenticationFailed")
     /// The server asked (with `Retry-After`) for a wait longer than the retry policy allows,
     /// or longer than the time left before the deadline; the message names the wait.
-    public static var retryAfterTooLong: Self { Self("retryAfterTooLong") }
+    public static let retryAfterTooLong = Self("retryAfterTooLong")
 
     // MARK: Lifecycle
 
     /// The transfer was cancelled by its task or its handle.
-    public static var cancelled: Self { Self("cancelled") }
+    public static let cancelled = Self("cancelled")
     /// The transport was shut down before or while the transfer ran.
-    public static var shutDown: Self { Self("shutDown") }
+    public static let shutDown = Self("shutDown")
     /// The process had no file descriptor left for a socket (its `RLIMIT_NOFILE`): raise the
     /// limit, or open fewer connections at once.
-    public static var outOfDescriptors: Self { Self("outOfDescriptors") }
+    public static let outOfDescriptors = Self("outOfDescriptors")
     // MARK: Proxies
 
     /// The proxy refused to relay the request: it answered `CONNECT` with an error, or a SOCKS
     /// proxy refused or could not reach the host. The message names the proxy.
-    public static var proxyFailure: Self { Self("proxyFailure") }
+    public static let proxyFailure = Self("proxyFailure")
     /// The proxy asks for credentials it was not given, or refused those given (`407`). The
     /// message names the proxy, never the password.
-    public static var proxyAuthenticationRequired: Self { Self("proxyAuthenticationRequired") }
+    public static let proxyAuthenticationRequired = Self("proxyAuthenticationRequired")
 
     /// A failure that fits no other category; ``TransportError/message`` says more.
-    public static var other: Self { Self("other") }
+    public static let other = Self("other")
 }
