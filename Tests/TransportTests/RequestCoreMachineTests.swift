@@ -16,7 +16,8 @@ import Transport
 /// another run, the cancellation scripts fail; with
 /// `ownerEnded(_:)` dropping at once during a run, the view scripts lose a handler's outcome;
 /// with `takeFinished()` not making its caller the drainer, the handler added meanwhile is
-/// not handed out.
+/// not handed out; with `begun(run:)` always launching, the pending-run scripts get `launch`
+/// where they expect `pending`; with it ignoring observers, the observed core is left pending.
 @Suite struct RequestCoreMachineTests {
     /// Names in place of everything the machine holds without looking inside.
     enum Named: RequestCoreMachineTypes {

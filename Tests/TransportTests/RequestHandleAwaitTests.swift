@@ -18,7 +18,9 @@ import Transport
 /// logs `awaiting task cancelled: true`; with awaited runs allowed by default, a handle made
 /// without `runsInAwaitingTask` runs its operation in the awaiting task; with the view's
 /// cached outcome ignored, the transform counts 4 and 6; with `ownerEnded(_:)` ignored, a view
-/// nobody keeps logs `view start` on the reload.
+/// nobody keeps logs `view start` on the reload; with every run launching its task as it
+/// begins, the executor gets a second job and the awaited-run tests wait for one; with the
+/// last handle's release launching nothing, a handle nobody awaits or keeps never runs.
 @Suite struct RequestHandleAwaitTests {
     /// Set by the awaiting task, read by the operation.
     enum Marker {
