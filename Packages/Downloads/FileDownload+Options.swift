@@ -13,7 +13,7 @@ extension FileDownload {
         /// The digest is computed while the bytes are written (bytes kept from an earlier run
         /// are read back once, when it resumes) and checked before the file is renamed into
         /// place, so verifying costs no second pass over the file. A mismatch fails the download
-        /// with ``Transport/TransportError/Category/checksumMismatch`` and deletes the partial.
+        /// with `.checksumMismatch` and deletes the partial.
         public var expectedSHA256: String?
 
         /// When a failed attempt is sent again, resuming where the bytes on disk end: the

@@ -126,7 +126,7 @@ public final class FileDownload: Sendable {
     ///   - transport: The transport the requests go through.
     ///   - options: ``Options/init()`` by default.
     /// - Throws: ``/Transport/TransportError`` with category
-    ///   ``/Transport/TransportError/Category-swift.struct/invalidURL`` for a URL that
+    ///   ``/Transport/ErrorCategory/invalidURL`` for a URL that
     ///   ``/Transport/TransportRequest`` refuses.
     public convenience init(
         url: String,

@@ -65,14 +65,14 @@ extension ResponseDecoder {
         }
     }
 
-    /// Throws ``MappingError/Category/unacceptableStatus`` when the policy refuses the status.
+    /// Throws ``MappingError`` of category `.unacceptableStatus` when the policy refuses the status.
     func checkStatus(of input: ResponseInput) throws {
         if let status = input.status, !statusPolicy.accepts(status) {
             throw unacceptableStatus(input)
         }
     }
 
-    /// Throws ``MappingError/Category/emptyBody`` for a body with nothing but whitespace.
+    /// Throws ``MappingError`` of category `.emptyBody` for a body with nothing but whitespace.
     func checkNotBlank(_ input: ResponseInput) throws {
         if input.isBlank {
             throw FailureReport(input: input, options: options).emptyBody()

@@ -141,9 +141,9 @@ extension ResponseDecoder {
     /// - Parameter response: The response.
     /// - Returns: The text.
     /// - Throws: ``MappingError`` when the status is refused
-    ///   (``MappingError/Category/unacceptableStatus``), the charset is not supported
-    ///   (``MappingError/Category/unsupportedCharset``) or the bytes are not valid in it
-    ///   (``MappingError/Category/undecodableText``).
+    ///   (`.unacceptableStatus`), the charset is not supported
+    ///   (`.unsupportedCharset`) or the bytes are not valid in it
+    ///   (`.undecodableText`).
     public func string(from response: DataResponse) throws -> String {
         let input = ResponseInput(response)
         try checkStatus(of: input)
@@ -167,7 +167,7 @@ extension ResponseDecoder {
     ///
     /// - Parameter response: The response.
     /// - Returns: The body.
-    /// - Throws: ``MappingError`` with ``MappingError/Category/unacceptableStatus`` when the
+    /// - Throws: ``MappingError`` of category `.unacceptableStatus` when the
     ///   ``statusPolicy`` refuses the status.
     public func bytes(from response: DataResponse) throws -> Data {
         try validate(response)
@@ -177,7 +177,7 @@ extension ResponseDecoder {
     /// Checks a response's status against the ``statusPolicy``, without reading the body.
     ///
     /// - Parameter response: The response.
-    /// - Throws: ``MappingError`` with ``MappingError/Category/unacceptableStatus`` when the
+    /// - Throws: ``MappingError`` of category `.unacceptableStatus` when the
     ///   policy refuses the status; its message describes the body (an HTML page's title, say).
     public func validate(_ response: DataResponse) throws {
         try checkStatus(of: ResponseInput(response))

@@ -16,7 +16,7 @@
 /// ```
 ///
 /// Cancelling the calling task cancels the transfer within milliseconds; the call then throws
-/// ``TransportError`` with category ``TransportError/Category-swift.struct/cancelled``.
+/// ``TransportError`` with category ``ErrorCategory/cancelled``.
 public protocol HTTPTransport: Sendable {
     /// Sends a request and returns when the response head has arrived.
     ///
@@ -32,7 +32,7 @@ public protocol HTTPTransport: Sendable {
     ///
     /// - Parameter request: The request.
     /// - Returns: The head and the whole body.
-    /// - Throws: ``TransportError``, including ``TransportError/Category-swift.struct/responseTooLarge``.
+    /// - Throws: ``TransportError``, including ``ErrorCategory/responseTooLarge``.
     func data(for request: TransportRequest) async throws -> DataResponse
 }
 

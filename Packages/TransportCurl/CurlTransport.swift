@@ -38,7 +38,7 @@ public import Transport
 /// raise it: each transfer sets `CURLOPT_NOSIGNAL`, libcurl sends on its sockets with
 /// `MSG_NOSIGNAL`, and with OpenSSL it writes TLS records through the same send. A server that
 /// closes the connection while a request body is still going out fails that request with
-/// ``/Transport/TransportError/Category/connectionReset``, over plain HTTP and over TLS alike.
+/// ``/Transport/ErrorCategory/connectionReset``, over plain HTTP and over TLS alike.
 /// A program that wants `EPIPE` from its own writes instead ignores `SIGPIPE` itself.
 public final class CurlTransport: HTTPTransport {
     /// The event loops and the placement of transfers on them.

@@ -5,6 +5,7 @@ import Glibc
 import HTTPTypes
 import TestSupport
 import Testing
+import Transport
 
 /// The disk cache across real processes: `parley-cache-writer` killed with SIGKILL while it
 /// writes, and a cache written by one process and read by another.

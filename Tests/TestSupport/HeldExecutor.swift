@@ -7,7 +7,7 @@ import Transport
 package final class HeldExecutor: TaskExecutor {
     private let queue = DispatchQueue(label: "parley.tests.held-executor")
     /// Jobs enqueued and not run yet, and whether the executor was opened.
-    private let state = PThreadMutex((waiting: 0, opened: false))
+    private let state = PThreadMutex((waiting: 0, enqueued: 0, opened: false))
 
     /// A closed executor.
     package init() {
@@ -16,6 +16,9 @@ package final class HeldExecutor: TaskExecutor {
 
     /// How many jobs wait.
     package var waiting: Int { state.withLock { $0.waiting } }
+
+    /// How many jobs were enqueued in all.
+    package var enqueued: Int { state.withLock { $0.enqueued } }
 
     /// Runs the jobs that wait and every later one; once, whatever the number of calls (a
     /// suspended queue must be resumed before it goes).
@@ -30,7 +33,10 @@ package final class HeldExecutor: TaskExecutor {
     /// Queues `job`; it runs once the executor is open.
     package func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
-        state.withLock { $0.waiting += 1 }
+        state.withLock { state in
+            state.waiting += 1
+            state.enqueued += 1
+        }
         queue.async { [self] in
             state.withLock { $0.waiting -= 1 }
             job.runSynchronously(on: asUnownedTaskExecutor())

@@ -16,7 +16,8 @@ import Transport
 /// another run, the cancellation scripts fail; with
 /// `ownerEnded(_:)` dropping at once during a run, the view scripts lose a handler's outcome;
 /// with `takeFinished()` not making its caller the drainer, the handler added meanwhile is
-/// not handed out.
+/// not handed out; with `begun(run:)` always launching, the pending-run scripts get `launch`
+/// where they expect `pending`; with it ignoring observers, the observed core is left pending.
 @Suite struct RequestCoreMachineTests {
     /// Names in place of everything the machine holds without looking inside.
     enum Named: RequestCoreMachineTypes {
@@ -47,6 +48,10 @@ import Transport
         case reload
         /// ``RequestCoreMachine/cancel()``.
         case cancel
+        /// The start hooks of run `run` have run: launch its task, or leave it pending.
+        case begun(run: Int)
+        /// A handler, a subscription or the handle's release asks for the pending run's task.
+        case launchPending
         /// The caller launched `task` for run `run`.
         case launched(String, run: Int)
         /// The run ended with this outcome (its response is named after it).
@@ -88,6 +93,8 @@ import Transport
             case .start: "start"
             case .reload: "reload"
             case .cancel: "cancel"
+            case .begun(let run): "run \(run) begun"
+            case .launchPending: "launch the pending run"
             case .launched(let task, let run): "launched \(task) for run \(run)"
             case .finish(let outcome): "finish \(outcome)"
             case .claim(let run): "claim run \(run)"
@@ -125,6 +132,8 @@ import Transport
         case .start: return describe(machine.start())
         case .reload: return describe(machine.reload())
         case .cancel: return describe(machine.cancel())
+        case .begun(let run): return machine.begun(run: run) ? "launch" : "pending"
+        case .launchPending: return machine.launchPending().map { "launch \($0)" } ?? "none"
         case .launched(let task, let run): return describe(machine.launched(task, run: run))
         case .finish(let outcome): return describe(machine.finish(outcome, response: "\(outcome) response"))
         case .claim(let run): return machine.claim(run: run) ? "claimed" : "refused"
@@ -563,6 +572,126 @@ import Transport
                 (.drain, "deliver one#1 to [h, b once, a once]; done"),
             ])
         #expect(machine.runsInAwaitingTask == false)
+    }
+
+    // MARK: - Pending runs
+
+    @Test func aRunNobodyAsksForWaitsForAnAwaitWhichRunsItWithoutATask() {
+        var machine = Machine()
+        Self.play(
+            &machine,
+            [
+                (.startHook("s"), "none"),
+                (.start, "begin 1: run [s]"),
+                (.begun(run: 1), "pending"),
+            ])
+        #expect(machine.phase == .pending)
+        Self.play(
+            &machine,
+            [
+                (.startHook("late"), "run now"),
+                (.claimForAwait, "run 1 here"),
+                // Claimed: a handler added now, or the handle's release, launches nothing.
+                (.handler("h"), "none"),
+                (.launchPending, "none"),
+                (.claimForAwait, "wait"),
+            ])
+        #expect(machine.phase == .running(nil))
+        #expect(machine.runsInAwaitingTask)
+        Self.play(
+            &machine,
+            [
+                (.finish("one"), "ended, drain"),
+                (.drain, "deliver one#1 to [h]; done"),
+            ])
+    }
+
+    @Test func aHandlerOrAReleaseLaunchesThePendingRunOnce() {
+        var machine = Machine()
+        Self.play(
+            &machine,
+            [
+                (.start, "begin 1: run []"),
+                (.begun(run: 1), "pending"),
+                (.launchPending, "launch 1"),
+                (.launchPending, "none"),
+                (.claimForAwait, "wait"),
+                (.launched("task 1", run: 1), "none"),
+                // An await before the task begins still runs the operation itself.
+                (.claimForAwait, "run 1 here"),
+                (.claim(run: 1), "refused"),
+            ])
+        #expect(machine.phase == .running(nil))
+    }
+
+    @Test func aRunWhoseOutcomeIsAskedForOrWhoseOperationMayNotRunInAnAwaitingTaskLaunchesAtOnce() {
+        var handled = Machine()
+        Self.play(
+            &handled,
+            [
+                (.handler("h"), "none"),
+                (.start, "begin 1: run []"),
+                (.begun(run: 1), "launch"),
+            ])
+        #expect(handled.phase == .starting)
+
+        var observed = Machine()
+        observed.addObserver("o")
+        Self.play(&observed, [(.start, "begin 1: run []"), (.begun(run: 1), "launch")])
+
+        var subscribed = Machine()
+        _ = subscribed.start()
+        #expect(Self.describe(subscribed.subscribe()) == "create")
+        subscribed.install("fanout 1")
+        Self.play(&subscribed, [(.begun(run: 1), "launch")])
+
+        var ownTask = Machine(allowsAwaitedRuns: false)
+        Self.play(
+            &ownTask,
+            [
+                (.start, "begin 1: run []"),
+                (.begun(run: 1), "launch"),
+                (.launched("task 1", run: 1), "none"),
+                (.claimForAwait, "wait"),
+                (.claim(run: 1), "claimed"),
+            ])
+    }
+
+    @Test func cancellingAPendingRunFailsItWithoutATask() {
+        var machine = Machine()
+        Self.play(
+            &machine,
+            [
+                (.cancelHook("c"), "none"),
+                (.start, "begin 1: run []"),
+                (.begun(run: 1), "pending"),
+                (.cancel, "run [c], fail"),
+                (.launchPending, "none"),
+                (.claimForAwait, "wait"),
+                (.oneShot("a"), "none"),
+                (.finish("cancelled"), "ended, drain"),
+                (.drain, "deliver cancelled#1 to [a once]; done"),
+            ])
+        #expect(machine.phase == .finished)
+    }
+
+    @Test func aReloadByAHandlerLaunchesItsRunOnceTheHandlersHaveRun() {
+        var machine = Machine()
+        Self.play(
+            &machine,
+            [
+                (.handler("h"), "none"),
+                (.start, "begin 1: run []"),
+                (.begun(run: 1), "launch"),
+                (.launched("task 1", run: 1), "none"),
+                (.claim(run: 1), "claimed"),
+                (.finish("one"), "ended, drain"),
+                (.drainStep, "deliver one#1 to [h]"),
+                (.reload, "queued 2"),
+                (.drainStep, "start 2: run []"),
+                // The handler wants the outcome: the task is launched, not left pending.
+                (.begun(run: 2), "launch"),
+            ])
     }
 
     @Test func aTaskThatBeginsBeforeItsLaunchIsRecordedClaimsTheRun() {

@@ -18,7 +18,9 @@ import Transport
 /// logs `awaiting task cancelled: true`; with awaited runs allowed by default, a handle made
 /// without `runsInAwaitingTask` runs its operation in the awaiting task; with the view's
 /// cached outcome ignored, the transform counts 4 and 6; with `ownerEnded(_:)` ignored, a view
-/// nobody keeps logs `view start` on the reload.
+/// nobody keeps logs `view start` on the reload; with every run launching its task as it
+/// begins, the executor gets a second job and the awaited-run tests wait for one; with the
+/// last handle's release launching nothing, a handle nobody awaits or keeps never runs.
 @Suite struct RequestHandleAwaitTests {
     /// Set by the awaiting task, read by the operation.
     enum Marker {
@@ -38,14 +40,41 @@ import Transport
             return .init(value: 7, response: nil)
         }
         let waiter = Task { try await Marker.$name.withValue("the awaiting task") { try await request.value } }
-        // The run's own task waits in the closed executor: the operation can only have begun
-        // in the awaiting task, or that task waits behind it for the executor.
-        try await waitUntil { seen.all.count == 1 || executor.waiting == 2 }
+        // Nothing asked for the outcome before the await: no task of the run's own was made,
+        // and the awaiting task waits in the closed executor to run the operation.
+        try await waitUntil { executor.waiting == 1 }
         executor.open()
         #expect(try await waiter.value == 7)
-        // The run's task found the run claimed and did not run it again.
         try await waitUntil { executor.waiting == 0 }
         #expect(seen.all == ["the awaiting task"])
+    }
+
+    @Test func aHandleAwaitedBeforeAnythingAsksForItsOutcomeMakesNoTask() async throws {
+        let executor = HeldExecutor()
+        defer { executor.open() }
+        let request = DataRequest<Int>(taskExecutor: executor, runsInAwaitingTask: true) { _ in
+            .init(value: 8, response: nil)
+        }
+        // The awaiting task prefers the executor already: its first job is the one job it
+        // enqueues, and a task of the run's own would be a second.
+        let waiter = Task(executorPreference: executor) { try await request.value }
+        try await waitUntil { executor.waiting == 1 }
+        executor.open()
+        #expect(try await waiter.value == 8)
+        try await waitUntil { executor.waiting == 0 }
+        #expect(executor.enqueued == 1)
+    }
+
+    @Test func aHandleNobodyAwaitsOrKeepsStillRuns() async throws {
+        let values = LockedRecorder<Int>()
+        do {
+            // Fire and forget: no await, no handler, the handle let go at once.
+            _ = DataRequest<Int>(runsInAwaitingTask: true) { _ in
+                values.append(9)
+                return .init(value: 9, response: nil)
+            }
+        }
+        try await waitUntil { values.all == [9] }
     }
 
     @Test func aHandleNobodyAwaitsRunsInATaskOfItsOwn() async throws {
@@ -100,7 +129,7 @@ import Transport
         let request = Self.sleepingRequest(on: executor, log: log, started: started.continuation)
         request.onCancel { log.append("cancel hook") }
         let waiter = Task { try await Marker.$name.withValue("the awaiting task") { try await request.value } }
-        try await waitUntil { !log.all.isEmpty || executor.waiting == 2 }
+        try await waitUntil { executor.waiting == 1 }
         executor.open()
         for await _ in started.stream { break }
         waiter.cancel()
@@ -125,7 +154,7 @@ import Transport
             log.append("awaiting task cancelled: \(Task.isCancelled)")
             return result
         }
-        try await waitUntil { !log.all.isEmpty || executor.waiting == 2 }
+        try await waitUntil { executor.waiting == 1 }
         executor.open()
         for await _ in started.stream { break }
         request.cancel()

@@ -106,6 +106,8 @@ import WeatherAPI
                 // 64 KiB every 20 ms: over a second, long enough to cancel half-way.
                 server.faults.setPace(.milliseconds(20), for: "/weather/radar")
                 let first = screen.radar(city: "Toronto", size: size, to: destination)
+                // Nobody awaits it yet: a handler has it run now, in a task of its own.
+                first.completion { _ in }
                 try await waitUntil { Self.fileSize(destination.path + ".partial") > 256 * 1024 }
                 first.cancel()
                 #expect((await first.result.failure as? TransportError)?.category == .cancelled)

@@ -319,8 +319,9 @@ def main() -> int:
     parser.add_argument("--keep-profiles", type=Path, metavar="DIR",
                         help="keep callgrind's profiles in DIR (for callgrind_annotate)")
     parser.add_argument("--json", type=Path, help="also write every per-request value to this file")
+    # argparse formats help strings with %: the percent sign the share prints is doubled.
     parser.add_argument("--update-ceilings", action="store_true",
-                        help=f"rewrite the ceilings file: each parley count plus {HEADROOM:.0%}, rounded up")
+                        help=f"rewrite the ceilings file: each parley count plus {HEADROOM:.0%}%, rounded up")
     options = parser.parse_args()
 
     scenarios = [s for s in SCENARIOS if s.key in options.scenarios.split(",")]

@@ -25,27 +25,25 @@ public struct CacheError: Error, Hashable, Sendable, CustomStringConvertible, Ac
     public var description: String { "\(category): \(message)" }
 
     /// The kind of a ``CacheError``: an open set of named values; a `switch` needs a `default:`.
-    public struct Category: Hashable, Sendable, CustomStringConvertible {
-        /// The stable, machine-readable name, such as `"directoryInUse"`.
-        public let name: String
+    public typealias Category = ErrorCategory<CacheErrorDomain>
+}
 
-        /// Creates a category.
-        ///
-        /// - Parameter name: The category's name.
-        public init(_ name: String) { self.name = name }
+/// The domain of ``CacheError``'s categories: `CacheError.Category` is `ErrorCategory<CacheErrorDomain>`.
+public enum CacheErrorDomain: ErrorCategoryDomain {
+    /// `cache`.
+    public static var messageKeyPrefix: String { "cache" }
+}
 
-        /// The category's ``name``.
-        public var description: String { name }
-
-        /// The directory could not be created, opened or listed.
-        public static let directoryUnusable = Category("directoryUnusable")
-        /// Another ``DiskCacheStorage`` (in this process or another) holds the directory's lock.
-        public static let directoryInUse = Category("directoryInUse")
-        /// The entry is larger than the storage's whole cap, so it is not stored.
-        public static let entryTooLarge = Category("entryTooLarge")
-        /// Writing the entry failed (a full disk, a permission); nothing was stored.
-        public static let writeFailed = Category("writeFailed")
-        /// The storage was closed.
-        public static let closed = Category("closed")
-    }
+/// The categories of ``CacheError``.
+extension ErrorCategory where Domain == CacheErrorDomain {
+    /// The directory could not be created, opened or listed.
+    public static let directoryUnusable = Self("directoryUnusable")
+    /// Another ``DiskCacheStorage`` (in this process or another) holds the directory's lock.
+    public static let directoryInUse = Self("directoryInUse")
+    /// The entry is larger than the storage's whole cap, so it is not stored.
+    public static let entryTooLarge = Self("entryTooLarge")
+    /// Writing the entry failed (a full disk, a permission); nothing was stored.
+    public static let writeFailed = Self("writeFailed")
+    /// The storage was closed.
+    public static let closed = Self("closed")
 }

@@ -37,8 +37,8 @@ struct DiskCacheFiles: Sendable {
     ///
     /// - Parameter maximumBytes: The cap of the whole storage; a larger file is refused.
     /// - Returns: The temporary file's path and size.
-    /// - Throws: ``CacheError``: ``CacheError/Category-swift.struct/entryTooLarge`` or
-    ///   ``CacheError/Category-swift.struct/writeFailed``.
+    /// - Throws: ``CacheError``: `.entryTooLarge` or
+    ///   `.writeFailed`.
     func writeTemporary(_ entry: CacheEntry, as name: EntryName, maximumBytes: Int) throws(CacheError) -> (
         path: String, size: Int
     ) {

@@ -13,8 +13,8 @@ extension DiskCacheStorage {
     /// Creates `directory` when missing and takes its `lock` file with `flock`.
     ///
     /// - Returns: The lock file's descriptor, held while the storage is open.
-    /// - Throws: ``CacheError``: ``CacheError/Category-swift.struct/directoryInUse`` when another
-    ///   storage holds it, ``CacheError/Category-swift.struct/directoryUnusable`` when it cannot
+    /// - Throws: ``CacheError``: `.directoryInUse` when another
+    ///   storage holds it, `.directoryUnusable` when it cannot
     ///   be created or locked.
     static func lock(_ directory: String) throws -> Int32 {
         do {

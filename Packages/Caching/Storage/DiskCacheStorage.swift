@@ -31,7 +31,7 @@ import Transport
 ///   (rewritten to a temporary file, then renamed) when opened and when it has grown to more
 ///   than twice the lines it needs.
 /// - `lock`: held with `flock` while a storage is open, so a second storage on the directory,
-///   in this process or another, fails with ``CacheError/Category-swift.struct/directoryInUse``.
+///   in this process or another, fails with `.directoryInUse`.
 /// - `*.tmp`: writes in progress; any found when a storage opens are left over from a crash
 ///   and are deleted.
 ///
@@ -129,9 +129,9 @@ public final class DiskCacheStorage: CacheStorage {
     ///   - synchronizesToDisk: Whether each write is flushed (`fsync`) before it is renamed
     ///     into place, so an entry survives a power cut; `false` by default, because a damaged
     ///     entry is detected and dropped anyway, and a cache can afford to lose one.
-    /// - Throws: ``CacheError`` with ``CacheError/Category-swift.struct/directoryInUse`` when
+    /// - Throws: ``CacheError`` with `.directoryInUse` when
     ///   another storage has the directory open, or
-    ///   ``CacheError/Category-swift.struct/directoryUnusable`` when it cannot be created,
+    ///   `.directoryUnusable` when it cannot be created,
     ///   locked or listed.
     public init(directory: String, maximumBytes: Int = 50 << 20, synchronizesToDisk: Bool = false) throws {
         self.directory = directory
@@ -228,9 +228,9 @@ public final class DiskCacheStorage: CacheStorage {
     /// The write goes through the storage's writer, after the writes already waiting for it,
     /// so that the writes of one key stay in order.
     ///
-    /// - Throws: ``CacheError``: ``CacheError/Category-swift.struct/entryTooLarge`` when the
-    ///   compressed file alone exceeds the cap, ``CacheError/Category-swift.struct/writeFailed``
-    ///   when the disk refuses it, ``CacheError/Category-swift.struct/closed`` after ``close()``.
+    /// - Throws: ``CacheError``: `.entryTooLarge` when the
+    ///   compressed file alone exceeds the cap, `.writeFailed`
+    ///   when the disk refuses it, `.closed` after ``close()``.
     ///   In the first two cases the old entry under the key is removed.
     public func store(_ entry: CacheEntry) async throws {
         try await withCheckedThrowingContinuation { (waiter: CheckedContinuation<Void, any Error>) in
@@ -255,7 +255,7 @@ public final class DiskCacheStorage: CacheStorage {
     /// ``CacheStorageStatistics/failedWrites``; a write still waiting when the process dies is
     /// lost, and the entry is a miss after the restart.
     ///
-    /// - Throws: ``CacheError`` with ``CacheError/Category-swift.struct/closed`` after
+    /// - Throws: ``CacheError`` with `.closed` after
     ///   ``close()`` has begun.
     public func storeInBackground(_ entry: CacheEntry) async throws {
         while try !storeWithoutWaiting(entry) {
@@ -278,7 +278,7 @@ public final class DiskCacheStorage: CacheStorage {
     ///
     /// - Returns: `true` when the entry was taken; `false` when 8 MiB of entries already wait
     ///   (``storeInBackground(_:)`` then waits for room).
-    /// - Throws: ``CacheError`` with ``CacheError/Category-swift.struct/closed`` after
+    /// - Throws: ``CacheError`` with `.closed` after
     ///   ``close()`` has begun.
     public func storeWithoutWaiting(_ entry: CacheEntry) throws -> Bool {
         let name = EntryName(key: entry.key)
@@ -363,7 +363,7 @@ public final class DiskCacheStorage: CacheStorage {
     /// Refuses new writes, waits for the pending ones, then closes the journal and releases the
     /// directory's lock, so another storage may open it.
     ///
-    /// Afterwards reads find nothing and writes throw ``CacheError/Category-swift.struct/closed``.
+    /// Afterwards reads find nothing and writes throw `.closed`.
     /// Dropping the last reference to the storage releases the directory too, once the writer
     /// has written what was pending.
     public func close() async {
@@ -394,7 +394,7 @@ public final class DiskCacheStorage: CacheStorage {
 
     /// Takes `entry` into the pending writes.
     ///
-    /// - Throws: ``CacheError/Category-swift.struct/closed`` once ``close()`` has begun.
+    /// - Throws: `.closed` once ``close()`` has begun.
     private func admit(_ entry: CacheEntry, as name: EntryName, bounded: Bool, _ state: inout State) throws
         -> PendingWrites.Admission
     {

@@ -54,7 +54,7 @@ public final class MemoryCacheStorage: CacheStorage {
     /// The entry is kept as it is: its body shares the response's bytes, nothing is copied or
     /// compressed.
     ///
-    /// - Throws: ``CacheError`` with category ``CacheError/Category-swift.struct/entryTooLarge``
+    /// - Throws: ``CacheError`` with category `.entryTooLarge`
     ///   when the entry alone exceeds the cap (the old entry under its key is removed).
     public func store(_ entry: CacheEntry) async throws {
         try put(entry)
@@ -62,7 +62,7 @@ public final class MemoryCacheStorage: CacheStorage {
 
     /// Stores `entry` as ``store(_:)`` does: at once, so it always returns `true`.
     ///
-    /// - Throws: ``CacheError`` with category ``CacheError/Category-swift.struct/entryTooLarge``
+    /// - Throws: ``CacheError`` with category `.entryTooLarge`
     ///   when the entry alone exceeds the cap (the old entry under its key is removed).
     public func storeWithoutWaiting(_ entry: CacheEntry) throws -> Bool {
         try put(entry)

@@ -45,7 +45,7 @@ public import Transport
 ///
 /// ## Limits and empty batches
 ///
-/// A limit below one fails the batch at once with ``CoordinationError/Category/invalidLimit``
+/// A limit below one fails the batch at once with ``CoordinationError`` of category `.invalidLimit`
 /// (and cancels members given as handles); an empty batch succeeds with no outcomes (`[]`)
 /// after a count of "0 of 0".
 public enum RequestBatch {

@@ -34,7 +34,7 @@ public struct ConcurrencyLimit: TransportMiddleware {
     /// Creates a queue.
     ///
     /// - Parameter maximumConcurrent: The most transfers in flight at a time; 1 or more.
-    /// - Throws: ``CoordinationError/Category/invalidLimit`` for a limit below one.
+    /// - Throws: ``CoordinationError`` of category `.invalidLimit` for a limit below one.
     public init(maximumConcurrent: Int) throws(CoordinationError) {
         guard maximumConcurrent >= 1 else {
             throw CoordinationError.invalidLimit(maximumConcurrent, of: "ConcurrencyLimit")

@@ -29,20 +29,10 @@ public struct CoordinationError: Error, Hashable, Sendable, CustomStringConverti
     public var description: String { "\(category): \(message)" }
 
     /// `coordination.` and the category's name, then `unknown`, the sentence for any failure.
-    public var messageKeys: [String] { ["coordination." + category.name, "unknown"] }
+    public var messageKeys: [String] { [category.messageKey, "unknown"] }
 
     /// The kind of a ``CoordinationError``: an open set of named values.
-    public struct Category: Hashable, Sendable, CustomStringConvertible {
-        /// The stable name of the category.
-        public let name: String
-        /// Creates a category.
-        public init(_ name: String) { self.name = name }
-        /// The ``name``.
-        public var description: String { name }
-
-        /// A limit on concurrent requests below one: nothing could ever run.
-        public static let invalidLimit = Category("invalidLimit")
-    }
+    public typealias Category = ErrorCategory<CoordinationErrorDomain>
 
     /// The error for a concurrency limit of `limit`, below one.
     static func invalidLimit(_ limit: Int, of what: String) -> CoordinationError {
@@ -58,4 +48,16 @@ extension TransportError {
     static func cancelledWhileWaiting(_ url: String?, for what: String) -> TransportError {
         TransportError(.cancelled, message: "The request was cancelled while it \(what).", url: url)
     }
+}
+
+/// The domain of ``CoordinationError``'s categories: `CoordinationError.Category` is `ErrorCategory<CoordinationErrorDomain>`.
+public enum CoordinationErrorDomain: ErrorCategoryDomain {
+    /// `coordination`.
+    public static var messageKeyPrefix: String { "coordination" }
+}
+
+/// The categories of ``CoordinationError``.
+extension ErrorCategory where Domain == CoordinationErrorDomain {
+    /// A limit on concurrent requests below one: nothing could ever run.
+    public static let invalidLimit = Self("invalidLimit")
 }

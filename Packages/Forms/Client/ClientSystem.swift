@@ -4,7 +4,7 @@ import Transport
 ///
 /// The composition root calls ``bootstrap(_:)`` once at start-up; every ``Requestable``
 /// that does not supply its own configuration uses it. A request made before any bootstrap
-/// fails with ``FormError/Category-swift.struct/notConfigured``; it never crashes. A second
+/// fails with ``FormError`` of category `.notConfigured`; it never crashes. A second
 /// bootstrap throws and changes nothing; a test runs its requests in
 /// ``withConfiguration(_:isolation:operation:)`` instead.
 public enum ClientSystem {

@@ -23,7 +23,7 @@ struct RequestPipeline<Form: Formable>: Sendable {
     ///
     /// - Parameter events: Where the transfer's events and the retries are reported; `nil`
     ///   when nobody can observe them (a direct `data(for:)`), which also spares the transfer
-    ///   its progress reports.
+    ///   its progress reports, as does a sink nothing observed as the run began.
     func run(events: RequestEventSink?) async throws -> DataRequest<DataResponse>.Outcome {
         let plugins = configuration.activePlugins
         var request: TransportRequest
@@ -33,7 +33,8 @@ struct RequestPipeline<Form: Formable>: Sendable {
                 // Checked as it is set, so that the engine need not check the whole head again.
                 try request.setHeader(IdempotencyKey.fieldName.rawName, key)
             }
-            if let events { request.options.eventHandler = events.transferHandler }
+            // Nothing observing the handle: the transfer need not report its progress.
+            if let events, events.isObserved { request.options.eventHandler = events.transferHandler }
             if let cachedFirst {
                 if cachedFirst.takesCacheTurn() {
                     if let cached = try await CachedFirst.cachedResponse(for: request, in: configuration) {

@@ -32,26 +32,28 @@ public struct FormError: Error, Hashable, Sendable, CustomStringConvertible, Act
     public var description: String { "\(category): \(message)" }
 
     /// `forms.` and the category's name, then `unknown`, the sentence for any failure.
-    public var messageKeys: [String] { ["forms." + category.name, "unknown"] }
+    public var messageKeys: [String] { [category.messageKey, "unknown"] }
 
     /// The kind of a ``FormError``: an open set of named values.
-    public struct Category: Hashable, Sendable, CustomStringConvertible {
-        /// The stable name of the category.
-        public let name: String
-        /// Creates a category.
-        public init(_ name: String) { self.name = name }
-        /// The ``name``.
-        public var description: String { name }
+    public typealias Category = ErrorCategory<FormErrorDomain>
+}
 
-        /// No client is configured: call ``ClientSystem/bootstrap(_:)`` at start-up.
-        public static let notConfigured = Category("notConfigured")
-        /// The base URL and path do not make a valid URL.
-        public static let invalidURL = Category("invalidURL")
-        /// A parameter cannot be encoded.
-        public static let invalidParameters = Category("invalidParameters")
-        /// A plugin refused to let the request be sent.
-        public static let vetoed = Category("vetoed")
-        /// The form asks for what its kind cannot do, such as a download that is not a `GET`.
-        public static let invalidForm = Category("invalidForm")
-    }
+/// The domain of ``FormError``'s categories: `FormError.Category` is `ErrorCategory<FormErrorDomain>`.
+public enum FormErrorDomain: ErrorCategoryDomain {
+    /// `forms`.
+    public static var messageKeyPrefix: String { "forms" }
+}
+
+/// The categories of ``FormError``.
+extension ErrorCategory where Domain == FormErrorDomain {
+    /// No client is configured: call ``ClientSystem/bootstrap(_:)`` at start-up.
+    public static let notConfigured = Self("notConfigured")
+    /// The base URL and path do not make a valid URL.
+    public static let invalidURL = Self("invalidURL")
+    /// A parameter cannot be encoded.
+    public static let invalidParameters = Self("invalidParameters")
+    /// A plugin refused to let the request be sent.
+    public static let vetoed = Self("vetoed")
+    /// The form asks for what its kind cannot do, such as a download that is not a `GET`.
+    public static let invalidForm = Self("invalidForm")
 }

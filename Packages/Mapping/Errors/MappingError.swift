@@ -92,12 +92,12 @@ public struct MappingError: Error, Hashable, Sendable, CustomStringConvertible, 
     }
 
     /// The catalog entries that describe this error: `httpStatus` for an
-    /// ``Category/unacceptableStatus`` with a ``status`` (its `{status}` is the code), and
+    /// `.unacceptableStatus` with a ``status`` (its `{status}` is the code), and
     /// otherwise `mapping.` and the category's name, then `mapping`, the sentence for any
     /// answer that could not be read.
     public var messageKeys: [String] {
         if category == .unacceptableStatus, status != nil { return ["httpStatus"] }
-        return ["mapping." + category.name, "mapping"]
+        return [category.messageKey, "mapping"]
     }
 
     /// `{status}`, the HTTP status code, when there is a ``status``.
@@ -118,55 +118,53 @@ extension MappingError {
     ///
     /// Compare with `==` against the static members; a `switch` needs a `default:` case,
     /// because new categories may be added.
-    public struct Category: Hashable, Sendable, CustomStringConvertible {
-        /// The stable, machine-readable name of the category, such as `"typeMismatch"`.
-        public let name: String
+    public typealias Category = ErrorCategory<MappingErrorDomain>
+}
 
-        /// Creates a category. Modules above may define their own.
-        ///
-        /// - Parameter name: The category's name.
-        public init(_ name: String) { self.name = name }
+/// The domain of ``MappingError``'s categories: `MappingError.Category` is `ErrorCategory<MappingErrorDomain>`.
+public enum MappingErrorDomain: ErrorCategoryDomain {
+    /// `mapping`.
+    public static var messageKeyPrefix: String { "mapping" }
+}
 
-        /// The category's ``name``.
-        public var description: String { name }
+/// The categories of ``MappingError``.
+extension ErrorCategory where Domain == MappingErrorDomain {
+    // MARK: The response as a whole
 
-        // MARK: The response as a whole
+    /// The HTTP status is not one the ``StatusPolicy`` accepts.
+    public static let unacceptableStatus = Self("unacceptableStatus")
+    /// The body is empty (or only whitespace) where a value was expected.
+    public static let emptyBody = Self("emptyBody")
+    /// The body is not JSON: malformed, truncated, or another format such as HTML.
+    public static let invalidJSON = Self("invalidJSON")
+    /// The body is not an envelope of the configured ``EnvelopeFormat``: no code, or a
+    /// code that is neither a number nor a string.
+    public static let invalidEnvelope = Self("invalidEnvelope")
 
-        /// The HTTP status is not one the ``StatusPolicy`` accepts.
-        public static let unacceptableStatus = Category("unacceptableStatus")
-        /// The body is empty (or only whitespace) where a value was expected.
-        public static let emptyBody = Category("emptyBody")
-        /// The body is not JSON: malformed, truncated, or another format such as HTML.
-        public static let invalidJSON = Category("invalidJSON")
-        /// The body is not an envelope of the configured ``EnvelopeFormat``: no code, or a
-        /// code that is neither a number nor a string.
-        public static let invalidEnvelope = Category("invalidEnvelope")
+    // MARK: Key paths
 
-        // MARK: Key paths
+    /// The key path given to the decoder leads nowhere: a missing key, an index past the
+    /// end, a `null`, or a scalar on the way.
+    public static let pathNotFound = Self("pathNotFound")
 
-        /// The key path given to the decoder leads nowhere: a missing key, an index past the
-        /// end, a `null`, or a scalar on the way.
-        public static let pathNotFound = Category("pathNotFound")
+    // MARK: The model
 
-        // MARK: The model
+    /// The model needs a key that the object lacks.
+    public static let keyNotFound = Self("keyNotFound")
+    /// The model needs a value where the body has `null`.
+    public static let valueNotFound = Self("valueNotFound")
+    /// The value has another type than the model needs (a string for a number, say).
+    public static let typeMismatch = Self("typeMismatch")
+    /// The value has the right type but is not valid: a date in another format, bad Base64.
+    public static let dataCorrupted = Self("dataCorrupted")
 
-        /// The model needs a key that the object lacks.
-        public static let keyNotFound = Category("keyNotFound")
-        /// The model needs a value where the body has `null`.
-        public static let valueNotFound = Category("valueNotFound")
-        /// The value has another type than the model needs (a string for a number, say).
-        public static let typeMismatch = Category("typeMismatch")
-        /// The value has the right type but is not valid: a date in another format, bad Base64.
-        public static let dataCorrupted = Category("dataCorrupted")
+    // MARK: Text
 
-        // MARK: Text
+    /// The `Content-Type` names a character set this module cannot decode.
+    public static let unsupportedCharset = Self("unsupportedCharset")
+    /// The body's bytes are not valid in its character set.
+    public static let undecodableText = Self("undecodableText")
 
-        /// The `Content-Type` names a character set this module cannot decode.
-        public static let unsupportedCharset = Category("unsupportedCharset")
-        /// The body's bytes are not valid in its character set.
-        public static let undecodableText = Category("undecodableText")
-
-        /// A failure that fits no other category; ``MappingError/message`` says more.
-        public static let other = Category("other")
-    }
+    /// A failure that fits no other category; ``MappingError/message`` says more.
+    public static let other = Self("other")
 }

@@ -2,5 +2,5 @@
 /// then `network`, the sentence for any failure of the network.
 extension TransportError: MessageDescribable {
     /// `transport.` and the ``category``'s name, then `network`.
-    public var messageKeys: [String] { ["transport." + category.name, "network"] }
+    public var messageKeys: [String] { [category.messageKey, "network"] }
 }

@@ -80,100 +80,7 @@ extension TransportError {
     ///
     /// Compare with `==` against the static members; a `switch` needs a `default:` case,
     /// because new categories may be added.
-    public struct Category: Hashable, Sendable, CustomStringConvertible {
-        /// The stable, machine-readable name of the category, such as `"dnsFailure"`.
-        public let name: String
-
-        /// Creates a category. Engines and middleware may define their own.
-        public init(_ name: String) { self.name = name }
-
-        /// The category's ``name``.
-        public var description: String { name }
-
-        // MARK: Connecting
-
-        /// The host name could not be resolved.
-        public static let dnsFailure = Category("dnsFailure")
-        /// The server refused the connection (nothing listens on that port), or the host is unreachable.
-        public static let connectionRefused = Category("connectionRefused")
-        /// No connection could be established within the connect timeout.
-        public static let connectTimeout = Category("connectTimeout")
-        /// The TLS handshake or certificate verification failed.
-        public static let tlsFailure = Category("tlsFailure")
-
-        // MARK: Transferring
-
-        /// No byte moved in either direction for longer than the stall timeout.
-        public static let stalledTransfer = Category("stalledTransfer")
-        /// The whole transfer took longer than its deadline.
-        public static let deadlineExceeded = Category("deadlineExceeded")
-        /// The connection was reset or broke while sending or receiving.
-        public static let connectionReset = Category("connectionReset")
-        /// The server closed the connection before the whole body arrived.
-        public static let incompleteBody = Category("incompleteBody")
-        /// The server closed the connection without sending any response.
-        public static let emptyReply = Category("emptyReply")
-        /// The server's response broke the HTTP protocol.
-        public static let invalidResponse = Category("invalidResponse")
-
-        // MARK: Redirects
-
-        /// More redirects were followed than the policy allows.
-        public static let tooManyRedirects = Category("tooManyRedirects")
-        /// A redirect pointed at a scheme other than http or https.
-        public static let redirectToRefusedScheme = Category("redirectToRefusedScheme")
-
-        // MARK: Limits and content
-
-        /// The body was larger than the in-memory limit (counted after decoding).
-        public static let responseTooLarge = Category("responseTooLarge")
-        /// The response's header section was larger than the limit.
-        public static let headersTooLarge = Category("headersTooLarge")
-        /// The body's `Content-Encoding` could not be decoded.
-        public static let badContentEncoding = Category("badContentEncoding")
-
-        // MARK: Caller mistakes
-
-        /// The URL was malformed, used an unsupported scheme, or contained forbidden characters.
-        public static let invalidURL = Category("invalidURL")
-        /// A header name or value contained forbidden characters.
-        public static let invalidHeader = Category("invalidHeader")
-        /// A request body could not be read (a missing file, a failing stream) or replayed.
-        public static let invalidBody = Category("invalidBody")
-
-        // MARK: Retrying
-
-        /// A retry was due, but recent attempts to the same host failed so often that its retry
-        /// budget is spent: the request was not sent again, so as not to add to an overload.
-        public static let retryBudgetExhausted = Category("retryBudgetExhausted")
-        /// A credential was rejected and could not be renewed: the refresh was refused, or
-        /// credentials were refreshed so often in a short time that refreshing again would loop.
-        public static let authenticationFailed = Category("authenticationFailed")
-        /// The server asked (with `Retry-After`) for a wait longer than the retry policy allows,
-        /// or longer than the time left before the deadline; the message names the wait.
-        public static let retryAfterTooLong = Category("retryAfterTooLong")
-
-        // MARK: Lifecycle
-
-        /// The transfer was cancelled by its task or its handle.
-        public static let cancelled = Category("cancelled")
-        /// The transport was shut down before or while the transfer ran.
-        public static let shutDown = Category("shutDown")
-        /// The process had no file descriptor left for a socket (its `RLIMIT_NOFILE`): raise the
-        /// limit, or open fewer connections at once.
-        public static let outOfDescriptors = Category("outOfDescriptors")
-        // MARK: Proxies
-
-        /// The proxy refused to relay the request: it answered `CONNECT` with an error, or a SOCKS
-        /// proxy refused or could not reach the host. The message names the proxy.
-        public static let proxyFailure = Category("proxyFailure")
-        /// The proxy asks for credentials it was not given, or refused those given (`407`). The
-        /// message names the proxy, never the password.
-        public static let proxyAuthenticationRequired = Category("proxyAuthenticationRequired")
-
-        /// A failure that fits no other category; ``TransportError/message`` says more.
-        public static let other = Category("other")
-    }
+    public typealias Category = ErrorCategory<TransportErrorDomain>
 }
 
 extension TransportError {
@@ -186,4 +93,97 @@ extension TransportError {
             self.init(.other, message: context.map { "\($0): \(error)" } ?? "\(error)", url: url)
         }
     }
+}
+
+/// The domain of ``TransportError``'s categories: `TransportError.Category` is `ErrorCategory<TransportErrorDomain>`.
+public enum TransportErrorDomain: ErrorCategoryDomain {
+    /// `transport`.
+    public static var messageKeyPrefix: String { "transport" }
+}
+
+/// The categories of ``TransportError``.
+extension ErrorCategory where Domain == TransportErrorDomain {
+    // MARK: Connecting
+
+    /// The host name could not be resolved.
+    public static let dnsFailure = Self("dnsFailure")
+    /// The server refused the connection (nothing listens on that port), or the host is unreachable.
+    public static let connectionRefused = Self("connectionRefused")
+    /// No connection could be established within the connect timeout.
+    public static let connectTimeout = Self("connectTimeout")
+    /// The TLS handshake or certificate verification failed.
+    public static let tlsFailure = Self("tlsFailure")
+
+    // MARK: Transferring
+
+    /// No byte moved in either direction for longer than the stall timeout.
+    public static let stalledTransfer = Self("stalledTransfer")
+    /// The whole transfer took longer than its deadline.
+    public static let deadlineExceeded = Self("deadlineExceeded")
+    /// The connection was reset or broke while sending or receiving.
+    public static let connectionReset = Self("connectionReset")
+    /// The server closed the connection before the whole body arrived.
+    public static let incompleteBody = Self("incompleteBody")
+    /// The server closed the connection without sending any response.
+    public static let emptyReply = Self("emptyReply")
+    /// The server's response broke the HTTP protocol.
+    public static let invalidResponse = Self("invalidResponse")
+
+    // MARK: Redirects
+
+    /// More redirects were followed than the policy allows.
+    public static let tooManyRedirects = Self("tooManyRedirects")
+    /// A redirect pointed at a scheme other than http or https.
+    public static let redirectToRefusedScheme = Self("redirectToRefusedScheme")
+
+    // MARK: Limits and content
+
+    /// The body was larger than the in-memory limit (counted after decoding).
+    public static let responseTooLarge = Self("responseTooLarge")
+    /// The response's header section was larger than the limit.
+    public static let headersTooLarge = Self("headersTooLarge")
+    /// The body's `Content-Encoding` could not be decoded.
+    public static let badContentEncoding = Self("badContentEncoding")
+
+    // MARK: Caller mistakes
+
+    /// The URL was malformed, used an unsupported scheme, or contained forbidden characters.
+    public static let invalidURL = Self("invalidURL")
+    /// A header name or value contained forbidden characters.
+    public static let invalidHeader = Self("invalidHeader")
+    /// A request body could not be read (a missing file, a failing stream) or replayed.
+    public static let invalidBody = Self("invalidBody")
+
+    // MARK: Retrying
+
+    /// A retry was due, but recent attempts to the same host failed so often that its retry
+    /// budget is spent: the request was not sent again, so as not to add to an overload.
+    public static let retryBudgetExhausted = Self("retryBudgetExhausted")
+    /// A credential was rejected and could not be renewed: the refresh was refused, or
+    /// credentials were refreshed so often in a short time that refreshing again would loop.
+    public static let authenticationFailed = Self("authenticationFailed")
+    /// The server asked (with `Retry-After`) for a wait longer than the retry policy allows,
+    /// or longer than the time left before the deadline; the message names the wait.
+    public static let retryAfterTooLong = Self("retryAfterTooLong")
+
+    // MARK: Lifecycle
+
+    /// The transfer was cancelled by its task or its handle.
+    public static let cancelled = Self("cancelled")
+    /// The transport was shut down before or while the transfer ran.
+    public static let shutDown = Self("shutDown")
+    /// The process had no file descriptor left for a socket (its `RLIMIT_NOFILE`): raise the
+    /// limit, or open fewer connections at once.
+    public static let outOfDescriptors = Self("outOfDescriptors")
+    // MARK: Proxies
+
+    /// The proxy refused to relay the request: it answered `CONNECT` with an error, or a SOCKS
+    /// proxy refused or could not reach the host. The message names the proxy.
+    public static let proxyFailure = Self("proxyFailure")
+    /// The proxy asks for credentials it was not given, or refused those given (`407`). The
+    /// message names the proxy, never the password.
+    public static let proxyAuthenticationRequired = Self("proxyAuthenticationRequired")
+
+    /// A failure that fits no other category; ``TransportError/message`` says more.
+    public static let other = Self("other")
 }

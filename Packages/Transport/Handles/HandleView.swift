@@ -13,17 +13,24 @@
 /// with the one before by the lock's release and acquire, and two never overlap.
 final class HandleView: @unchecked Sendable {
     /// Turns the source's value (and its response) into this view's value.
-    typealias Transform = @Sendable (_ value: any Sendable, _ response: ResponseInfo?) throws -> any Sendable
+    ///
+    /// A protocol rather than a closure type: the handle wraps its typed transform in a struct,
+    /// which fits an existential's inline buffer, where a closure wrapping it would be a
+    /// context on the heap.
+    protocol Transform: Sendable {
+        /// This view's value for the source's `value` and `response`.
+        func apply(_ value: any Sendable, _ response: ResponseInfo?) throws -> any Sendable
+    }
 
     /// The view this one was made from; `nil` when made from the handle that owns the core.
     private let parent: HandleView?
     /// The transform.
-    private let transform: Transform
+    private let transform: any Transform
     /// The outcome computed last, and its number.
     private var cached: (number: Int, outcome: RequestCore.Erased)?
 
     /// A view applying `transform` to what `parent` gives (the core's own outcome without one).
-    init(parent: HandleView?, transform: @escaping Transform) {
+    init(parent: HandleView?, transform: any Transform) {
         self.parent = parent
         self.transform = transform
     }
@@ -38,7 +45,7 @@ final class HandleView: @unchecked Sendable {
         switch base {
         case .success(let value):
             do {
-                outcome = .success(try transform(value, response))
+                outcome = .success(try transform.apply(value, response))
             } catch {
                 outcome = .failure(RequestCore.normalized(error))
             }

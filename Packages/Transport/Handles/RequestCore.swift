@@ -1,3 +1,5 @@
+import Synchronization
+
 /// The shell around every ``RequestHandle``'s state machine, with the value boxed.
 ///
 /// Not generic, so that its locked state and its handler lists have one layout whatever
@@ -20,11 +22,15 @@
 final class RequestCore: Sendable {
     /// The value, boxed.
     typealias Erased = Result<any Sendable, any Error>
-    /// The work behind a handle, its value boxed.
-    typealias Operation =
-        @Sendable (_ events: RequestEventSink) async throws -> (
-            value: any Sendable, response: ResponseInfo?
-        )
+    /// The work behind a handle, its value boxed as it returns.
+    ///
+    /// A protocol rather than a closure type: the handle's typed operation is wrapped in a
+    /// struct holding it, which fits an existential's inline buffer, where a closure wrapping
+    /// it would be a context on the heap, an allocation per request.
+    protocol Operation: Sendable {
+        /// Runs the work, reporting its events to `events`.
+        func run(_ events: RequestEventSink) async throws -> (value: any Sendable, response: ResponseInfo?)
+    }
 
     /// What the machine holds for a core: its tasks, its closures, its event fan-out.
     ///
@@ -96,15 +102,18 @@ final class RequestCore: Sendable {
     /// A `PThreadMutex`, not a `Mutex`, so that ThreadSanitizer sees the locking (see `PThreadMutex`).
     private let state: PThreadMutex<Machine>
     /// The work of every run; `nil` for an already finished core.
-    private let operation: Operation?
+    private let operation: (any Operation)?
     /// The executor each run's operation prefers; `nil` for the global executor (or, in an
     /// awaiting task, that task's own preference).
     private let taskExecutor: (any TaskExecutor)?
+    /// How many handles share this core: the one that made it and its views. When the last
+    /// goes, a pending run (one nobody awaited) is launched in a task of its own.
+    private let holders = Atomic<Int>(1)
 
     /// A core that runs `operation` once started, and again on each reload, each run
     /// preferring `taskExecutor` (the global executor when `nil`); in a task that awaits it
     /// when `runsInAwaitingTask` (the operation honours ``RequestCancellation``).
-    init(runsInAwaitingTask: Bool = false, taskExecutor: (any TaskExecutor)? = nil, operation: @escaping Operation) {
+    init(runsInAwaitingTask: Bool = false, taskExecutor: (any TaskExecutor)? = nil, operation: any Operation) {
         self.operation = operation
         self.taskExecutor = taskExecutor
         state = PThreadMutex(Machine(allowsAwaitedRuns: runsInAwaitingTask))
@@ -152,15 +161,41 @@ final class RequestCore: Sendable {
         perform(locked { $0.reload() })
     }
 
-    /// Runs the start hooks of a run that begins now and launches its task.
+    /// Runs the start hooks of a run that begins now, then launches its task or leaves it
+    /// pending.
     private func perform(_ action: Machine.StartAction) {
         switch action {
         case .none, .queued:
             return
         case .begin(let hooks, let number):
             for hook in hooks { hook.run() }
-            launch(run: number)
+            begun(run: number)
         }
+    }
+
+    /// Launches the task of run number `run`, whose start hooks have run, unless the run waits
+    /// for a task that awaits the handle (see ``RequestCoreMachine/begun(run:)``).
+    private func begun(run: Int) {
+        if state.withLock({ $0.begun(run: run) }) { launch(run: run) }
+    }
+
+    /// Launches the task of the pending run, if there is one.
+    private func launchPending() {
+        if let run = state.withLock({ $0.launchPending() }) { launch(run: run) }
+    }
+
+    /// One more handle shares the core: a view made of it.
+    func addHolder() {
+        holders.wrappingAdd(1, ordering: .relaxed)
+    }
+
+    /// A handle sharing the core went away; when it was the last, a pending run is launched in
+    /// a task of its own, so that a handle nobody awaits or keeps still runs (fire and forget).
+    func removeHolder() {
+        guard holders.wrappingSubtract(1, ordering: .acquiringAndReleasing).newValue == 0, operation != nil else {
+            return
+        }
+        launchPending()
     }
 
     /// Creates the task of run number `run`, whose start hooks have run: it runs the
@@ -182,9 +217,12 @@ final class RequestCore: Sendable {
     private func runOperation() async -> Result<(value: any Sendable, response: ResponseInfo?), any Error> {
         // swift-format-ignore: NeverForceUnwrap
         let operation = operation!
-        let sink = RequestEventSink { [weak self] event in self?.publish(event) }
+        // Whether anything takes the events as the operation begins: when nothing does, the
+        // operation may spare the transport its progress reports.
+        let observed = state.withLock { !$0.observers.isEmpty || $0.fanout != nil }
+        let sink = RequestEventSink(core: self, observed: observed)
         do {
-            return .success(try await operation(sink))
+            return .success(try await operation.run(sink))
         } catch {
             return .failure(Self.normalized(error))
         }
@@ -272,11 +310,18 @@ final class RequestCore: Sendable {
 
     /// Adds a handler for the result (`view`'s, when given): it runs for the current outcome
     /// at once when finished, and for every later one; after earlier handlers each time. A
-    /// handler `once` runs for one outcome only, then is dropped.
+    /// handler `once` runs for one outcome only, then is dropped. A handler for every outcome
+    /// launches the task of a pending run: its outcome is wanted, whether or not anybody
+    /// awaits it.
     func addHandler(
         once: Bool = false, owner: Int, view: HandleView?, _ handler: @escaping @Sendable (Erased) -> Void
     ) {
-        perform(state.withLock { $0.addHandler(Handler(view: view, run: handler), once: once, owner: owner) })
+        let (drain, pending) = state.withLock { state in
+            let drain = state.addHandler(Handler(view: view, run: handler), once: once, owner: owner)
+            return (drain, once ? nil : state.launchPending())
+        }
+        if let pending { launch(run: pending) }
+        perform(drain)
     }
 
     /// Hands out what is pending when the caller has become the drainer.
@@ -302,7 +347,7 @@ final class RequestCore: Sendable {
                 }
             case .start(let hooks, let run):
                 for hook in hooks { hook.run() }
-                launch(run: run)
+                begun(run: run)
             case .done:
                 resumptions.runAll()
                 return
@@ -379,11 +424,57 @@ final class RequestCore: Sendable {
         } onCancel: {
             cancel()
         }
-        // The outcome reaches this task as it reaches any await: after the handlers, from
-        // whoever hands it out (usually this task itself, which then does not suspend).
+        // The outcome reaches this task after the handlers: it usually hands it out itself,
+        // and then resumes before suspending.
         return await withUnsafeContinuation { continuation in
-            finish(outcome, awaiting: Handler(view: view) { continuation.resume(returning: $0) }, owner: owner)
+            finishAwaited(outcome, view: view, owner: owner, continuation: continuation)
         }
+    }
+
+    /// Ends the run that the calling task ran while awaiting the handle with `outcome`, and
+    /// resumes `continuation` with it (`view`'s, when given) once the handlers have had it.
+    ///
+    /// Usually the task hands the outcome out itself, as the drainer: then it applies the
+    /// view's transform, runs the handlers, and resumes `continuation` here, with no handler
+    /// of its own registered. When another thread is handing an earlier outcome out (or the
+    /// run had ended), it registers a one-shot handler, as any await does, in the same lock
+    /// section, so that it gets this run's outcome and no later one.
+    private func finishAwaited(
+        _ outcome: Result<(value: any Sendable, response: ResponseInfo?), any Error>, view: HandleView?,
+        owner: Int, continuation: UnsafeContinuation<Erased, Never>
+    ) {
+        let result = outcome.map { $0.value }
+        let response = try? outcome.get().response
+        var drain = Machine.DrainAction.none
+        let taken = state.withLock { state -> Int? in
+            let fanout: Broadcast<RequestEvent>?
+            switch state.finishAwaited(result, response: response) {
+            case .take(let completing, let number):
+                Self.complete(completing, succeeded: result.isSuccess)
+                return number
+            case .queued(let completing):
+                fanout = completing
+            case .wait:
+                fanout = nil
+            }
+            Self.complete(fanout, succeeded: result.isSuccess)
+            let handler = Handler(view: view) { continuation.resume(returning: $0) }
+            if case .drain = state.addHandler(handler, once: true, owner: owner) { drain = .drain }
+            return nil
+        }
+        guard let taken else { return perform(drain) }
+        // The drainer: only it touches what a view keeps.
+        let value = view?.outcome(of: result, number: taken, response: response) ?? result
+        self.drain()
+        continuation.resume(returning: value)
+    }
+
+    /// Completes the subscriptions to a run's events; under the lock, so that a subscription
+    /// either gets this completion or a replay of it.
+    private static func complete(_ fanout: Broadcast<RequestEvent>?, succeeded: Bool) {
+        guard let fanout else { return }
+        fanout.yield(.completed(succeeded: succeeded))
+        fanout.finish()
     }
 
     /// The response of the latest run.
@@ -397,32 +488,40 @@ final class RequestCore: Sendable {
     var events: AsyncStream<RequestEvent> {
         // Under the state lock, so that a subscription either precedes `finish` (and gets
         // its completion) or follows it (and gets the completion replayed).
-        state.withLock { state in
+        let (stream, pending) = state.withLock { state -> (AsyncStream<RequestEvent>, Int?) in
             switch state.subscribe() {
             case .replay(let result):
                 let (stream, continuation) = AsyncStream.makeStream(of: RequestEvent.self)
                 continuation.yield(.completed(succeeded: result?.isSuccess ?? false))
                 continuation.finish()
-                return stream
+                return (stream, nil)
             case .join(let broadcast):
-                return broadcast.subscribe()
+                return (broadcast.subscribe(), state.launchPending())
             case .create:
                 // Created on first use: a handle nobody observes pays for no fan-out.
                 let broadcast = Broadcast<RequestEvent>(bufferSize: 256)
                 state.install(broadcast)
-                return broadcast.subscribe()
+                // A subscriber waits for the completion: a pending run must run without an await.
+                return (broadcast.subscribe(), state.launchPending())
             }
         }
+        if let pending { launch(run: pending) }
+        return stream
     }
 
     /// Passes every later non-completion event to `observer`, synchronously, in this run and
     /// every later one.
     func observe(owner: Int, _ observer: @escaping @Sendable (RequestEvent) -> Void) {
-        state.withLock { $0.addObserver(Observer(run: observer), owner: owner) }
+        let pending = state.withLock { state in
+            state.addObserver(Observer(run: observer), owner: owner)
+            // Something watches the run: a pending run runs without waiting for an await.
+            return state.launchPending()
+        }
+        if let pending { launch(run: pending) }
     }
 
     /// Hands `event` to the subscriptions and the observers.
-    private func publish(_ event: RequestEvent) {
+    func publish(_ event: RequestEvent) {
         let (observers, broadcast) = state.withLock { ($0.observers, $0.fanout) }
         broadcast?.yield(event)
         for observer in observers { observer.run(event) }
@@ -430,26 +529,16 @@ final class RequestCore: Sendable {
 
     // MARK: - Finishing
 
-    /// Ends the run in progress with `outcome`; does nothing when it has ended already. An
-    /// awaiting task that ran the operation passes the handler that returns it its outcome.
-    private func finish(
-        _ outcome: Result<(value: any Sendable, response: ResponseInfo?), any Error>,
-        awaiting: Handler? = nil, owner: Int = 0
-    ) {
+    /// Ends the run in progress with `outcome`; does nothing when it has ended already.
+    private func finish(_ outcome: Result<(value: any Sendable, response: ResponseInfo?), any Error>) {
         let result = outcome.map { $0.value }
         let response = try? outcome.get().response
         let drain: Machine.DrainAction = state.withLock { state in
             var drain = Machine.DrainAction.none
             if case .ended(let broadcast, let ended) = state.finish(result, response: response) {
-                // Under the lock, so that a subscription either gets this completion or a
-                // replay of it.
-                if let broadcast {
-                    broadcast.yield(.completed(succeeded: result.isSuccess))
-                    broadcast.finish()
-                }
+                Self.complete(broadcast, succeeded: result.isSuccess)
                 drain = ended
             }
-            if let awaiting, case .drain = state.addHandler(awaiting, once: true, owner: owner) { drain = .drain }
             return drain
         }
         perform(drain)

@@ -38,10 +38,14 @@ package protocol RequestCoreMachineTypes {
 ///
 /// A core runs its operation once per run: the first run begins with ``start()``, each later
 /// one with ``reload()`` once the previous one has finished. A run that has begun has its
-/// start hooks run, then a task launched for it (``launched(_:run:)``); the operation itself
-/// runs in whichever task claims the run first: that task (``claim(run:)``), or a task that
-/// awaits the handle before it (``claimForAwait()``), which then needs no hand-over to
-/// another thread and back. The task that lost finds the run claimed and does nothing.
+/// start hooks run, then (``begun(run:)``) either a task launched for it
+/// (``launched(_:run:)``) or, when its operation may run in an awaiting task and nothing asks
+/// for its outcome yet, none: it is pending until a task awaits the handle and runs the
+/// operation itself (``claimForAwait()``), with no task made and no hand-over to another
+/// thread and back, or until a handler, an observer, a subscription to the events or the
+/// handle's release has the task launched (``launchPending()``). Once a task is launched, the operation runs in
+/// whichever task claims the run first: that task (``claim(run:)``), or a task that awaits the
+/// handle before it; the task that lost finds the run claimed and does nothing.
 ///
 /// A cancel never cancels a task that awaits the handle: the code after its `await` must
 /// go on uncancelled. It ends such a run through the run's cancellation instead
@@ -67,8 +71,14 @@ package struct RequestCoreMachine<Types: RequestCoreMachineTypes>: Sendable {
         /// Never started.
         case idle
         /// A run has begun, its task not launched yet: its start hooks run (or wait for the
-        /// drainer), or a cancel before the first start is failing it.
+        /// drainer), its task is being launched, or a cancel before the first start is failing it.
         case starting
+        /// A run has begun and its start hooks have run, and nothing runs its operation yet:
+        /// the first task to await the handle runs it (``RequestCoreMachine/claimForAwait()``),
+        /// and a handler, an observer, a subscription to the events or the handle's release
+        /// has its task launched first (``RequestCoreMachine/launchPending()``). Only a core whose operation
+        /// may run in an awaiting task gets here.
+        case pending
         /// A run is in progress: its task has been launched; `nil` when a task that awaits the
         /// handle claimed the run and runs its operation.
         case running(Types.RunTask?)
@@ -301,6 +311,20 @@ package struct RequestCoreMachine<Types: RequestCoreMachineTypes>: Sendable {
         case drain
     }
 
+    /// What the task that ran the operation while awaiting the handle does once its run has
+    /// been given an outcome.
+    package enum AwaitedFinishAction: Sendable {
+        /// Wait for the outcome as any await does: the run had ended already.
+        case wait
+        /// The run ended: complete `fanout`'s subscriptions, then wait for the outcome as any
+        /// await does, since another thread is handing an earlier outcome out and hands this
+        /// one out after it.
+        case queued(fanout: Types.Fanout?)
+        /// The run ended: complete `fanout`'s subscriptions, then take outcome `number` as the
+        /// drainer (apply a view's transform to it), drain, and return it.
+        case take(fanout: Types.Fanout?, number: Int)
+    }
+
     /// What the caller does once a run has been given an outcome.
     package enum FinishAction: Sendable {
         /// Nothing: the run had ended already.
@@ -457,6 +481,33 @@ package struct RequestCoreMachine<Types: RequestCoreMachineTypes>: Sendable {
         return .begin(hooks: startHooks, number: outcomes + 1)
     }
 
+    /// The start hooks of run number `run` have run: whether the caller launches its task now
+    /// (`true`), or the run waits, pending, for the first task to await the handle (`false`).
+    ///
+    /// A run waits when its operation may run in an awaiting task and nothing asks for its
+    /// outcome or watches it yet: no handler (an await's included), no observer, no
+    /// subscription to its events. So a handle awaited as soon as it is made costs no task at
+    /// all; a handler, an observer or a subscription added later, or the handle's release,
+    /// launches the task then (``launchPending()``).
+    package mutating func begun(run: Int) -> Bool {
+        guard case .starting = phase, outcomes == run - 1 else { return false }
+        // A cancel while the hooks ran is seen by the task at its launch, as before.
+        guard allowsAwaitedRuns, !cancelRequested, handlers.isEmpty, observers.isEmpty, fanout == nil else {
+            return true
+        }
+        phase = .pending
+        return false
+    }
+
+    /// A handler, an observer, a subscription to the events or the handle's release asks for
+    /// the pending run to be launched: the number of the run whose task the caller launches now, `nil`
+    /// when no run is pending (it has no run, runs, or has a task already).
+    package mutating func launchPending() -> Int? {
+        guard case .pending = phase, !cancelRequested else { return nil }
+        phase = .starting
+        return outcomes + 1
+    }
+
     /// Takes the task the caller launched for run number `run`, whose start hooks have run.
     package mutating func launched(_ task: Types.RunTask, run: Int) -> LaunchAction {
         // The run may have ended already (and another begun) when the task was quick.
@@ -479,12 +530,17 @@ package struct RequestCoreMachine<Types: RequestCoreMachineTypes>: Sendable {
     }
 
     /// A task that awaits the handle asks to run the operation itself: the number of the
-    /// outcome it will produce when awaited runs are allowed, the run's task has been launched
-    /// and has not begun, and the run was not cancelled; `nil` otherwise (it then waits for the
-    /// outcome like any other handler). From then on a cancel goes through the run's
-    /// cancellation (``CancelAction/cancelScope(hooks:)``), never to the awaiting task.
+    /// outcome it will produce when awaited runs are allowed, the run is pending (no task was
+    /// launched for it) or its task has been launched and has not begun, and the run was not
+    /// cancelled; `nil` otherwise (it then waits for the outcome like any other handler). From
+    /// then on a cancel goes through the run's cancellation
+    /// (``CancelAction/cancelScope(hooks:)``), never to the awaiting task.
     package mutating func claimForAwait() -> Int? {
-        guard allowsAwaitedRuns, case .running(.some) = phase, !claimed, !cancelRequested else { return nil }
+        switch phase {
+        case .pending, .running(.some): break
+        default: return nil
+        }
+        guard allowsAwaitedRuns, !claimed, !cancelRequested else { return nil }
         claimed = true
         runsInAwaitingTask = true
         phase = .running(nil)
@@ -510,6 +566,9 @@ package struct RequestCoreMachine<Types: RequestCoreMachineTypes>: Sendable {
         case .idle:
             // Not startable any more; the failure the caller finishes with ends this run.
             phase = .starting
+            return .fail(hooks: cancelHooks)
+        case .pending:
+            // Nothing runs the operation: the failure the caller finishes with ends this run.
             return .fail(hooks: cancelHooks)
         case .starting, .finished:
             // Starting: `launched(_:run:)` sees the request and has the task cancelled.
@@ -581,6 +640,21 @@ package struct RequestCoreMachine<Types: RequestCoreMachineTypes>: Sendable {
         return .ended(fanout: completing, drain: becomeDrainer())
     }
 
+    /// Ends the run in progress with `outcome` for the task that ran its operation while
+    /// awaiting the handle: as ``finish(_:response:)``, and that task takes the outcome itself,
+    /// as the drainer even with no handler to hand it to, so that it may apply a view's
+    /// transform; it drains before it returns, as an await of a finished handle does
+    /// (``takeFinished()``). So the await needs no handler of its own, nor a resumption. When
+    /// another thread is handing an earlier outcome out, or the run had ended already, the task
+    /// waits for the outcome as any await does.
+    package mutating func finishAwaited(_ outcome: Types.Outcome, response: Types.Response?) -> AwaitedFinishAction {
+        let handingOut = isDraining
+        guard case .ended(let fanout, _) = finish(outcome, response: response) else { return .wait }
+        if handingOut { return .queued(fanout: fanout) }
+        isDraining = true
+        return .take(fanout: fanout, number: outcomes)
+    }
+
     // MARK: - Handlers and hooks
 
     /// Adds a handler: it runs for the current outcome at once when finished, and for every
@@ -599,7 +673,7 @@ package struct RequestCoreMachine<Types: RequestCoreMachineTypes>: Sendable {
         switch phase {
         case .idle:
             return .none
-        case .starting, .running, .finished:
+        case .starting, .pending, .running, .finished:
             // Queued start hooks have not run yet, and will run this one.
             return startQueued ? .none : .runNow
         }
@@ -619,7 +693,7 @@ package struct RequestCoreMachine<Types: RequestCoreMachineTypes>: Sendable {
         switch phase {
         case .idle: quiet = true
         case .finished: quiet = !isDraining
-        case .starting, .running: quiet = false
+        case .starting, .pending, .running: quiet = false
         }
         if quiet { compactHandlers() }
     }

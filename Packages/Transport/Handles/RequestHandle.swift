@@ -104,10 +104,9 @@ public final class RequestHandle<Value: Sendable>: Sendable {
         runsInAwaitingTask: Bool = false,
         operation: @escaping Operation
     ) {
-        core = RequestCore(runsInAwaitingTask: runsInAwaitingTask, taskExecutor: taskExecutor) { events in
-            let outcome = try await operation(events)
-            return (outcome.value, outcome.response)
-        }
+        core = RequestCore(
+            runsInAwaitingTask: runsInAwaitingTask, taskExecutor: taskExecutor,
+            operation: TypedOperation(body: operation))
         view = nil
         owner = 0
         startsImmediately = startImmediately
@@ -145,12 +144,15 @@ public final class RequestHandle<Value: Sendable>: Sendable {
         self.startsImmediately = startsImmediately
         self.userInfo = userInfo
         self.executor = executor
+        core.addHolder()
         LiveCounts.requestHandles.increment()
     }
 
     deinit {
         // What a view registered goes with it, once the run in progress (if any) is over.
         if view != nil { core.viewEnded(owner: owner) }
+        // The last handle of a run nobody awaited launches it: a handle let go runs anyway.
+        core.removeHolder()
         LiveCounts.requestHandles.decrement()
     }
 
@@ -339,6 +341,27 @@ public final class RequestHandle<Value: Sendable>: Sendable {
 
     // MARK: - Boxing
 
+    /// The operation as the core runs it, its value boxed as it returns; a struct, so that
+    /// wrapping the operation allocates nothing (see ``RequestCore/Operation``).
+    private struct TypedOperation: RequestCore.Operation {
+        let body: RequestHandle.Operation
+
+        func run(_ events: RequestEventSink) async throws -> (value: any Sendable, response: ResponseInfo?) {
+            let outcome = try await body(events)
+            return (outcome.value, outcome.response)
+        }
+    }
+
+    /// A view's transform as its ``HandleView`` applies it to the boxed value; a struct, so
+    /// that wrapping the transform allocates nothing (see ``HandleView/Transform``).
+    private struct TypedTransform<NewValue: Sendable>: HandleView.Transform {
+        let body: @Sendable (Value, ResponseInfo?) throws -> NewValue
+
+        func apply(_ value: any Sendable, _ response: ResponseInfo?) throws -> any Sendable {
+            try body(RequestHandle.unbox(value), response)
+        }
+    }
+
     /// The value the core boxed; the core only ever holds values of this handle's type.
     private static func unbox(_ value: any Sendable) -> Value {
         // swift-format-ignore: NeverForceUnwrap
@@ -381,7 +404,7 @@ extension RequestHandle {
     public func map<NewValue: Sendable>(
         _ transform: @escaping @Sendable (Value, ResponseInfo?) throws -> NewValue
     ) -> RequestHandle<NewValue> {
-        let view = HandleView(parent: view) { value, response in try transform(Self.unbox(value), response) }
+        let view = HandleView(parent: view, transform: TypedTransform(body: transform))
         return RequestHandle<NewValue>(
             core: core, view: view, startsImmediately: startsImmediately, userInfo: userInfo, executor: executor)
     }
@@ -430,27 +453,50 @@ public enum RequestEvent: Sendable {
 /// Where an operation reports its events; hand ``transferHandler`` to
 /// ``TransferOptions/eventHandler`` to forward the transport's events.
 public struct RequestEventSink: Sendable {
-    private let emit: @Sendable (RequestEvent) -> Void
+    /// Receives every event, for a sink made with ``init(_:)``.
+    private let emit: (@Sendable (RequestEvent) -> Void)?
+    /// The core of the handle whose operation reports here, for the sink a handle makes: held
+    /// strongly, which costs no closure and no weak reference per run, and keeps the core for
+    /// as long as a transfer may still report to it.
+    private let core: RequestCore?
+
+    /// Whether anything took the handle's events when the operation began: an observer
+    /// (``RequestHandle/observe(_:)``) or a subscription to ``RequestHandle/events``. When
+    /// `false`, an operation may leave the transport's events out (a transfer without an event
+    /// handler spares its progress reports); an observer or subscriber that comes later gets
+    /// the events of the next run. Always `true` for a sink made with ``init(_:)``.
+    public let isObserved: Bool
 
     /// Creates a sink.
     ///
     /// - Parameter emit: Receives every event.
     public init(_ emit: @escaping @Sendable (RequestEvent) -> Void) {
         self.emit = emit
+        core = nil
+        isObserved = true
+    }
+
+    /// The sink of a run of `core`, saying whether anything took the events as it began.
+    init(core: RequestCore, observed: Bool) {
+        emit = nil
+        self.core = core
+        isObserved = observed
     }
 
     /// Reports an event.
-    public func send(_ event: RequestEvent) { emit(event) }
+    public func send(_ event: RequestEvent) {
+        if let core { core.publish(event) } else { emit?(event) }
+    }
 
     /// A transfer-event handler that forwards to this sink; a transfer's
     /// ``TransferEvent/retry(_:)`` becomes the handle's ``RequestEvent/retry(_:)``.
     public var transferHandler: @Sendable (TransferEvent) -> Void {
-        let emit = self.emit
+        let sink = self
         return { event in
             if case .retry(let retry) = event {
-                emit(.retry(retry))
+                sink.send(.retry(retry))
             } else {
-                emit(.transfer(event))
+                sink.send(.transfer(event))
             }
         }
     }

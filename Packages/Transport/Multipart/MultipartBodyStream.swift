@@ -45,7 +45,7 @@ struct MultipartBodyStream: AsyncSequence, Sendable {
         /// The next chunk, or `nil` after the closing delimiter.
         ///
         /// - Throws: ``TransportError`` with category
-        ///   ``TransportError/Category-swift.struct/invalidBody`` when a file cannot be opened or
+        ///   ``ErrorCategory/invalidBody`` when a file cannot be opened or
         ///   read, is shorter than when it was measured, or contains the boundary; or
         ///   `CancellationError` when the task is cancelled.
         mutating func next() async throws -> Data? {

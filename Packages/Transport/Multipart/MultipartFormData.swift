@@ -34,7 +34,7 @@ public import Foundation
 ///   read ``contentType`` after adding the last part, or use
 ///   ``TransportRequest/setMultipartBody(_:)``, which reads both together.
 /// - Files are searched while they stream, across the edges of the reads. A file that holds
-///   the boundary fails the transfer with ``TransportError/Category-swift.struct/invalidBody``
+///   the boundary fails the transfer with ``ErrorCategory/invalidBody``
 ///   instead of sending a body the server would split in the wrong place. With a random
 ///   boundary that takes a file written with this very boundary in it: in practice, never.
 ///
@@ -96,7 +96,7 @@ public struct MultipartFormData: Sendable {
     /// - Parameters:
     ///   - name: The field's name; any text but the empty string.
     ///   - value: The field's value, sent as UTF-8 byte for byte (line endings are kept).
-    /// - Throws: ``TransportError`` with category ``TransportError/Category-swift.struct/invalidBody``
+    /// - Throws: ``TransportError`` with category ``ErrorCategory/invalidBody``
     ///   when `name` is empty.
     public mutating func addField(name: String, value: String) throws {
         try add(Part(name: name, filename: nil, contentType: nil, content: .bytes(Data(value.utf8))))
@@ -111,8 +111,8 @@ public struct MultipartFormData: Sendable {
     ///   - contentType: The part's media type. `nil` (the default) derives it from the
     ///     extension of `filename` (`report.pdf` is `application/pdf`), and falls back to
     ///     `application/octet-stream` when there is no file name or the extension is unknown.
-    /// - Throws: ``TransportError`` with category ``TransportError/Category-swift.struct/invalidBody``
-    ///   when `name` is empty, and ``TransportError/Category-swift.struct/invalidHeader`` when
+    /// - Throws: ``TransportError`` with category ``ErrorCategory/invalidBody``
+    ///   when `name` is empty, and ``ErrorCategory/invalidHeader`` when
     ///   `contentType` is empty or contains a control character (CR, LF and NUL among them).
     public mutating func addData(
         _ data: Data,
@@ -137,8 +137,8 @@ public struct MultipartFormData: Sendable {
     ///   - contentType: The part's media type; `nil` (the default) derives it from the
     ///     extension of `path` (`photo.jpg` is `image/jpeg`), falling back to
     ///     `application/octet-stream`.
-    /// - Throws: ``TransportError`` with category ``TransportError/Category-swift.struct/invalidBody``
-    ///   when `name` is empty, and ``TransportError/Category-swift.struct/invalidHeader`` when
+    /// - Throws: ``TransportError`` with category ``ErrorCategory/invalidBody``
+    ///   when `name` is empty, and ``ErrorCategory/invalidHeader`` when
     ///   `contentType` is empty or contains a control character.
     public mutating func addFile(
         path: String,
@@ -160,7 +160,7 @@ public struct MultipartFormData: Sendable {
     ///
     /// - Returns: A ``RequestBody/stream(length:_:)`` body with ``RequestBody/length`` set.
     ///   Send it with ``contentType`` as the `Content-Type`.
-    /// - Throws: ``TransportError`` with category ``TransportError/Category-swift.struct/invalidBody``
+    /// - Throws: ``TransportError`` with category ``ErrorCategory/invalidBody``
     ///   naming the path when a file is missing, unreadable or not a regular file.
     public func makeBody() throws -> RequestBody {
         let delimiter = Data(boundary.utf8)

@@ -38,7 +38,7 @@ extension TransportRequest {
     ///
     /// - Parameter form: The form to send; its files are measured now.
     /// - Throws: The errors of ``MultipartFormData/makeBody()``: ``TransportError`` with category
-    ///   ``TransportError/Category-swift.struct/invalidBody`` naming a file that is missing,
+    ///   ``ErrorCategory/invalidBody`` naming a file that is missing,
     ///   unreadable or not a regular file. The request is unchanged when it throws.
     public mutating func setMultipartBody(_ form: MultipartFormData) throws {
         let body = try form.makeBody()

@@ -6,7 +6,7 @@ public import Foundation
 /// `307`/`308` redirect or a retry must re-send it. In-memory and file bodies always can;
 /// a stream can when it was created from a factory (``stream(length:_:)``) and cannot when it
 /// wraps a single sequence (``stream(length:oneShot:)``): replaying that one fails with a
-/// ``TransportError/Category-swift.struct/invalidBody`` error that says so.
+/// ``ErrorCategory/invalidBody`` error that says so.
 ///
 /// ```swift
 /// let json = RequestBody.bytes(Data(#"{"city":"Toronto"}"#.utf8))
@@ -66,7 +66,7 @@ public struct RequestBody: Sendable {
     /// A body read from a file while it is sent, never loaded whole into memory.
     ///
     /// The file is opened when the transfer starts; a missing or unreadable file fails the
-    /// transfer with ``TransportError/Category-swift.struct/invalidBody`` before any byte is sent.
+    /// transfer with ``ErrorCategory/invalidBody`` before any byte is sent.
     ///
     /// - Parameters:
     ///   - path: The file's path.
@@ -95,7 +95,7 @@ public struct RequestBody: Sendable {
     /// A body produced by one asynchronous sequence, which can be sent only once.
     ///
     /// A redirect that must re-send the body (`307`, `308`) or a retry fails with
-    /// ``TransportError/Category-swift.struct/invalidBody``; use ``stream(length:_:)`` with a factory
+    /// ``ErrorCategory/invalidBody``; use ``stream(length:_:)`` with a factory
     /// when the body must survive those.
     ///
     /// - Parameters:
@@ -136,7 +136,7 @@ extension RequestBody {
         ///
         /// - Parameter sink: Receives each chunk; may suspend to apply backpressure.
         /// - Throws: What the sequence or the sink throws, or a
-        ///   ``TransportError/Category-swift.struct/invalidBody`` error when a one-shot stream is
+        ///   ``ErrorCategory/invalidBody`` error when a one-shot stream is
         ///   pumped a second time.
         public func pump(into sink: @Sendable (Data) async throws -> Void) async throws {
             if !isReplayable && !claims.claimFirst() {

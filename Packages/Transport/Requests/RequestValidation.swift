@@ -30,7 +30,7 @@ public enum RequestValidation {
     ///
     /// - Parameter url: An absolute `http` or `https` URL.
     /// - Returns: Its scheme, authority and path.
-    /// - Throws: ``TransportError`` with category ``TransportError/Category-swift.struct/invalidURL``.
+    /// - Throws: ``TransportError`` with category ``ErrorCategory/invalidURL``.
     public static func parseURL(_ url: String) throws -> URLParts {
         let bytes = url.utf8
         if let bad = bytes.first(where: isForbiddenInURL) {
@@ -93,7 +93,7 @@ public enum RequestValidation {
     ///   - name: An RFC 9110 token.
     ///   - value: A value without CR, LF or NUL.
     /// - Returns: The field.
-    /// - Throws: ``TransportError`` with category ``TransportError/Category-swift.struct/invalidHeader``.
+    /// - Throws: ``TransportError`` with category ``ErrorCategory/invalidHeader``.
     public static func field(name: String, value: String) throws -> HTTPField {
         guard let fieldName = HTTPField.Name(name) else {
             throw TransportError(

@@ -66,7 +66,7 @@ public struct TransferOptions: Sendable {
     /// The largest response header section accepted, 256 KiB by default.
     ///
     /// An engine may refuse a single oversized line below this limit: the libcurl engine fails
-    /// any header line over 100 KiB with ``TransportError/Category-swift.struct/headersTooLarge``.
+    /// any header line over 100 KiB with ``ErrorCategory/headersTooLarge``.
     public var maximumHeaderSize: Int {
         get { storedMaximumHeaderSize ?? 256 * 1024 }
         set { storedMaximumHeaderSize = newValue }
@@ -94,7 +94,7 @@ public struct TransferOptions: Sendable {
     /// sent without `Content-Length`: chunked over HTTP/1.1. Turn it on only for servers that
     /// accept gzip-encoded request bodies; others answer `415` or misread the body. A request
     /// that already has a `Content-Encoding` header fails with
-    /// ``TransportError/Category-swift.struct/invalidHeader`` rather than being encoded twice.
+    /// ``ErrorCategory/invalidHeader`` rather than being encoded twice.
     public var compressesRequestBody: Bool {
         get { storedCompressesRequestBody ?? false }
         set { storedCompressesRequestBody = newValue }

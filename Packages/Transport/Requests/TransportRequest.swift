@@ -67,9 +67,9 @@ public struct TransportRequest: Sendable {
     ///   - body: The body, `nil` by default.
     ///   - options: The transfer options, ``TransferOptions/init()`` (nothing set, so the engine's
     ///     defaults apply) by default.
-    /// - Throws: ``TransportError`` with category ``TransportError/Category-swift.struct/invalidURL``
+    /// - Throws: ``TransportError`` with category ``ErrorCategory/invalidURL``
     ///   for a malformed or non-HTTP URL or one holding whitespace or control characters, and
-    ///   ``TransportError/Category-swift.struct/invalidHeader`` for a bad header name or a value
+    ///   ``ErrorCategory/invalidHeader`` for a bad header name or a value
     ///   holding CR, LF or NUL.
     public init(
         method: HTTPRequest.Method,
@@ -124,7 +124,7 @@ public struct TransportRequest: Sendable {
     /// - Parameters:
     ///   - name: The field name; must be an RFC 9110 token.
     ///   - value: The field value; must not contain CR, LF or NUL.
-    /// - Throws: ``TransportError`` with category ``TransportError/Category-swift.struct/invalidHeader``.
+    /// - Throws: ``TransportError`` with category ``ErrorCategory/invalidHeader``.
     public mutating func addHeader(_ name: String, _ value: String) throws {
         let field = try RequestValidation.field(name: name, value: value)
         changeCheckedFields { $0.append(field) }
@@ -135,7 +135,7 @@ public struct TransportRequest: Sendable {
     /// - Parameters:
     ///   - name: The field name; must be an RFC 9110 token.
     ///   - value: The field value; must not contain CR, LF or NUL.
-    /// - Throws: ``TransportError`` with category ``TransportError/Category-swift.struct/invalidHeader``.
+    /// - Throws: ``TransportError`` with category ``ErrorCategory/invalidHeader``.
     public mutating func setHeader(_ name: String, _ value: String) throws {
         let field = try RequestValidation.field(name: name, value: value)
         changeCheckedFields { $0[field.name] = field.value }

@@ -46,7 +46,7 @@ public struct ResponseBody: AsyncSequence, Sendable {
     ///
     /// - Parameter limit: The most bytes to accept; a larger body fails.
     /// - Returns: The body's bytes.
-    /// - Throws: ``TransportError`` with category ``TransportError/Category-swift.struct/responseTooLarge``
+    /// - Throws: ``TransportError`` with category ``ErrorCategory/responseTooLarge``
     ///   when the body exceeds `limit` (the transfer is cancelled), or any error of the transfer.
     public func collect(upTo limit: Int) async throws -> Data {
         switch storage {

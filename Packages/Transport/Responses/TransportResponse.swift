@@ -51,7 +51,7 @@ public struct TransportResponse: Sendable {
     ///
     /// - Parameter limit: The most bytes to accept from a streamed body.
     /// - Returns: The collected response, with the metrics and classification this one carries.
-    /// - Throws: ``TransportError`` with category ``TransportError/Category-swift.struct/responseTooLarge``
+    /// - Throws: ``TransportError`` with category ``ErrorCategory/responseTooLarge``
     ///   when a streamed body exceeds `limit`, or any error of its transfer.
     public func collected(upTo limit: Int) async throws -> DataResponse {
         if let collected = DataResponse(collected: self) { return collected }

@@ -128,7 +128,7 @@ final class CurlEventLoop: @unchecked Sendable {
 
     // MARK: - Any thread
 
-    /// Stops the loop: every running transfer fails with a ``TransportError/Category-swift.struct/shutDown``
+    /// Stops the loop: every running transfer fails with a ``/Transport/ErrorCategory/shutDown``
     /// error, the handles are freed, and the thread exits. Returns when it has.
     func shutdown() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
