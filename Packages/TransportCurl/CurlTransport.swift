@@ -45,6 +45,8 @@ public final class CurlTransport: HTTPTransport {
     let loops: CurlLoopGroup
     /// The settings the transport was created with.
     public let configuration: Configuration
+    /// The configuration as every transfer of the transport shares it.
+    private let settings: CurlTransfer.Settings
 
     /// Starts an engine: its event loops, each on a thread of its own.
     ///
@@ -61,6 +63,7 @@ public final class CurlTransport: HTTPTransport {
                 mayHaveReachedServer: false)
         }
         self.configuration = configuration
+        self.settings = CurlTransfer.Settings(configuration)
         self.loops = try CurlLoopGroup(configuration: configuration)
     }
 
@@ -107,7 +110,7 @@ public final class CurlTransport: HTTPTransport {
         } onCancel: {
             transfer.cancel()
         }
-        return try streamed.makeResponse()
+        return streamed.makeResponse()
     }
 
     /// Sends a request and returns when the whole body is in memory.
@@ -133,8 +136,8 @@ public final class CurlTransport: HTTPTransport {
         } onCancel: {
             transfer.cancel()
         }
-        // The head is validated here, on the caller's thread, to keep the loop's work small.
-        let response = try collected.makeResponse()
+        // The head's fields are built when the caller reads them, on its own thread.
+        let response = collected.makeResponse()
         if let origin = placed.pinnedOrigin, let version = response.metrics?.httpVersion {
             loops.learn(httpVersion: version, of: origin)
         }
@@ -196,7 +199,7 @@ public final class CurlTransport: HTTPTransport {
         resolved.options = request.options.resolved(over: configuration.defaultOptions)
         let placed = loops.place(url)
         let transfer = CurlTransfer(
-            request: resolved, configuration: configuration, commands: loops.loops[placed.loop].commands,
+            request: resolved, settings: settings, commands: loops.loops[placed.loop].commands,
             validatedURL: url)
         return (transfer, placed)
     }

@@ -132,6 +132,54 @@ import TransportCurl
         }
     }
 
+    /// One loop and one connection, so that every request reuses the same easy handle, which
+    /// keeps the options it last set: each request must still go out as its own (its URL, method,
+    /// headers, body and `Accept-Encoding`), whatever the one before it set.
+    ///
+    /// Checked to fail with the handle's default header list left set under a request with
+    /// headers of its own, and with a GET after a POST taken for a plain GET already set.
+    @Test func aReusedHandleSendsEachRequestAsItsOwn() async throws {
+        try await MockServer.withRunning { server in
+            let configuration = CurlTransport.Configuration.with {
+                $0.loopCount = 1
+                $0.maximumConnectionsPerHost = 1
+            }
+            try await withTransport(configuration) { transport in
+                var plain = TransferOptions()
+                plain.decodesContent = false
+                let steps: [(TransportRequest, method: String, trace: String?, body: String?, encodings: Bool)] = [
+                    (try TransportRequest(method: .get, url: server.url("/echo?step=1")), "GET", nil, nil, true),
+                    (
+                        try TransportRequest(
+                            method: .get, url: server.url("/echo?step=2"), headers: ["X-Trace": "two"]),
+                        "GET", "two", nil, true
+                    ),
+                    (try TransportRequest(method: .get, url: server.url("/echo?step=3")), "GET", nil, nil, true),
+                    (
+                        try TransportRequest(method: .post, url: server.url("/echo?step=4"), body: .string("four")),
+                        "POST", nil, "four", true
+                    ),
+                    (try TransportRequest(method: .get, url: server.url("/echo?step=5")), "GET", nil, nil, true),
+                    (try TransportRequest(method: .delete, url: server.url("/echo?step=6")), "DELETE", nil, nil, true),
+                    (
+                        try TransportRequest(method: .get, url: server.url("/echo?step=7"), options: plain), "GET", nil,
+                        nil, false
+                    ),
+                    (try TransportRequest(method: .get, url: server.url("/echo?step=8")), "GET", nil, nil, true),
+                ]
+                for (index, step) in steps.enumerated() {
+                    let echo = try Echo(try await transport.data(for: step.0).body)
+                    #expect(echo.method == step.method, "step \(index + 1)")
+                    #expect(echo.query["step"] == [String(index + 1)], "step \(index + 1)")
+                    #expect(echo.header("X-Trace") == step.trace, "step \(index + 1)")
+                    #expect(echo.header("User-Agent") == "Parley", "step \(index + 1)")
+                    #expect(echo.body == step.body || (step.body == nil && echo.bodyLength == 0), "step \(index + 1)")
+                    #expect((echo.header("Accept-Encoding") != nil) == step.encodings, "step \(index + 1)")
+                }
+            }
+        }
+    }
+
     @Test func reusesTheConnectionAndReportsMetrics() async throws {
         try await MockServer.withRunning { server in
             try await withTransport { transport in

@@ -41,6 +41,21 @@ import Transport
         #expect(parts == RequestValidation.URLParts(scheme: scheme, authority: authority, path: path))
     }
 
+    /// A URL already in the form its parts make is kept as given; any other is rebuilt from them.
+    @Test(arguments: [
+        ("http://example.com/a?b=c", "http://example.com/a?b=c"),
+        ("HTTP://example.com/a", "http://example.com/a"),
+        ("hTtPs://example.com/a", "https://example.com/a"),
+        ("http://example.com/a#frag", "http://example.com/a"),
+        ("http://example.com", "http://example.com/"),
+        ("http://example.com?q=1", "http://example.com/?q=1"),
+    ])
+    func theRequestURLIsTheTextItsPartsMake(url: String, expected: String) throws {
+        let request = try TransportRequest(method: .get, url: url)
+        #expect(request.url == expected)
+        #expect(try RequestValidation.validate(request.head) == expected)
+    }
+
     @Test(arguments: [
         ("X-Evil", "a\r\nInjected: yes"), ("X-Evil", "a\nb"), ("X-Evil", "nul\u{0}"), ("Bad Name", "v"), ("", "v"),
     ])

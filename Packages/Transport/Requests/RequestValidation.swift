@@ -32,35 +32,68 @@ public enum RequestValidation {
     /// - Returns: Its scheme, authority and path.
     /// - Throws: ``TransportError`` with category ``ErrorCategory/invalidURL``.
     public static func parseURL(_ url: String) throws -> URLParts {
-        let bytes = url.utf8
-        if let bad = bytes.first(where: isForbiddenInURL) {
-            throw invalidURL(
-                url, "contains the forbidden byte 0x\(hex(bad)); percent-encode spaces and control characters")
-        }
-        guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")),
-            bytes[colon...].starts(with: "://".utf8)
-        else {
-            throw invalidURL(url, "is not absolute; write it as http://host/path or https://host/path")
-        }
-        let schemeText = Substring(url.utf8[..<colon])
-        guard let scheme = canonicalScheme(schemeText) else {
-            throw invalidURL(url, "uses the scheme \"\(schemeText)\"; only http and https are supported")
-        }
-        var rest = bytes[bytes.index(colon, offsetBy: 3)...]
-        if let hash = rest.firstIndex(of: UInt8(ascii: "#")) { rest = rest[..<hash] }
-        let authorityEnd =
-            rest.firstIndex(where: { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") }) ?? rest.endIndex
-        let authority = rest[..<authorityEnd]
-        guard !authority.isEmpty, authority.first != UInt8(ascii: ":"), !authority.contains(UInt8(ascii: "@")) else {
-            throw invalidURL(url, "has no host, or carries credentials in the URL; send credentials as a header")
-        }
-        let pathBytes = rest[authorityEnd...]
-        var path = String(Substring(pathBytes))
-        if pathBytes.first != UInt8(ascii: "/") { path = "/" + path }
-        return URLParts(scheme: scheme, authority: String(Substring(authority)), path: path)
+        try split(url).parts
     }
 
-    /// `"http"` or `"https"` for those schemes in any letter case, `nil` for any other.
+    /// Splits and checks an absolute URL as ``parseURL(_:)`` does, and tells whether `url` is
+    /// already the text its parts make (`scheme://authority/path`: the scheme in lowercase, a
+    /// path that starts with `/`, no fragment), so that a caller can keep it rather than build
+    /// it again.
+    ///
+    /// The bytes are read in place, once, with no string made but the parts'.
+    package static func split(_ url: String) throws -> (parts: URLParts, isCanonical: Bool) {
+        var text = url
+        return try text.withUTF8 { bytes in
+            if let bad = bytes.first(where: isForbiddenInURL) {
+                throw invalidURL(
+                    url, "contains the forbidden byte 0x\(hex(bad)); percent-encode spaces and control characters")
+            }
+            guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")), colon + 3 <= bytes.count,
+                bytes[colon + 1] == UInt8(ascii: "/"), bytes[colon + 2] == UInt8(ascii: "/")
+            else {
+                throw invalidURL(url, "is not absolute; write it as http://host/path or https://host/path")
+            }
+            let schemeBytes = UnsafeBufferPointer(rebasing: bytes[..<colon])
+            guard let scheme = canonicalScheme(bytes: schemeBytes) else {
+                throw invalidURL(
+                    url,
+                    "uses the scheme \"\(String(decoding: schemeBytes, as: UTF8.self))\"; only http and https are "
+                        + "supported")
+            }
+            let authorityStart = colon + 3
+            let end = bytes[authorityStart...].firstIndex(of: UInt8(ascii: "#")) ?? bytes.count
+            var authorityEnd = authorityStart
+            while authorityEnd < end, bytes[authorityEnd] != UInt8(ascii: "/"), bytes[authorityEnd] != UInt8(ascii: "?")
+            {
+                authorityEnd += 1
+            }
+            let authority = UnsafeBufferPointer(rebasing: bytes[authorityStart..<authorityEnd])
+            guard !authority.isEmpty, authority[0] != UInt8(ascii: ":"), !authority.contains(UInt8(ascii: "@")) else {
+                throw invalidURL(url, "has no host, or carries credentials in the URL; send credentials as a header")
+            }
+            let pathBytes = UnsafeBufferPointer(rebasing: bytes[authorityEnd..<end])
+            let startsWithSlash = pathBytes.first == UInt8(ascii: "/")
+            var path = String(decoding: pathBytes, as: UTF8.self)
+            if !startsWithSlash { path = "/" + path }
+            let isCanonical =
+                startsWithSlash && end == bytes.count
+                && !schemeBytes.contains(where: { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") })
+            return (
+                URLParts(scheme: scheme, authority: String(decoding: authority, as: UTF8.self), path: path),
+                isCanonical
+            )
+        }
+    }
+
+    /// `http` or `https` when `bytes` spell one of them in any letter case, else `nil`.
+    private static func canonicalScheme(bytes: UnsafeBufferPointer<UInt8>) -> String? {
+        if bytes.count == 4 || bytes.count == 5 {
+            for index in 0..<bytes.count where bytes[index] | 0x20 != Self.httpsBytes[index] { return nil }
+            return bytes.count == 4 ? "http" : "https"
+        }
+        return nil
+    }
+
     static func canonicalScheme(_ scheme: some StringProtocol) -> String? {
         // Compared byte by byte with ASCII case folding: this runs for every request.
         var index = 0

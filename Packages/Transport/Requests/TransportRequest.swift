@@ -78,7 +78,7 @@ public struct TransportRequest: Sendable {
         body: RequestBody? = nil,
         options: TransferOptions = TransferOptions()
     ) throws {
-        let parts = try RequestValidation.parseURL(url)
+        let (parts, isCanonical) = try RequestValidation.split(url)
         var fields = HTTPFields()
         for (name, value) in headers {
             fields.append(try RequestValidation.field(name: name, value: value))
@@ -92,7 +92,8 @@ public struct TransportRequest: Sendable {
         )
         self.body = body
         self.options = options
-        self.validatedURL = "\(parts.scheme)://\(parts.authority)\(parts.path)"
+        // The URL as given when it is already what the parts make, most often: no second string.
+        self.validatedURL = isCanonical ? url : "\(parts.scheme)://\(parts.authority)\(parts.path)"
     }
 
     /// Creates a request from a Foundation `URL`.

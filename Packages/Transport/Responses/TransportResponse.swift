@@ -11,7 +11,15 @@ public import HTTPTypes
 /// copying or collecting the body again.
 public struct TransportResponse: Sendable {
     /// The status and header fields.
-    public var head: HTTPResponse
+    ///
+    /// A response from the engine keeps its header lines as received and builds this value
+    /// the first time it is read (then keeps it); ``status`` does not build it.
+    public var head: HTTPResponse {
+        get { lazyHead.response }
+        set { lazyHead.response = newValue }
+    }
+    /// The head, as made or as received.
+    package var lazyHead: LazyResponseHead
     /// The body: iterate it, or collect it.
     public var body: ResponseBody
     /// The URL that produced this response, after any redirects.
@@ -26,7 +34,14 @@ public struct TransportResponse: Sendable {
 
     /// Creates a response.
     public init(head: HTTPResponse, body: ResponseBody, url: String) {
-        self.head = head
+        self.lazyHead = LazyResponseHead(head)
+        self.body = body
+        self.url = url
+    }
+
+    /// A response with the head an engine received, built when first read.
+    package init(receivedHead: ReceivedResponseHead, body: ResponseBody, url: String) {
+        self.lazyHead = LazyResponseHead(received: receivedHead)
         self.body = body
         self.url = url
     }
@@ -36,15 +51,15 @@ public struct TransportResponse: Sendable {
     ///
     /// - Parameter response: A collected response, such as ``HTTPTransport/data(for:)`` returns.
     public init(_ response: DataResponse) {
-        head = response.head
+        lazyHead = response.lazyHead
         body = ResponseBody(response.body)
         url = response.url
         metrics = response.metrics
         classification = response.classification
     }
 
-    /// The status, for convenience.
-    public var status: HTTPResponse.Status { head.status }
+    /// The status, for convenience; reading it does not build ``head``.
+    public var status: HTTPResponse.Status { lazyHead.status }
 
     /// The response as a ``DataResponse``: a body already in memory is taken as it is (it
     /// passed the limit of the transport that collected it), a streamed one is collected now.
@@ -56,7 +71,7 @@ public struct TransportResponse: Sendable {
     public func collected(upTo limit: Int) async throws -> DataResponse {
         if let collected = DataResponse(collected: self) { return collected }
         var collected = DataResponse(
-            head: head, body: try await body.collect(upTo: limit), url: url, metrics: metrics)
+            lazyHead: lazyHead, body: try await body.collect(upTo: limit), url: url, metrics: metrics)
         collected.classification = classification
         return collected
     }
@@ -65,7 +80,15 @@ public struct TransportResponse: Sendable {
 /// A response whose body has been collected in memory.
 public struct DataResponse: Sendable {
     /// The status and header fields.
-    public var head: HTTPResponse
+    ///
+    /// A response from the engine keeps its header lines as received and builds this value
+    /// the first time it is read (then keeps it); ``status`` does not build it.
+    public var head: HTTPResponse {
+        get { lazyHead.response }
+        set { lazyHead.response = newValue }
+    }
+    /// The head, as made or as received.
+    package var lazyHead: LazyResponseHead
     /// The whole body, decoded if the server compressed it.
     public var body: Data
     /// The URL that produced this response, after any redirects.
@@ -79,7 +102,17 @@ public struct DataResponse: Sendable {
 
     /// Creates a response.
     public init(head: HTTPResponse, body: Data, url: String, metrics: TransferMetrics? = nil) {
-        self.head = head
+        self.init(lazyHead: LazyResponseHead(head), body: body, url: url, metrics: metrics)
+    }
+
+    /// A response with the head an engine received, built when first read.
+    package init(receivedHead: ReceivedResponseHead, body: Data, url: String, metrics: TransferMetrics? = nil) {
+        self.init(lazyHead: LazyResponseHead(received: receivedHead), body: body, url: url, metrics: metrics)
+    }
+
+    /// A response with a head as made or as received.
+    package init(lazyHead: LazyResponseHead, body: Data, url: String, metrics: TransferMetrics?) {
+        self.lazyHead = lazyHead
         self.body = body
         self.url = url
         self.metrics = metrics
@@ -91,10 +124,10 @@ public struct DataResponse: Sendable {
     /// - Parameter response: A response from the middleware onion.
     public init?(collected response: TransportResponse) {
         guard let body = response.body.collectedData else { return nil }
-        self.init(head: response.head, body: body, url: response.url, metrics: response.metrics)
+        self.init(lazyHead: response.lazyHead, body: body, url: response.url, metrics: response.metrics)
         classification = response.classification
     }
 
-    /// The status, for convenience.
-    public var status: HTTPResponse.Status { head.status }
+    /// The status, for convenience; reading it does not build ``head``.
+    public var status: HTTPResponse.Status { lazyHead.status }
 }

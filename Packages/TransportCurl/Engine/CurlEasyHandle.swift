@@ -14,6 +14,33 @@ final class CurlEasyHandle {
     var hasRouting = false
     /// libcurl writes a detailed message here when a transfer fails (`CURLOPT_ERRORBUFFER`).
     let errorBuffer: UnsafeMutablePointer<CChar>
+    /// The per-request options last set on the handle, so that a request that needs the same
+    /// values skips setting them again (`CurlTransfer.configure`). Forgotten with the handle's
+    /// options when it is reset.
+    var lastSet = LastSetOptions()
+    /// The header list of a request with no header fields of its own (the engine's
+    /// `User-Agent` alone): made once for the handle, freed with it.
+    var defaultHeaderList: UnsafeMutablePointer<curl_slist>?
+
+    /// Per-request options as last set on a handle; `nil` or `false` where unknown.
+    struct LastSetOptions {
+        /// `CURLOPT_URL`.
+        var url: String?
+        /// `CURLOPT_CONNECTTIMEOUT_MS`.
+        var connectTimeout: Int?
+        /// `CURLOPT_TIMEOUT_MS`.
+        var timeout: Int?
+        /// `CURLOPT_PIPEWAIT`.
+        var pipeWait: Int?
+        /// Whether `CURLOPT_ACCEPT_ENCODING` is `""` (every encoding libcurl decodes).
+        var acceptsEncodings: Bool?
+        /// Whether the method options are a plain GET's (`CURLOPT_HTTPGET`, no custom request).
+        var isPlainGet = false
+        /// Whether `CURLOPT_HTTPHEADER` is ``CurlEasyHandle/defaultHeaderList``.
+        var hasDefaultHeaders = false
+        /// `CURLOPT_NOPROGRESS`.
+        var noProgress: Bool?
+    }
 
     /// Creates a handle, or `nil` when libcurl cannot.
     init?() {
@@ -54,6 +81,7 @@ final class CurlEasyHandle {
             errorBuffer.pointee = 0
             isPrepared = false
             hasRouting = false
+            lastSet = LastSetOptions()
         }
         hopsConfigured = 0
         requestsSent = 0
@@ -61,6 +89,7 @@ final class CurlEasyHandle {
 
     func cleanup() {
         curl_easy_cleanup(pointer)
+        if let defaultHeaderList { curl_slist_free_all(defaultHeaderList) }
         errorBuffer.deallocate()
         LiveCounts.easyHandles.decrement()
     }

@@ -51,13 +51,21 @@ extension CurlTransfer {
         handle.errorBuffer.pointee = 0
         handle.hopsConfigured += 1
 
-        // Every option below varies per request and is set on every use: handles are reused
-        // without `curl_easy_reset` (but see `CurlEasyHandle.resetIfResent()`), so nothing of a
-        // previous request may linger.
-        _ = parley_easy_setopt_string(easy, CURLOPT_URL, url)
+        // Every option below varies per request. Handles are reused without `curl_easy_reset`
+        // (but see `CurlEasyHandle.resetIfResent()`), so nothing of a previous request may
+        // linger: each is set unless the handle holds the same value already
+        // (`CurlEasyHandle.lastSet`, forgotten when the handle is reset).
+        if handle.lastSet.url != url {
+            _ = parley_easy_setopt_string(easy, CURLOPT_URL, url)
+            handle.lastSet.url = url
+        }
 
         // Timeouts.
-        _ = parley_easy_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(options.connectTimeout))
+        let connectTimeout = Self.milliseconds(options.connectTimeout)
+        if handle.lastSet.connectTimeout != connectTimeout {
+            _ = parley_easy_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, connectTimeout)
+            handle.lastSet.connectTimeout = connectTimeout
+        }
         // The stall timeout is enforced by the loop (`checkStall`), not CURLOPT_LOW_SPEED_*:
         // libcurl 7.88.1 counts a transfer paused for backpressure as slow and kills it.
         var timeout = 0
@@ -66,15 +74,26 @@ extension CurlTransfer {
             guard remaining > .zero else { throw deadlineError(deadline) }
             timeout = max(1, Self.milliseconds(remaining))
         }
-        _ = parley_easy_setopt_long(easy, CURLOPT_TIMEOUT_MS, timeout)
+        if handle.lastSet.timeout != timeout {
+            _ = parley_easy_setopt_long(easy, CURLOPT_TIMEOUT_MS, timeout)
+            handle.lastSet.timeout = timeout
+        }
 
         // Wait for a connection that can multiplex rather than open another (HTTPS, HTTP/2).
-        let isHTTPS = RequestValidation.isHTTPS(request.head.scheme)
-        _ = parley_easy_setopt_long(easy, CURLOPT_PIPEWAIT, configuration.allowsHTTP2 && isHTTPS ? 1 : 0)
-        if options.decodesContent {
-            _ = parley_easy_setopt_string(easy, CURLOPT_ACCEPT_ENCODING, "")
-        } else {
-            _ = parley_easy_setopt_pointer(easy, CURLOPT_ACCEPT_ENCODING, nil)
+        // The URL is validated: its scheme is `http` or `https`, in lowercase.
+        let isHTTPS = url.utf8.starts(with: Self.httpsPrefix)
+        let pipeWait = configuration.allowsHTTP2 && isHTTPS ? 1 : 0
+        if handle.lastSet.pipeWait != pipeWait {
+            _ = parley_easy_setopt_long(easy, CURLOPT_PIPEWAIT, pipeWait)
+            handle.lastSet.pipeWait = pipeWait
+        }
+        if handle.lastSet.acceptsEncodings != options.decodesContent {
+            if options.decodesContent {
+                _ = parley_easy_setopt_string(easy, CURLOPT_ACCEPT_ENCODING, "")
+            } else {
+                _ = parley_easy_setopt_pointer(easy, CURLOPT_ACCEPT_ENCODING, nil)
+            }
+            handle.lastSet.acceptsEncodings = options.decodesContent
         }
         if configuration.tls.disablesVerification && isHTTPS {
             let warning =
@@ -83,16 +102,20 @@ extension CurlTransfer {
             configuration.securityLogger.warning("\(warning)")
         }
 
-        try configureMethodAndBody(easy)
-        configureHeaders(easy)
+        try configureMethodAndBody(handle)
+        configureHeaders(handle)
         configureRouting(handle)
 
         if options.eventHandler != nil {
             progress = ProgressThrottle()
-            _ = parley_easy_setopt_xferinfo_callback(easy, CURLOPT_XFERINFOFUNCTION, curlProgressCallback)
-            _ = parley_easy_setopt_long(easy, CURLOPT_NOPROGRESS, 0)
-        } else {
+            if handle.lastSet.noProgress != false {
+                _ = parley_easy_setopt_xferinfo_callback(easy, CURLOPT_XFERINFOFUNCTION, curlProgressCallback)
+                _ = parley_easy_setopt_long(easy, CURLOPT_NOPROGRESS, 0)
+                handle.lastSet.noProgress = false
+            }
+        } else if handle.lastSet.noProgress != true {
             _ = parley_easy_setopt_long(easy, CURLOPT_NOPROGRESS, 1)
+            handle.lastSet.noProgress = true
         }
         if retainedSelf != nil { setContext(on: handle) }
     }
@@ -141,10 +164,13 @@ extension CurlTransfer {
     }
 
     /// Sets the method and, for a request that sends one, opens the body as an ``UploadSource``.
-    private func configureMethodAndBody(_ easy: OpaquePointer) throws {
+    private func configureMethodAndBody(_ handle: CurlEasyHandle) throws {
+        let easy = handle.pointer
         let method = request.head.method
         upload?.close()
         upload = nil
+        let wasPlainGet = handle.lastSet.isPlainGet
+        handle.lastSet.isPlainGet = false
         if method == .head {
             _ = parley_easy_setopt_pointer(easy, CURLOPT_CUSTOMREQUEST, nil)
             _ = parley_easy_setopt_long(easy, CURLOPT_NOBODY, 1)
@@ -152,11 +178,14 @@ extension CurlTransfer {
         }
         let sendsBody = request.body != nil || method == .post || method == .put || method == .patch
         guard sendsBody else {
-            // CURLOPT_HTTPGET also turns CURLOPT_NOBODY and CURLOPT_UPLOAD off.
-            _ = parley_easy_setopt_long(easy, CURLOPT_HTTPGET, 1)
             if method == .get {
+                handle.lastSet.isPlainGet = true
+                if wasPlainGet { return }
+                // CURLOPT_HTTPGET also turns CURLOPT_NOBODY and CURLOPT_UPLOAD off.
+                _ = parley_easy_setopt_long(easy, CURLOPT_HTTPGET, 1)
                 _ = parley_easy_setopt_pointer(easy, CURLOPT_CUSTOMREQUEST, nil)
             } else {
+                _ = parley_easy_setopt_long(easy, CURLOPT_HTTPGET, 1)
                 _ = parley_easy_setopt_string(easy, CURLOPT_CUSTOMREQUEST, method.rawValue)
             }
             return
@@ -189,8 +218,22 @@ extension CurlTransfer {
     }
 
     /// Builds the header list libcurl sends, with the engine's own additions.
-    private func configureHeaders(_ easy: OpaquePointer) {
+    ///
+    /// A request with no header fields and no body sends the engine's `User-Agent` alone: the
+    /// handle's own list of that one line (``CurlEasyHandle/defaultHeaderList``), made once and
+    /// left set between requests, so that such a request builds, allocates and frees nothing.
+    private func configureHeaders(_ handle: CurlEasyHandle) {
         freeHeaderList()
+        if request.head.headerFields.isEmpty && upload == nil {
+            if handle.lastSet.hasDefaultHeaders { return }
+            if handle.defaultHeaderList == nil {
+                handle.defaultHeaderList = curl_slist_append(nil, "User-Agent: \(configuration.userAgent)")
+            }
+            _ = parley_easy_setopt_slist(handle.pointer, CURLOPT_HTTPHEADER, handle.defaultHeaderList)
+            handle.lastSet.hasDefaultHeaders = true
+            return
+        }
+        handle.lastSet.hasDefaultHeaders = false
         var list: UnsafeMutablePointer<curl_slist>?
         func add(_ line: String) {
             list = curl_slist_append(list, line)
@@ -206,7 +249,7 @@ extension CurlTransfer {
         if upload != nil && request.head.headerFields[.expect] == nil { add("Expect:") }
         if upload?.isGzipped == true { add("Content-Encoding: gzip") }
         headerList = list
-        _ = parley_easy_setopt_slist(easy, CURLOPT_HTTPHEADER, list)
+        _ = parley_easy_setopt_slist(handle.pointer, CURLOPT_HTTPHEADER, list)
     }
 
     /// Frees the header list of the last hop.
@@ -222,6 +265,9 @@ extension CurlTransfer {
             message: "The request to \(currentURL) did not complete within its deadline of \(deadline).",
             url: currentURL)
     }
+
+    /// The start of a URL whose scheme is `https`.
+    private static let httpsPrefix = Array("https:".utf8)
 
     /// Whole milliseconds of `duration`, rounded down, for libcurl's `_MS` options.
     static func milliseconds(_ duration: Duration) -> Int {

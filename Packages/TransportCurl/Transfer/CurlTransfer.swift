@@ -57,8 +57,18 @@ final class CurlTransfer: DeadlineHeapElement, @unchecked Sendable {
     // `CurlTransfer+Callbacks.swift` use it too, which is why it is not `private`.
     /// The request of the current hop (redirects rewrite it).
     var request: TransportRequest
+    /// The transport's configuration, shared by its transfers: each holds a reference rather
+    /// than a copy of the whole struct (its loggers, TLS paths and default options), which kept
+    /// a few hundred bytes and a dozen references per request in flight.
+    let settings: Settings
     /// The transport's configuration.
-    let configuration: CurlTransport.Configuration
+    var configuration: CurlTransport.Configuration { settings.configuration }
+
+    /// A transport's configuration, made once and shared by every transfer of the transport.
+    final class Settings: Sendable {
+        let configuration: CurlTransport.Configuration
+        init(_ configuration: CurlTransport.Configuration) { self.configuration = configuration }
+    }
     /// How the body is handed over.
     var mode: Mode = .collect
     /// The queue of the loop that runs this transfer: the transfer's one way to ask the loop
@@ -126,12 +136,12 @@ final class CurlTransfer: DeadlineHeapElement, @unchecked Sendable {
     /// - Parameter validatedURL: What `RequestValidation.validate(request.head)` returned, when
     ///   the caller has checked the request already; the first hop then skips the check.
     init(
-        request: TransportRequest, configuration: CurlTransport.Configuration, commands: CurlCommandQueue,
+        request: TransportRequest, settings: Settings, commands: CurlCommandQueue,
         validatedURL: String? = nil
     ) {
         self.request = request
         self.commands = commands
-        self.configuration = configuration
+        self.settings = settings
         // The validated URL is the same text with the scheme in lowercase: no need to build it again.
         let url = validatedURL ?? request.url
         self.currentURL = url
@@ -187,9 +197,12 @@ final class CurlTransfer: DeadlineHeapElement, @unchecked Sendable {
         self.handle = nil
         retainedSelf?.release()
         retainedSelf = nil
-        // The handle is kept for reuse: it must not point at the list freed here.
-        _ = parley_easy_setopt_slist(handle.pointer, CURLOPT_HTTPHEADER, nil)
-        freeHeaderList()
+        // The handle is kept for reuse: it must not point at the list freed here. (Its own
+        // default list stays set: it lives as long as the handle.)
+        if headerList != nil {
+            _ = parley_easy_setopt_slist(handle.pointer, CURLOPT_HTTPHEADER, nil)
+            freeHeaderList()
+        }
         upload?.close()
         upload = nil
         return handle
@@ -365,8 +378,8 @@ final class CurlTransfer: DeadlineHeapElement, @unchecked Sendable {
         case .success:
             configuration.logger.debug(
                 "← \(response.status) \(LogRedaction.redactedURL(currentURL)) (\(bodyBytes) bytes)")
-            if configuration.logger.logLevel == .trace, let head = try? response.makeHead(url: currentURL) {
-                configuration.logger.trace("response headers:\n\(head.headerFields.redactedForLogging)")
+            if configuration.logger.logLevel == .trace {
+                configuration.logger.trace("response headers:\n\(response.makeHead().headerFields.redactedForLogging)")
             }
         case .failure(let error):
             configuration.logger.debug("✕ \(LogRedaction.redactedURL(currentURL)): \(error)")
@@ -377,10 +390,10 @@ final class CurlTransfer: DeadlineHeapElement, @unchecked Sendable {
     var elapsed: Duration { firstStart.map { ContinuousClock.now - $0 } ?? .zero }
 }
 
-/// What a collected transfer hands back to the awaiting task, which builds the response
-/// head there rather than on the loop thread.
+/// What a collected transfer hands back to the awaiting task, which makes the response there
+/// rather than on the loop thread.
 struct CollectedTransfer: Sendable {
-    /// The final head, not yet validated.
+    /// The final head, as received.
     let head: ResponseHeadParser
     /// The body, decoded.
     let body: Data
@@ -389,28 +402,23 @@ struct CollectedTransfer: Sendable {
     /// The transfer's timings and sizes.
     let metrics: TransferMetrics?
 
-    /// The response, with its head validated.
-    func makeResponse() throws -> DataResponse {
-        DataResponse(head: try head.makeHead(url: url), body: body, url: url, metrics: metrics)
+    /// The response, its head built when first read.
+    func makeResponse() -> DataResponse {
+        DataResponse(receivedHead: head.receivedHead(), body: body, url: url, metrics: metrics)
     }
 }
 
 /// What a streamed transfer hands back when its head has arrived.
 struct StreamedTransfer: Sendable {
-    /// The final head, not yet validated.
+    /// The final head, as received.
     let head: ResponseHeadParser
     /// The buffer the body streams through.
     let body: ResponseStreamBuffer
     /// The URL of the last hop.
     let url: String
 
-    /// The response, with its head validated; a malformed head cancels the transfer.
-    func makeResponse() throws -> TransportResponse {
-        do {
-            return TransportResponse(head: try head.makeHead(url: url), body: ResponseBody(stream: body), url: url)
-        } catch {
-            body.cancel()
-            throw error
-        }
+    /// The response, its head built when first read.
+    func makeResponse() -> TransportResponse {
+        TransportResponse(receivedHead: head.receivedHead(), body: ResponseBody(stream: body), url: url)
     }
 }

@@ -1,5 +1,5 @@
 package import HTTPTypes
-import Transport
+package import Transport
 
 /// Collects a response head from the header lines libcurl hands to the header callback.
 ///
@@ -7,11 +7,11 @@ import Transport
 /// does not follow, and finally trailers after a chunked body. The parser keeps only the
 /// last non-interim head and ignores trailers.
 ///
-/// The loop thread does the least it can: it checks the status line, notes the three fields
-/// the engine acts on (`Content-Length`, `Content-Encoding`, `Location`) with byte
-/// comparisons, and appends each field line to one byte buffer. Building the validated
-/// `HTTPFields` (``makeHead()``) is left to the thread that receives the response, so the
-/// loop's time per request stays close to libcurl's own.
+/// The loop thread does the least it can: it checks the status line and that each field name
+/// is an HTTP token, notes the three fields the engine acts on (`Content-Length`,
+/// `Content-Encoding`, `Location`) with byte comparisons, and appends each field line to one
+/// byte buffer. The response carries that buffer as a `ReceivedResponseHead`
+/// (``receivedHead()``), which builds the `HTTPFields` only when the caller reads the head.
 ///
 /// `package` rather than internal so that the fuzz target in `Tests/Fuzz` can drive it with
 /// the bytes of arbitrary heads; nothing outside this package sees it.
@@ -68,7 +68,9 @@ package struct ResponseHeadParser: Sendable {
             isComplete = true
             return .headComplete
         }
-        if text.starts(with: Self.httpPrefix) {
+        if text.count >= 5, text[0] == UInt8(ascii: "H"), text[1] == UInt8(ascii: "T"), text[2] == UInt8(ascii: "T"),
+            text[3] == UInt8(ascii: "P"), text[4] == UInt8(ascii: "/")
+        {
             return parseStatusLine(text)
         }
         let isContinuation = text[0] == UInt8(ascii: " ") || text[0] == UInt8(ascii: "\t")
@@ -77,6 +79,11 @@ package struct ResponseHeadParser: Sendable {
         } else {
             guard let colon = text.firstIndex(of: UInt8(ascii: ":")), colon > 0 else {
                 return .invalid("a header line without a field name and colon")
+            }
+            let name = UnsafeRawBufferPointer(rebasing: text[0..<colon])
+            guard name.allSatisfy(Self.isTokenByte) else {
+                let shown = String(decoding: name.prefix(64), as: UTF8.self)
+                return .invalid("the header name \"\(shown)\" is not a valid token")
             }
             noteField(text, colon: colon)
         }
@@ -89,131 +96,105 @@ package struct ResponseHeadParser: Sendable {
 
     /// Records the fields the engine acts on before the head is built.
     private mutating func noteField(_ text: UnsafeRawBufferPointer, colon: Int) {
-        let name = UnsafeRawBufferPointer(rebasing: text[0..<colon])
-        if Self.equalsIgnoringCase(name, Self.contentLengthName) {
-            contentLength = Self.decimal(Self.trimmed(String(decoding: text[(colon + 1)...], as: UTF8.self)))
-        } else if Self.equalsIgnoringCase(name, Self.contentEncodingName) {
+        switch colon {
+        case 14 where Self.equalsIgnoringCase(text, Self.contentLengthName):
+            contentLength = Self.decimal(Self.trimmed(UnsafeRawBufferPointer(rebasing: text[(colon + 1)...])))
+        case 16 where Self.equalsIgnoringCase(text, Self.contentEncodingName):
             hasContentEncoding = true
-        } else if Self.equalsIgnoringCase(name, Self.locationName) {
-            location = Self.trimmed(String(decoding: text[(colon + 1)...], as: UTF8.self))
+        case 8 where Self.equalsIgnoringCase(text, Self.locationName):
+            let value = Self.trimmed(UnsafeRawBufferPointer(rebasing: text[(colon + 1)...]))
+            location = String(decoding: value, as: UTF8.self)
+        default:
+            break
         }
     }
 
-    /// Builds the validated head: each field name must be an HTTP token.
-    ///
-    /// - Parameter url: The response's URL, for the error message.
-    /// - Throws: ``TransportError`` with category `.invalidResponse` for a malformed field.
-    package func makeHead(url: String) throws -> HTTPResponse {
-        var fields = HTTPFields()
-        fields.reserveCapacity(16)
-        var start = 0
-        while start < lines.count {
-            let end = lines[start...].firstIndex(of: UInt8(ascii: "\n")) ?? lines.count
-            let line = lines[start..<end]
-            start = end + 1
-            if line.first == UInt8(ascii: " ") || line.first == UInt8(ascii: "\t") {
-                // An obsolete folded continuation line: join it to the previous field's value.
-                guard let last = fields.last else { continue }
-                fields.removeLast()
-                let joined = last.value + " " + Self.trimmed(String(decoding: line, as: UTF8.self))
-                fields.append(HTTPField(name: last.name, value: joined))
-                continue
-            }
-            guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { continue }
-            let name: HTTPField.Name
-            if let known = Self.knownName(line[..<colon]) {
-                name = known
-            } else {
-                let nameText = String(decoding: line[..<colon], as: UTF8.self)
-                guard let parsed = HTTPField.Name(nameText) else {
-                    throw TransportError(
-                        .invalidResponse,
-                        message: "The response from \(url) has a malformed head: the header name "
-                            + "\"\(nameText.prefix(64))\" is not a valid token.",
-                        url: url)
-                }
-                name = parsed
-            }
-            let value = String(decoding: Self.trimmed(line[(colon + 1)...]), as: UTF8.self)
-            fields.append(HTTPField(name: name, value: value))
-        }
-        return HTTPResponse(status: .init(code: status, reasonPhrase: reason), headerFields: fields)
+    /// The head for the response: the status and the field lines, built into an
+    /// `HTTPResponse` when the response's head is first read.
+    package func receivedHead() -> ReceivedResponseHead {
+        ReceivedResponseHead(status: status, reason: reason, lines: lines)
+    }
+
+    /// The head as an `HTTPResponse`, built now.
+    package func makeHead() -> HTTPResponse {
+        receivedHead().response
     }
 
     private mutating func parseStatusLine(_ text: UnsafeRawBufferPointer) -> Event {
-        // "HTTP/1.1 200 OK" or "HTTP/2 200"
-        let parts = text.split(separator: UInt8(ascii: " "), maxSplits: 2, omittingEmptySubsequences: true)
-        guard parts.count >= 2, parts[1].count == 3, let code = Int(String(decoding: parts[1], as: UTF8.self)),
-            (100..<600).contains(code)
-        else {
-            return .invalid("the status line \"\(String(decoding: text.prefix(64), as: UTF8.self))\" is malformed")
+        // "HTTP/1.1 200 OK" or "HTTP/2 200": the version, one or more spaces, three digits, and
+        // after one or more spaces the reason, if any.
+        var index = 5
+        while index < text.count, text[index] != UInt8(ascii: " ") { index += 1 }
+        while index < text.count, text[index] == UInt8(ascii: " ") { index += 1 }
+        var code = 0
+        var digits = 0
+        while index < text.count, text[index] != UInt8(ascii: " ") {
+            let digit = Int(text[index]) - Int(UInt8(ascii: "0"))
+            guard (0...9).contains(digit), digits < 3 else { return malformedStatusLine(text) }
+            code = code * 10 + digit
+            digits += 1
+            index += 1
         }
+        guard digits == 3, (100..<600).contains(code) else { return malformedStatusLine(text) }
+        while index < text.count, text[index] == UInt8(ascii: " ") { index += 1 }
         self = ResponseHeadParser(bytes: bytes)
         status = code
-        reason = parts.count > 2 ? String(decoding: parts[2], as: UTF8.self) : ""
+        reason = String(decoding: UnsafeRawBufferPointer(rebasing: text[index...]), as: UTF8.self)
         return .continue
     }
 
-    /// The field names most responses carry, spelled as registered and in lowercase (as
-    /// HTTP/2 sends them), with the name each stands for.
-    private static let knownNames: [(spelled: [UInt8], lowercase: [UInt8], name: HTTPField.Name)] = [
-        HTTPField.Name.date, .server, .contentType, .contentLength, .connection, .lastModified, .eTag,
-        .acceptRanges, .cacheControl, .expires, .vary, .contentEncoding, .transferEncoding, .location, .setCookie,
-        .age, .accessControlAllowOrigin, .strictTransportSecurity, .xContentTypeOptions, .via, .retryAfter,
-        .wwwAuthenticate, .contentLanguage, .contentDisposition,
-    ].map { (Array($0.rawName.utf8), Array($0.canonicalName.utf8), $0) }
-
-    /// The registered name `bytes` spell, when they spell one of ``knownNames`` exactly as
-    /// registered or in lowercase: such a name needs no validation and no string of its own.
-    /// Any other spelling (`CONTENT-TYPE`) takes the general path, which keeps it as sent.
-    private static func knownName(_ bytes: ArraySlice<UInt8>) -> HTTPField.Name? {
-        for known in knownNames where known.spelled.count == bytes.count {
-            if bytes.elementsEqual(known.spelled) || bytes.elementsEqual(known.lowercase) { return known.name }
-        }
-        return nil
+    private func malformedStatusLine(_ text: UnsafeRawBufferPointer) -> Event {
+        .invalid("the status line \"\(String(decoding: text.prefix(64), as: UTF8.self))\" is malformed")
     }
 
-    private static let httpPrefix = Array("HTTP/".utf8)
+    /// Whether `byte` may appear in a field name: an HTTP token character (RFC 9110 §5.6.2).
+    private static func isTokenByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"):
+            true
+        case UInt8(ascii: "!"), UInt8(ascii: "#"), UInt8(ascii: "$"), UInt8(ascii: "%"), UInt8(ascii: "&"),
+            UInt8(ascii: "'"), UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."),
+            UInt8(ascii: "^"), UInt8(ascii: "_"), UInt8(ascii: "`"), UInt8(ascii: "|"), UInt8(ascii: "~"):
+            true
+        default:
+            false
+        }
+    }
+
     private static let contentLengthName = Array("content-length".utf8)
     private static let contentEncodingName = Array("content-encoding".utf8)
     private static let locationName = Array("location".utf8)
 
-    /// Whether `bytes` spells `lowercase` in any letter case (`lowercase` is ASCII lowercase).
-    private static func equalsIgnoringCase(_ bytes: UnsafeRawBufferPointer, _ lowercase: [UInt8]) -> Bool {
-        guard bytes.count == lowercase.count else { return false }
-        for index in 0..<bytes.count {
-            let byte = bytes[index]
+    /// Whether `text` starts with `lowercase` in any letter case (`lowercase` is ASCII lowercase).
+    private static func equalsIgnoringCase(_ text: UnsafeRawBufferPointer, _ lowercase: [UInt8]) -> Bool {
+        guard text.count >= lowercase.count else { return false }
+        for index in 0..<lowercase.count {
+            let byte = text[index]
             let folded = byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
             if folded != lowercase[index] { return false }
         }
         return true
     }
 
-    /// The bytes without leading and trailing spaces and tabs: the same as trimming the
-    /// decoded string, as neither byte occurs inside a multi-byte UTF-8 sequence.
-    private static func trimmed(_ bytes: ArraySlice<UInt8>) -> ArraySlice<UInt8> {
-        func isBlank(_ byte: UInt8) -> Bool { byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
-        guard let first = bytes.firstIndex(where: { !isBlank($0) }),
-            let last = bytes.lastIndex(where: { !isBlank($0) })
-        else { return bytes[bytes.endIndex...] }
-        return bytes[first...last]
+    /// The bytes without leading and trailing spaces and tabs.
+    private static func trimmed(_ bytes: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {
+        var first = 0
+        var end = bytes.count
+        while first < end, bytes[first] == UInt8(ascii: " ") || bytes[first] == UInt8(ascii: "\t") { first += 1 }
+        while end > first, bytes[end - 1] == UInt8(ascii: " ") || bytes[end - 1] == UInt8(ascii: "\t") { end -= 1 }
+        return UnsafeRawBufferPointer(rebasing: bytes[first..<end])
     }
 
     /// A `Content-Length` value: one or more ASCII digits (RFC 9110 §8.6), at most 18 so that it
-    /// fits an `Int64`; `nil` for anything else, a sign included (`Int64("-5")` would read `-5`).
-    private static func decimal(_ text: String) -> Int64? {
-        guard !text.isEmpty, text.utf8.count <= 18, text.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else {
-            return nil
+    /// fits an `Int64`; `nil` for anything else, a sign included.
+    private static func decimal(_ bytes: UnsafeRawBufferPointer) -> Int64? {
+        guard !bytes.isEmpty, bytes.count <= 18 else { return nil }
+        var value: Int64 = 0
+        for byte in bytes {
+            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
+            value = value * 10 + Int64(byte - UInt8(ascii: "0"))
         }
-        return Int64(text)
-    }
-
-    /// The string without leading and trailing spaces and tabs.
-    private static func trimmed(_ text: String) -> String {
-        let scalars = text.unicodeScalars
-        guard let first = scalars.firstIndex(where: { $0 != " " && $0 != "\t" }),
-            let last = scalars.lastIndex(where: { $0 != " " && $0 != "\t" })
-        else { return "" }
-        return String(scalars[first...last])
+        return value
     }
 }

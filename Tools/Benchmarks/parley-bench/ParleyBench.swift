@@ -204,7 +204,7 @@ private func send(on transport: some HTTPTransport, options: BenchmarkOptions, u
     case .download:
         let request = try TransportRequest(method: .get, url: options.url, options: collectingAll)
         let response = try await transport.send(request)
-        try requireSuccess(response.head)
+        try requireSuccess(response.status)
         let file = try OutputFile(path: options.out)
         var bytes = 0
         for try await chunk in response.body {
@@ -224,7 +224,7 @@ private func send(on transport: some HTTPTransport, options: BenchmarkOptions, u
             options: collectingAll
         )
         let response = try await transport.data(for: request)
-        try requireSuccess(response.head)
+        try requireSuccess(response.status)
         return uploadSize
     }
 }
@@ -242,13 +242,13 @@ private let collectingAll: TransferOptions = {
 private func get(on transport: some HTTPTransport, url: String, opened: ConnectionCount?) async throws -> Int {
     let request = try TransportRequest(method: .get, url: url, options: collectingAll)
     let response = try await transport.data(for: request)
-    try requireSuccess(response.head)
+    try requireSuccess(response.status)
     if let opened, response.metrics?.reusedConnection == false { opened.count.add(1, ordering: .relaxed) }
     return response.body.count
 }
 
-private func requireSuccess(_ head: HTTPResponse) throws {
-    guard head.status.kind == .successful else {
-        throw UnexpectedStatus(code: head.status.code)
+private func requireSuccess(_ status: HTTPResponse.Status) throws {
+    guard status.kind == .successful else {
+        throw UnexpectedStatus(code: status.code)
     }
 }

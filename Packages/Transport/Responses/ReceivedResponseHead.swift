@@ -1,0 +1,128 @@
+import Foundation
+package import HTTPTypes
+import Synchronization
+
+/// A response head as an engine received it: the status, and the field lines as one buffer of
+/// bytes, turned into an `HTTPResponse` only when something reads it.
+///
+/// A response carries one of these rather than an `HTTPResponse` until its ``TransportResponse/head``
+/// or ``DataResponse/head`` is read: a caller that looks at the status and the body only (most
+/// collected requests) never pays for one `HTTPField` per header line, their value strings and
+/// their validation. The first read builds the `HTTPResponse` and keeps it; every later read,
+/// from any thread, gets the same one.
+///
+/// The lines are `name:value` or a folded continuation (a line starting with a space or a
+/// tab), each followed by a `\n`. The engine checks each name is an HTTP token as the line
+/// arrives and fails the transfer with `.invalidResponse` otherwise, so building cannot fail;
+/// a line that is not a field all the same is left out.
+package final class ReceivedResponseHead: Sendable {
+    /// The status, with its reason phrase.
+    package let status: HTTPResponse.Status
+    /// The field lines, each followed by `\n`.
+    private let lines: [UInt8]
+    /// The `HTTPResponse`, once built; retained here, released by `deinit`.
+    private let built = Atomic<Unmanaged<Built>?>(nil)
+
+    /// The head of a received response.
+    ///
+    /// - Parameters:
+    ///   - status: The status code, 100 to 599.
+    ///   - reason: The reason phrase, empty when there was none.
+    ///   - lines: The field lines, each followed by `\n`.
+    package init(status: Int, reason: String, lines: [UInt8]) {
+        self.status = HTTPResponse.Status(code: status, reasonPhrase: reason)
+        self.lines = lines
+    }
+
+    deinit {
+        built.load(ordering: .acquiring)?.release()
+    }
+
+    /// The head as an `HTTPResponse`: built on the first read, the same value afterwards.
+    package var response: HTTPResponse {
+        if let built = built.load(ordering: .acquiring) { return built.takeUnretainedValue().response }
+        let made = Unmanaged.passRetained(Built(response: makeResponse()))
+        let (stored, existing) = built.compareExchange(
+            expected: nil, desired: made, ordering: .acquiringAndReleasing)
+        guard !stored, let existing else { return made.takeUnretainedValue().response }
+        // Another thread built it first: keep its value, so that every read sees one head.
+        made.release()
+        return existing.takeUnretainedValue().response
+    }
+
+    /// The built head, boxed so that one atomic pointer can hold it.
+    private final class Built: Sendable {
+        let response: HTTPResponse
+        init(response: HTTPResponse) { self.response = response }
+    }
+
+    /// Builds the `HTTPResponse` from the lines.
+    private func makeResponse() -> HTTPResponse {
+        var fields = HTTPFields()
+        fields.reserveCapacity(16)
+        lines.withUnsafeBufferPointer { lines in
+            var start = 0
+            while start < lines.count {
+                let end = Self.endOfLine(in: lines, from: start)
+                let line = UnsafeBufferPointer(rebasing: lines[start..<end])
+                start = end + 1
+                guard let first = line.first else { continue }
+                if first == UInt8(ascii: " ") || first == UInt8(ascii: "\t") {
+                    // An obsolete folded continuation line: join it to the previous field's value.
+                    guard let last = fields.last else { continue }
+                    fields.removeLast()
+                    let joined = last.value + " " + String(decoding: Self.trimmed(line), as: UTF8.self)
+                    fields.append(HTTPField(name: last.name, value: joined))
+                    continue
+                }
+                guard let colon = line.firstIndex(of: UInt8(ascii: ":")),
+                    let name = Self.name(UnsafeBufferPointer(rebasing: line[..<colon]))
+                else { continue }
+                let value = String(
+                    decoding: Self.trimmed(UnsafeBufferPointer(rebasing: line[(colon + 1)...])), as: UTF8.self)
+                fields.append(HTTPField(name: name, value: value))
+            }
+        }
+        return HTTPResponse(status: status, headerFields: fields)
+    }
+
+    /// The field name `bytes` spell: one of ``knownNames`` without a string of its own or a
+    /// check, any other checked as a token; `nil` for one that is not.
+    private static func name(_ bytes: UnsafeBufferPointer<UInt8>) -> HTTPField.Name? {
+        guard let start = bytes.baseAddress else { return nil }
+        for known in knownNames where known.spelled.count == bytes.count {
+            if memcmp(start, known.spelled, bytes.count) == 0 || memcmp(start, known.lowercase, bytes.count) == 0 {
+                return known.name
+            }
+        }
+        return HTTPField.Name(String(decoding: bytes, as: UTF8.self))
+    }
+
+    /// The index of the `\n` that ends the line at `start`, or the end of `lines`.
+    private static func endOfLine(in lines: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
+        guard let base = lines.baseAddress,
+            let found = memchr(base + start, Int32(UInt8(ascii: "\n")), lines.count - start)
+        else { return lines.count }
+        return UnsafePointer(found.assumingMemoryBound(to: UInt8.self)) - base
+    }
+
+    /// The field names most responses carry, spelled as registered and in lowercase (as
+    /// HTTP/2 sends them), with the name each stands for. Any other spelling (`CONTENT-TYPE`)
+    /// takes the general path, which keeps it as sent.
+    private static let knownNames: [(spelled: [UInt8], lowercase: [UInt8], name: HTTPField.Name)] = [
+        HTTPField.Name.date, .server, .contentType, .contentLength, .connection, .lastModified, .eTag,
+        .acceptRanges, .cacheControl, .expires, .vary, .contentEncoding, .transferEncoding, .location, .setCookie,
+        .age, .accessControlAllowOrigin, .strictTransportSecurity, .xContentTypeOptions, .via, .retryAfter,
+        .wwwAuthenticate, .contentLanguage, .contentDisposition,
+    ].map { (Array($0.rawName.utf8), Array($0.canonicalName.utf8), $0) }
+
+    /// The bytes without leading and trailing spaces and tabs: the same as trimming the
+    /// decoded string, as neither byte occurs inside a multi-byte UTF-8 sequence.
+    private static func trimmed(_ bytes: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8> {
+        var first = 0
+        var end = bytes.count
+        while first < end, bytes[first] == UInt8(ascii: " ") || bytes[first] == UInt8(ascii: "\t") { first += 1 }
+        while end > first, bytes[end - 1] == UInt8(ascii: " ") || bytes[end - 1] == UInt8(ascii: "\t") { end -= 1 }
+        return UnsafeBufferPointer(rebasing: bytes[first..<end])
+    }
+}
