@@ -23,12 +23,15 @@ let package = Package(
         .package(name: "Parley", path: "../..", traits: ["OpenAPI"]),
     ],
     targets: [
-        // The generated `Client` and its types: the build plugin reads `openapi.yaml` and
-        // `openapi-generator-config.yaml` in this folder at every build.
+        // The generated `Client` and its types (the build plugin reads `openapi.yaml` and
+        // `openapi-generator-config.yaml` in this folder at every build), and its initialiser
+        // on a Parley transport.
         .target(
             name: "WeatherOpenAPI",
             dependencies: [
-                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime")
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "ParleyOpenAPI", package: "Parley"),
+                .product(name: "Transport", package: "Parley"),
             ],
             path: "Sources/WeatherOpenAPI",
             plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]
@@ -38,7 +41,6 @@ let package = Package(
             dependencies: [
                 "WeatherOpenAPI",
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
-                .product(name: "ParleyOpenAPI", package: "Parley"),
                 .product(name: "Retry", package: "Parley"),
                 .product(name: "Transport", package: "Parley"),
                 .product(name: "TransportCurl", package: "Parley"),

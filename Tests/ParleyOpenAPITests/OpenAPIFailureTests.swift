@@ -32,8 +32,8 @@
             try await withServerAndTransport { server, curl in
                 // Given an operation the server answers after a minute
                 let call = try OpenAPICall(serverURL: server.baseURL, transport: OpenAPITransport(curl))
-                let task = Task { try await call.send(.get, "/delay/60000") }
-                try await waitUntil { server.requestCount(for: "/delay/60000") == 1 }
+                let task = Task { try await call.send(.get, "/delay/20000") }
+                try await waitUntil { server.requestCount(for: "/delay/20000") == 1 }
 
                 // When its task is cancelled
                 task.cancel()

@@ -11,7 +11,7 @@
     /// Bodies of 128 MiB each way, never held whole: the process's resident set, sampled while
     /// they flow, grows by far less than the body. (A transport that collected a body would hold
     /// all of it; other suites running meanwhile in the same process stay well under the margin.)
-    @Suite struct OpenAPIStreamingTests {
+    @Suite(.serialized) struct OpenAPIStreamingTests {
         static let size = 128 << 20
         static let allowedGrowth = 64 << 20
 

@@ -1,6 +1,5 @@
 import Foundation
 import OpenAPIRuntime
-import ParleyOpenAPI
 import Retry
 import Transport
 import TransportCurl
@@ -27,10 +26,7 @@ struct WeatherOpenAPIExample {
             exit(1)
         }
         // The chain every operation runs through: retries around the engine.
-        let client = Client(
-            serverURL: serverURL,
-            transport: OpenAPITransport(MiddlewareTransport(engine, middleware: [RetryMiddleware()]))
-        )
+        let client = Client(serverURL: serverURL, parley: MiddlewareTransport(engine, middleware: [RetryMiddleware()]))
         var failures = 0
         do {
             failures += try await run(client)
