@@ -170,7 +170,8 @@ let package = Package(
                 "Feedback",
                 "Transport",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
-                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime", condition: .when(traits: ["OpenAPI"])),
+                .product(
+                    name: "OpenAPIRuntime", package: "swift-openapi-runtime", condition: .when(traits: ["OpenAPI"])),
             ],
             path: "Packages/ParleyOpenAPI"
         ),
@@ -455,7 +456,8 @@ let package = Package(
                 "TransportCurl",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "MockBackend", package: "ParleyMockServer"),
-                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime", condition: .when(traits: ["OpenAPI"])),
+                .product(
+                    name: "OpenAPIRuntime", package: "swift-openapi-runtime", condition: .when(traits: ["OpenAPI"])),
             ],
             path: "Tests/ParleyOpenAPITests"
         ),

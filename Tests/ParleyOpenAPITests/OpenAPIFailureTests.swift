@@ -15,7 +15,8 @@
         /// The transport error under a generated client's `ClientError`.
         func transportError(of error: any Error) throws -> TransportError {
             let clientError = try #require(error as? ClientError, "not a ClientError: \(error)")
-            return try #require(clientError.underlyingError as? TransportError, "under it: \(clientError.underlyingError)")
+            return try #require(
+                clientError.underlyingError as? TransportError, "under it: \(clientError.underlyingError)")
         }
 
         /// What `operation` throws; `nil` when it returns.
@@ -50,7 +51,8 @@
                 // away, so that only the cancellation can end it soon)
                 var options = TransferOptions()
                 options.stallTimeout = .seconds(120)
-                let call = try OpenAPICall(serverURL: server.baseURL, transport: OpenAPITransport(curl, options: options))
+                let call = try OpenAPICall(
+                    serverURL: server.baseURL, transport: OpenAPITransport(curl, options: options))
                 let received = LockedMaximum()
                 let task = Task {
                     let (_, body) = try await call.send(.get, "/stall?after=1000")

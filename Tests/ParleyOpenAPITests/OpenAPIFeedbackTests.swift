@@ -56,7 +56,8 @@
                     serverURL: server.baseURL, transport: OpenAPITransport(curl), middlewares: [feedback()])
 
                 // When a body of 256 KiB is posted
-                let (head, _) = try await call.json(.post, "/upload", body: HTTPBody([UInt8](repeating: 7, count: 256 << 10)))
+                let (head, _) = try await call.json(
+                    .post, "/upload", body: HTTPBody([UInt8](repeating: 7, count: 256 << 10)))
 
                 // Then the bar counted the upload to its end, then the answer
                 #expect(head.status == .ok)
