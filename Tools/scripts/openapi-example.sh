@@ -7,8 +7,10 @@
 #
 #   Tools/scripts/openapi-example.sh
 #
-# The example builds in its own folder (Examples/WeatherOpenAPI/.build) with the gate's flags
-# (SWIFT_FLAGS), and the mock server is the one of the root package's build. The first build
+# The example builds in its own folder (Examples/WeatherOpenAPI/.build) with the gate's import
+# check but not its warnings-as-errors: Swift 6.3 warns of the unused public imports of the
+# generated files, which the generator silences from Swift 6.4 on. The mock server is the one of
+# the root package's build (SWIFT_FLAGS, the gate's flags, so that the build is shared). The first build
 # compiles the generator and its dependencies (swift-openapi-generator, OpenAPIKit, Yams, the
 # argument parser, swift-collections) for the plugin: about 6 minutes on two busy cores; later
 # builds take seconds. The server is stopped by its process id whatever happens.
@@ -25,9 +27,11 @@ swift="${SWIFT:-swift}"
 flags=(${SWIFT_FLAGS:-})
 example="$repo/Examples/WeatherOpenAPI"
 
+example_flags=(--explicit-target-dependency-import-check error)
+
 log "building Examples/WeatherOpenAPI"
-"$swift" build --package-path "$example" "${flags[@]}" --product weather-openapi
-binary="$("$swift" build --package-path "$example" "${flags[@]}" --show-bin-path)/weather-openapi"
+"$swift" build --package-path "$example" "${example_flags[@]}" --product weather-openapi
+binary="$("$swift" build --package-path "$example" "${example_flags[@]}" --show-bin-path)/weather-openapi"
 
 log "building the mock server"
 "$swift" build --package-path "$repo" "${flags[@]}" --product parley-mock-server

@@ -1,6 +1,7 @@
-public import Foundation
-public import ParleyOpenAPI
-public import Transport
+import Foundation
+import OpenAPIRuntime
+import ParleyOpenAPI
+import Transport
 
 extension Client {
     /// A weather client whose operations send through `transport`: Parley's engine, or a chain

@@ -61,7 +61,7 @@ struct WeatherOpenAPIExample {
 
         let radar = try await client.getRadarImage(query: .init(city: "Toronto", size: 1 << 20)).ok
         var bytes = 0
-        for try await chunk in try radar.body.applicationOctetStream { bytes += chunk.count }
+        for try await chunk in try radar.body.binary { bytes += chunk.count }
         check(bytes == 1 << 20, "getRadarImage: \(bytes) bytes streamed, ETag \(radar.headers.eTag ?? "-")")
 
         let missing = try await client.getRadarImage(query: .init(city: "Atlantis"))
