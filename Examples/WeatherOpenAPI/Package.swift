@@ -4,7 +4,7 @@
 // backend's weather and system routes), sending through Parley's `ParleyOpenAPI` transport.
 // A package of its own, which nothing of Parley's library depends on: the generator and its
 // build plugin are built only by whoever builds this example (`Tools/scripts/openapi-example.sh`,
-// run by `make test`, and the OpenAPI benchmark in Tools/Benchmarks/OpenAPI).
+// run by `make test`, and the OpenAPI benchmark in Tools/Benchmarks/OpenAPIBenchmarks).
 
 import PackageDescription
 

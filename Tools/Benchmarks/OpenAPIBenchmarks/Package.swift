@@ -6,9 +6,9 @@
 // against one mock server. A package of its own, which nothing references: the generator's
 // plugin and AsyncHTTPClient are built only by whoever runs it.
 //
-//   swift build -c release --package-path Tools/Benchmarks/OpenAPI
+//   swift build -c release --package-path Tools/Benchmarks/OpenAPIBenchmarks
 //   parley-mock-server &     # prints "listening on http://127.0.0.1:PORT"
-//   Tools/Benchmarks/OpenAPI/.build/release/parley-bench-openapi http://127.0.0.1:PORT
+//   Tools/Benchmarks/OpenAPIBenchmarks/.build/release/parley-bench-openapi http://127.0.0.1:PORT
 
 import PackageDescription
 
