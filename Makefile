@@ -15,6 +15,8 @@
 #                       then the consumer check (a package that depends on Parley by URL and
 #                       version)
 #   make consumer       the consumer check alone
+#   make openapi-example  build Examples/WeatherOpenAPI (swift-openapi-generator's plugin) and
+#                       call each of its operations through Parley against a mock server
 #   make sanitize       every suite, with the test servers up, under ThreadSanitizer, then
 #                       AddressSanitizer (leaks checked), each in a build of its own; fails on any
 #                       report (SANITIZE_SUITES='RetryTests FormsTests' for some)
@@ -47,9 +49,9 @@ SWIFT_FLAGS ?= --explicit-target-dependency-import-check error -Xswiftc -warning
 # The benchmarks' own package: its peers (and AsyncHTTPClient's BoringSSL) are built by
 # `make bench` only.
 BENCH_PACKAGE := Tools/Benchmarks
-LINT_PATHS := Package.swift $(wildcard Packages Tools Tests Apps)
+LINT_PATHS := Package.swift $(wildcard Packages Tools Tests Apps Examples)
 
-.PHONY: help demo feature remove-feature setup build layering docs test consumer sanitize lint format bench bench-counts soak clean-servers
+.PHONY: help demo feature remove-feature setup build layering docs test consumer openapi-example sanitize lint format bench bench-counts soak clean-servers
 
 help:
 	@sed -n 's/^#   make/  make/p' $(firstword $(MAKEFILE_LIST))
@@ -86,14 +88,20 @@ docs:
 # The servers are stopped by with-test-servers.sh whatever the tests do; the exit status is
 # that of `swift test`, or of the consumer check when the tests pass. The documentation is
 # built after the library and before the tests: a broken link fails in seconds, not after them.
-# A short fuzz run of every parser (FUZZ_SHORT_SECONDS each, see `fuzz`) comes last.
+# The OpenAPI example follows (its first build compiles the generator's plugin: about 6 minutes,
+# then seconds), and a short fuzz run of every parser (FUZZ_SHORT_SECONDS each, see `fuzz`)
+# comes last.
 test: setup layering lint build docs
 	bash Tools/scripts/with-test-servers.sh bash -c \
 		'$(SWIFT) test $(SWIFT_FLAGS) && bash Tools/scripts/check-consumer.sh'
+	SWIFT='$(SWIFT)' SWIFT_FLAGS='$(SWIFT_FLAGS)' bash Tools/scripts/openapi-example.sh
 	FUZZ_SECONDS=$(FUZZ_SHORT_SECONDS) SWIFT='$(SWIFT)' SWIFT_FLAGS='$(SWIFT_FLAGS)' bash Tools/scripts/fuzz.sh
 
 consumer: setup
 	bash Tools/scripts/with-test-servers.sh bash Tools/scripts/check-consumer.sh
+
+openapi-example: setup
+	SWIFT='$(SWIFT)' SWIFT_FLAGS='$(SWIFT_FLAGS)' bash Tools/scripts/openapi-example.sh
 
 # Each sanitizer builds everything (tests, tools and the children the tests run: parley-fetch,
 # parley-demo, parley-mock-server, parley-bench, all with the same sanitizer) in a scratch

@@ -26,6 +26,8 @@ let package = Package(
         .library(name: "Downloads", targets: ["Downloads"]),
         // Metrics and tracing, behind the package trait `Observability` (see `traits` below).
         .library(name: "ParleyObservability", targets: ["ParleyObservability"]),
+        // A swift-openapi-runtime `ClientTransport` on any transport, behind the trait `OpenAPI`.
+        .library(name: "ParleyOpenAPI", targets: ["ParleyOpenAPI"]),
         .library(name: "Feedback", targets: ["Feedback"]),
         .library(name: "Forms", targets: ["Forms"]),
         .library(name: "Mapping", targets: ["Mapping"]),
@@ -49,7 +51,13 @@ let package = Package(
             name: "Observability",
             description: "The ParleyObservability product: metrics (swift-metrics) and tracing "
                 + "(swift-distributed-tracing) of requests and attempts."
-        )
+        ),
+        // The same way: only a user of `ParleyOpenAPI` resolves swift-openapi-runtime.
+        .trait(
+            name: "OpenAPI",
+            description: "The ParleyOpenAPI product: a ClientTransport of swift-openapi-runtime, so that "
+                + "clients made by swift-openapi-generator send through Parley."
+        ),
     ],
     dependencies: [
         // The floors are the first releases with every API Parley uses: `HTTPFields` with
@@ -62,6 +70,8 @@ let package = Package(
         // `withTracer` (1.7.3), and the link names `InstrumentationContext` (1.7.3).
         .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        // Behind the `OpenAPI` trait; the release the transport is built and tested with.
+        .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.13.4"),
         // Test-only tools, in packages of their own: the loopback mock server, the command-line
         // download the crash tests kill, the benchmark client whose peak memory the
         // streaming tests measure (built alone, without the peers beside it), and the demo,
@@ -153,6 +163,17 @@ let package = Package(
                     condition: .when(traits: ["Observability"])),
             ],
             path: "Packages/ParleyObservability"
+        ),
+        .target(
+            name: "ParleyOpenAPI",
+            dependencies: [
+                "Feedback",
+                "Transport",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(
+                    name: "OpenAPIRuntime", package: "swift-openapi-runtime", condition: .when(traits: ["OpenAPI"])),
+            ],
+            path: "Packages/ParleyOpenAPI"
         ),
         .target(
             name: "Forms",
@@ -423,6 +444,24 @@ let package = Package(
             path: "Tests/ParleyObservabilityTests"
         ),
         .testTarget(
+            name: "ParleyOpenAPITests",
+            dependencies: [
+                "Feedback",
+                "FeedbackTesting",
+                "ParleyOpenAPI",
+                "Retry",
+                "ServerTestSupport",
+                "TestSupport",
+                "Transport",
+                "TransportCurl",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "MockBackend", package: "ParleyMockServer"),
+                .product(
+                    name: "OpenAPIRuntime", package: "swift-openapi-runtime", condition: .when(traits: ["OpenAPI"])),
+            ],
+            path: "Tests/ParleyOpenAPITests"
+        ),
+        .testTarget(
             name: "RetryTests",
             dependencies: [
                 "ServerTestSupport",
@@ -566,8 +605,9 @@ if Context.environment["PARLEY_DOCS"] == "1" {
         if case .fileSystem = dependency.kind { true } else { false }
     }
     package.targets.removeAll { $0.type == .test || $0.path?.hasPrefix("Tests/") == true }
-    // Without the demo's request, the trait is on for the documentation by default.
-    package.traits.insert(.default(enabledTraits: ["Observability"]))
+    // Without the demo's and the benchmarks' requests, the traits are on for the documentation by
+    // default.
+    package.traits.insert(.default(enabledTraits: ["Observability", "OpenAPI"]))
     package.dependencies.append(
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0")
     )

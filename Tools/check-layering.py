@@ -63,6 +63,7 @@ LAYERS: dict[str, int] = {
     # 3 Composed capabilities: a capability built on another.
     "Downloads": 3,
     "ParleyObservability": 3,
+    "ParleyOpenAPI": 3,
     # 4 Client: forms sent with the capabilities a client adopts.
     "Forms": 4,
     # 5 Implementations and test doubles.
@@ -121,6 +122,8 @@ NAMED_PRODUCTS: dict[tuple[str, str], str] = {
     ("ParleyObservability", "Metrics"): "Its metrics are swift-metrics' (behind the package trait `Observability`).",
     ("ParleyObservability", "Tracing"): "Its spans and propagation are swift-distributed-tracing's (behind the package "
     "trait `Observability`).",
+    ("ParleyOpenAPI", "OpenAPIRuntime"): "It is swift-openapi-runtime's `ClientTransport` (behind the package trait "
+    "`OpenAPI`).",
 }
 
 #: Products of other packages (by product name) each layer may use.

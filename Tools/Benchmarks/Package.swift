@@ -24,8 +24,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         // The root package, named so that the reference holds whatever its folder is called, with
-        // the trait that turns on ParleyObservability (the telemetry links' count).
-        .package(name: "Parley", path: "../..", traits: ["Observability"]),
+        // the trait that turns on ParleyObservability (the telemetry links' count), and the trait
+        // `OpenAPI`, which turns ParleyOpenAPI on for the root package's own builds and tests.
+        .package(name: "Parley", path: "../..", traits: ["Observability", "OpenAPI"]),
     ],
     targets: [
         .target(
