@@ -70,6 +70,7 @@ LAYERS: dict[str, int] = {
     "FeedbackConsole": 5,
     "TransportTesting": 5,
     "FeedbackTesting": 5,
+    "ParleyServiceLifecycle": 5,
     # 6 Features.
     "SystemAPI": 6,
     "WeatherAPI": 6,
@@ -113,6 +114,7 @@ ALLOWED_LAYERS: dict[int, set[int]] = {
 NAMED_EDGES: dict[tuple[str, str], str] = {
     ("Caching", "CZlib"): "Compressing stored responses is part of the cache's job.",
     ("Downloads", "CLibCrypto"): "Verifying a download's SHA-256 is part of its job.",
+    ("ParleyServiceLifecycle", "TransportCurl"): "It runs the engine as a service: its graceful shutdown is the engine's.",
 }
 
 #: Products of other packages one module may use beyond its layer's, each with its reason; the
@@ -121,6 +123,8 @@ NAMED_PRODUCTS: dict[tuple[str, str], str] = {
     ("ParleyObservability", "Metrics"): "Its metrics are swift-metrics' (behind the package trait `Observability`).",
     ("ParleyObservability", "Tracing"): "Its spans and propagation are swift-distributed-tracing's (behind the package "
     "trait `Observability`).",
+    ("ParleyServiceLifecycle", "ServiceLifecycle"): "Its `Service` is swift-service-lifecycle's (behind the package "
+    "trait `ServiceLifecycle`).",
 }
 
 #: Products of other packages (by product name) each layer may use.
