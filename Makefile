@@ -147,7 +147,7 @@ SANITIZE_SCRATCH ?= .build/sanitize
 # only: all of them at once under a sanitizer's slowdown starve the waits of the slower ones.
 SANITIZE_ALL_SUITES := CachingTests CoordinationTests DownloadsTests FeedbackConsoleTests \
 	FeedbackTests FormsTests MappingTests RetryTests SystemAPITests TransportCurlTests \
-	TransportTests WeatherAPITests DemoTests
+	TransportTests WeatherAPITests DemoTests ParleyObservabilityTests ParleyServiceLifecycleTests
 SANITIZE_SUITES ?=
 SANITIZE_LEAKS_ALLOWED := libXCTest.so readBytesFromFile Foundation7ProcessC3run formWeakReference
 SANITIZE_ERRORS_ALLOWED := findMaximumOpenFromProcSelfFD

@@ -4,7 +4,9 @@
 # version), sends one request with it, and fails when it resolved any package that Parley's
 # library products do not need. Then the same for Tests/ConsumerObservability, which turns on
 # the package trait `Observability` and uses ParleyObservability: it may resolve the two
-# packages of that product, and nothing else.
+# packages of that product, and nothing else. Then Tests/ConsumerServiceLifecycle, with the
+# trait `ServiceLifecycle` and ParleyServiceLifecycle: swift-service-lifecycle and its two
+# dependencies, and nothing else.
 #
 #   Tools/scripts/check-consumer.sh            # needs PARLEY_HTTPBIN_URL (with-test-servers.sh sets it)
 #
@@ -21,6 +23,9 @@ expected="parley swift-http-types swift-log"
 # What the trait `Observability` adds: swift-metrics and swift-distributed-tracing (whose
 # releases since 1.7 hold the service context themselves, without swift-service-context).
 expected_observability="parley swift-distributed-tracing swift-http-types swift-log swift-metrics"
+# What the trait `ServiceLifecycle` adds: swift-service-lifecycle, and the packages it depends
+# on itself (swift-async-algorithms, which brings swift-collections).
+expected_service_lifecycle="parley swift-async-algorithms swift-collections swift-http-types swift-log swift-service-lifecycle"
 
 log() { printf 'consumer: %s\n' "$*"; }
 die() { printf 'consumer: error: %s\n' "$*" >&2; exit 1; }
@@ -83,3 +88,5 @@ check Consumer "$expected" parley-consumer \
     "A package was added to the root Package.swift that a user would now fetch and build: move what only tools or tests need into a nested package (Tools/, Apps/), put what an optional product needs behind a trait (as Observability), or, if the library really needs it, add it here and to README.md."
 check ConsumerObservability "$expected_observability" parley-observability-consumer \
     "The trait Observability brings a package that ParleyObservability does not need: keep it out of the product's dependencies, or add it here and to README.md."
+check ConsumerServiceLifecycle "$expected_service_lifecycle" parley-service-lifecycle-consumer \
+    "The trait ServiceLifecycle brings a package that ParleyServiceLifecycle does not need: keep it out of the product's dependencies, or add it here and to README.md."
