@@ -7,7 +7,10 @@
 #                       form, the feature protocol, tests with the doubles, a mock route
 #   make remove-feature NAME=X  remove what `make feature NAME=X` added
 #   make setup          install what building and testing need (Debian packages, PyPI)
-#   make build          build the library and the tools, warnings as errors, imports checked
+#   make build          build the library (every trait on) and the tools, warnings as errors,
+#                       imports checked
+#   make tools          build the tools alone (Tools/All: parley-demo, parley-fetch, parley-bench,
+#                       parley-soak, parley-mock-server) into .build/tools/debug
 #   make layering       check the manifest against the layer table
 #   make docs           build every library product's DocC docs; a broken ``Symbol`` link fails
 #                       (swift-docc-plugin, docc's warnings as errors)
@@ -46,22 +49,31 @@ PYTHON ?= python3
 # manifests: a dependency's unsafe flags break the builds of packages that depend on it.
 # The same flags for build and test share one build.
 SWIFT_FLAGS ?= --explicit-target-dependency-import-check error -Xswiftc -warnings-as-errors
+# The library's own builds turn on every package trait (Observability, ServiceLifecycle), so
+# that the optional products are built and tested; a plain `swift build` leaves them off.
+ROOT_FLAGS := $(SWIFT_FLAGS) --enable-all-traits
+# The tools depend on the library by path and the library never on them (Package.swift says
+# why): Tools/All builds them together, in a build folder of their own, and the tests that run
+# them find them through PARLEY_TOOLS_BIN.
+TOOLS_SCRATCH ?= .build/tools
+TOOLS_BUILD = $(SWIFT) build --package-path Tools/All --scratch-path '$(abspath $(TOOLS_SCRATCH))' $(SWIFT_FLAGS)
+TOOLS_BIN = $(abspath $(TOOLS_SCRATCH))/debug
 # The benchmarks' own package: its peers (and AsyncHTTPClient's BoringSSL) are built by
 # `make bench` only.
 BENCH_PACKAGE := Tools/Benchmarks
 LINT_PATHS := Package.swift $(wildcard Packages Tools Tests Apps Examples)
 
-.PHONY: help demo feature remove-feature setup build layering docs test consumer openapi-example sanitize lint format bench bench-counts soak clean-servers
+.PHONY: help demo feature remove-feature setup build tools layering docs test consumer openapi-example sanitize lint format bench bench-counts soak clean-servers
 
 help:
 	@sed -n 's/^#   make/  make/p' $(firstword $(MAKEFILE_LIST))
 
-# The demo needs the build's packages only, not the test servers'. It builds with the gate's
-# flags, so that `make test` and `make demo` share one build.
+# The demo needs the build's packages only, not the test servers'. It builds in the tools'
+# build with the gate's flags, so that `make test` and `make demo` share one build.
 demo:
 	bash Tools/scripts/setup.sh --build
-	$(SWIFT) build --product parley-demo $(SWIFT_FLAGS)
-	"$$($(SWIFT) build --show-bin-path $(SWIFT_FLAGS))/parley-demo" $(or $(DEMO_ARGS),tour)
+	$(TOOLS_BUILD) --product parley-demo
+	'$(TOOLS_BIN)/parley-demo' $(or $(DEMO_ARGS),tour)
 
 feature:
 	$(PYTHON) Tools/scripts/feature.py add '$(NAME)'
@@ -72,41 +84,44 @@ remove-feature:
 setup:
 	bash Tools/scripts/setup.sh
 
-build:
-	$(SWIFT) build --build-tests $(SWIFT_FLAGS)
+build: tools
+	$(SWIFT) build --build-tests $(ROOT_FLAGS)
+
+tools:
+	$(TOOLS_BUILD)
 
 layering:
 	$(PYTHON) Tools/check-layering.py --self-test
 	$(PYTHON) Tools/check-layering.py
 	$(PYTHON) Tools/scripts/feature.py --self-test
 
-# With PARLEY_DOCS=1, in a scratch folder of its own (.build/docs): the build it makes for the
-# symbol graphs holds the library targets only, and leaves the build above alone.
+# In a scratch folder of its own (.build/docs), so that it leaves the build above alone.
 docs:
 	SWIFT='$(SWIFT)' PYTHON='$(PYTHON)' bash Tools/scripts/docs.sh
 
 # The servers are stopped by with-test-servers.sh whatever the tests do; the exit status is
 # that of `swift test`, or of the consumer check when the tests pass. The documentation is
 # built after the library and before the tests: a broken link fails in seconds, not after them.
-# The OpenAPI example follows (its first build compiles the generator's plugin: about 6 minutes,
-# then seconds), and a short fuzz run of every parser (FUZZ_SHORT_SECONDS each, see `fuzz`)
-# comes last.
+# The tests that run the tools (DemoTests, SoakTests, some TransportCurlTests) find them in
+# PARLEY_TOOLS_BIN, built by `build`. The OpenAPI example follows (its first build compiles the
+# generator's plugin: about 6 minutes, then seconds), and a short fuzz run of every parser
+# (FUZZ_SHORT_SECONDS each, see `fuzz`) comes last.
 test: setup layering lint build docs
-	bash Tools/scripts/with-test-servers.sh bash -c \
-		'$(SWIFT) test $(SWIFT_FLAGS) && bash Tools/scripts/check-consumer.sh'
-	SWIFT='$(SWIFT)' SWIFT_FLAGS='$(SWIFT_FLAGS)' bash Tools/scripts/openapi-example.sh
+	PARLEY_TOOLS_BIN='$(TOOLS_BIN)' bash Tools/scripts/with-test-servers.sh bash -c \
+		'$(SWIFT) test $(ROOT_FLAGS) && bash Tools/scripts/check-consumer.sh'
+	PARLEY_TOOLS_BIN='$(TOOLS_BIN)' SWIFT='$(SWIFT)' SWIFT_FLAGS='$(SWIFT_FLAGS)' bash Tools/scripts/openapi-example.sh
 	FUZZ_SECONDS=$(FUZZ_SHORT_SECONDS) SWIFT='$(SWIFT)' SWIFT_FLAGS='$(SWIFT_FLAGS)' bash Tools/scripts/fuzz.sh
 
 consumer: setup
 	bash Tools/scripts/with-test-servers.sh bash Tools/scripts/check-consumer.sh
 
-openapi-example: setup
-	SWIFT='$(SWIFT)' SWIFT_FLAGS='$(SWIFT_FLAGS)' bash Tools/scripts/openapi-example.sh
+openapi-example: setup tools
+	PARLEY_TOOLS_BIN='$(TOOLS_BIN)' SWIFT='$(SWIFT)' SWIFT_FLAGS='$(SWIFT_FLAGS)' bash Tools/scripts/openapi-example.sh
 
 # Each sanitizer builds everything (tests, tools and the children the tests run: parley-fetch,
-# parley-demo, parley-mock-server, parley-bench, all with the same sanitizer) in a scratch
-# folder of its own, .build/sanitize-thread and .build/sanitize-address (SANITIZE_SCRATCH sets
-# the prefix), and runs every test target, one after another, with the test servers up as
+# parley-demo, parley-mock-server, parley-bench, all with the same sanitizer) in scratch
+# folders of its own, .build/sanitize-thread and .build/sanitize-address for the library and
+# its tests, with -tools after each for Tools/All (SANITIZE_SCRATCH sets the prefix), and runs every test target, one after another, with the test servers up as
 # `make test` does (PARLEY_REQUIRE_SERVERS=1: a missing server fails);
 # SANITIZE_SUITES='RetryTests FormsTests' runs some of them only. A report fails the run twice
 # over: the test process exits with the sanitizer's status (a child built with a sanitizer
@@ -139,7 +154,7 @@ SANITIZE_SCRATCH ?= .build/sanitize
 # only: all of them at once under a sanitizer's slowdown starve the waits of the slower ones.
 SANITIZE_ALL_SUITES := CachingTests CoordinationTests DownloadsTests FeedbackConsoleTests \
 	FeedbackTests FormsTests MappingTests RetryTests SystemAPITests TransportCurlTests \
-	TransportTests WeatherAPITests DemoTests
+	TransportTests WeatherAPITests DemoTests ParleyObservabilityTests ParleyServiceLifecycleTests
 SANITIZE_SUITES ?=
 SANITIZE_LEAKS_ALLOWED := libXCTest.so readBytesFromFile Foundation7ProcessC3run formWeakReference
 SANITIZE_ERRORS_ALLOWED := findMaximumOpenFromProcSelfFD
@@ -148,7 +163,9 @@ sanitize: setup
 	failed=; \
 	for sanitizer in thread address; do \
 		scratch=$(SANITIZE_SCRATCH)-$$sanitizer; \
-		$(SWIFT) build --build-tests $(SWIFT_FLAGS) --sanitize=$$sanitizer --scratch-path $$scratch; \
+		$(SWIFT) build --build-tests $(ROOT_FLAGS) --sanitize=$$sanitizer --scratch-path $$scratch; \
+		$(SWIFT) build --package-path Tools/All $(SWIFT_FLAGS) --sanitize=$$sanitizer \
+			--scratch-path "$$(pwd)/$$scratch-tools"; \
 		allowed=$$(cd $$scratch && pwd)/leaks-allowed.txt; \
 		printf 'leak:%s\n' $(SANITIZE_LEAKS_ALLOWED) >$$allowed; \
 		errors=$$(cd $$scratch && pwd)/errors-allowed.txt; \
@@ -159,8 +176,8 @@ sanitize: setup
 		for suite in $(or $(SANITIZE_SUITES),$(SANITIZE_ALL_SUITES)); do \
 			status=0; \
 			LSAN_OPTIONS=suppressions=$$allowed ASAN_OPTIONS=suppressions=$$errors TSAN_OPTIONS=suppressions=$$races \
-				bash Tools/scripts/with-test-servers.sh \
-				$(SWIFT) test --skip-build $(SWIFT_FLAGS) --sanitize=$$sanitizer --scratch-path $$scratch \
+				PARLEY_TOOLS_BIN="$$(pwd)/$$scratch-tools/debug" bash Tools/scripts/with-test-servers.sh \
+				$(SWIFT) test --skip-build $(ROOT_FLAGS) --sanitize=$$sanitizer --scratch-path $$scratch \
 				--filter "^$$suite\\." 2>&1 | tee $$scratch/sanitize-$$suite.log || status=$$?; \
 			cat $$scratch/sanitize-$$suite.log >>$$scratch/sanitize.log; \
 			if ((status != 0)); then \
@@ -206,13 +223,11 @@ bench-counts:
 	$(PYTHON) Tools/Benchmarks/counts.py $(COUNTS_ARGS)
 
 # The soak's own checks decide: it exits 1 naming each one that failed (docs/RELIABILITY.md).
-# Built with the gate's flags, so it shares the build of `make test`, whose SoakTests run a
-# short version; it starts the mock server and parley-fetch built beside it.
+# Built in the tools' build with the gate's flags, so it shares the build of `make test`, whose
+# SoakTests run a short version; it starts the mock server and parley-fetch built beside it.
 soak:
-	$(SWIFT) build --product parley-mock-server $(SWIFT_FLAGS)
-	$(SWIFT) build --product parley-fetch $(SWIFT_FLAGS)
-	$(SWIFT) build --product parley-soak $(SWIFT_FLAGS)
-	"$$($(SWIFT) build --show-bin-path $(SWIFT_FLAGS))/parley-soak" $(SOAK_ARGS)
+	$(TOOLS_BUILD)
+	'$(TOOLS_BIN)/parley-soak' $(SOAK_ARGS)
 
 clean-servers:
 	bash Tools/scripts/test-servers.sh stop

@@ -7,10 +7,13 @@
 // allows; the script (run by `make test`) fails the build on any other edge.
 //
 // A package that depends on Parley inherits this manifest, so it declares only what the
-// library needs. Tools live in packages of their own (`Tools/MockServer`, `Tools/Fetch`,
-// `Tools/Benchmarks`, `Tools/SoakTest`); the tests reach them through path dependencies, which
-// SwiftPM never resolves for a package that uses Parley's library products only.
-// `Tests/Consumer` proves that on every `make test`.
+// library needs. The tools live in packages of their own (`Tools/Fetch`, `Tools/Benchmarks`,
+// `Tools/SoakTest`, `Apps/Demo`) that depend on this one by path, never the reverse, as
+// swift-nio keeps its benchmarks and integration tests: `Tools/All` builds them together, and
+// the tests that run them as binaries find them in the folder `PARLEY_TOOLS_BIN` names
+// (`make test` builds them first). The one tool package this one depends on is the mock server
+// (`Tools/MockServer`), which depends on nothing of Parley's. `Tests/Consumer` proves on every
+// `make test` that a user resolves none of them.
 
 import PackageDescription
 
@@ -37,15 +40,18 @@ let package = Package(
         .library(name: "FeedbackTesting", targets: ["FeedbackTesting"]),
         .library(name: "TransportCurl", targets: ["TransportCurl"]),
         .library(name: "TransportTesting", targets: ["TransportTesting"]),
+        // The transport as a swift-service-lifecycle `Service`, behind the package trait
+        // `ServiceLifecycle` (see `traits` below).
+        .library(name: "ParleyServiceLifecycle", targets: ["ParleyServiceLifecycle"]),
     ],
     // The metrics and tracing link (`ParleyObservability`) needs swift-metrics and
     // swift-distributed-tracing. A package that depends on Parley resolves every URL dependency
     // of this manifest, used or not, unless a trait it leaves off guards it: behind the trait
     // `Observability`, off by default, a user of the core products still resolves Parley,
     // swift-http-types and swift-log alone, and a user of `ParleyObservability` names the trait:
-    // `.package(url: …, from: …, traits: ["Observability"])`. Here, the demo and the benchmarks
-    // (path dependencies below) ask for the trait, which turns it on for this package's own builds
-    // and tests without a flag.
+    // `.package(url: …, from: …, traits: ["Observability"])`. This package's own builds turn
+    // every trait on with `--enable-all-traits` (the Makefile's `ROOT_FLAGS`); a plain
+    // `swift build` leaves them off and builds the core alone.
     traits: [
         .trait(
             name: "Observability",
@@ -57,6 +63,14 @@ let package = Package(
             name: "OpenAPI",
             description: "The ParleyOpenAPI product: a ClientTransport of swift-openapi-runtime, so that "
                 + "clients made by swift-openapi-generator send through Parley."
+        ),
+        // As `Observability`: a user of `ParleyServiceLifecycle` names the trait, and a user of
+        // the core products never resolves swift-service-lifecycle (nor the async algorithms
+        // and collections it brings); `Tests/ConsumerServiceLifecycle` checks both.
+        .trait(
+            name: "ServiceLifecycle",
+            description: "The ParleyServiceLifecycle product: CurlTransport as a swift-service-lifecycle "
+                + "Service, shut down gracefully with the rest of an application."
         ),
     ],
     dependencies: [
@@ -72,16 +86,17 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         // Behind the `OpenAPI` trait; the release the transport is built and tested with.
         .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.13.4"),
-        // Test-only tools, in packages of their own: the loopback mock server, the command-line
-        // download the crash tests kill, the benchmark client whose peak memory the
-        // streaming tests measure (built alone, without the peers beside it), and the demo,
-        // whose tests run it as a binary.
-        .package(name: "ParleyBenchmarks", path: "Tools/Benchmarks"),
-        .package(name: "ParleyDemo", path: "Apps/Demo"),
-        .package(name: "ParleyFetch", path: "Tools/Fetch"),
+        // Behind the `ServiceLifecycle` trait. The floor is the release the service is built and
+        // tested with.
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        // The docs' plugin (`make docs`): a command plugin no target uses, so a package that
+        // depends on Parley never resolves it (`make consumer` checks it).
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
+        // The loopback mock server of the tests, in a package of its own (Hummingbird, SwiftNIO):
+        // `MockBackend` in process, `parley-mock-server` as a child. It depends on nothing of
+        // Parley's, so this is no cycle; the other tools depend on this package, and the tests
+        // that run them find them through `PARLEY_TOOLS_BIN` (see the top of this file).
         .package(name: "ParleyMockServer", path: "Tools/MockServer"),
-        // The soak (`make soak`), whose short run is a test.
-        .package(name: "ParleySoak", path: "Tools/SoakTest"),
     ],
     targets: [
         // MARK: - Layer 0: System
@@ -242,6 +257,17 @@ let package = Package(
             ],
             path: "Packages/TransportTesting"
         ),
+        // The engine's graceful shutdown as a `Service`, behind the trait `ServiceLifecycle`.
+        .target(
+            name: "ParleyServiceLifecycle",
+            dependencies: [
+                "TransportCurl",
+                .product(
+                    name: "ServiceLifecycle", package: "swift-service-lifecycle",
+                    condition: .when(traits: ["ServiceLifecycle"])),
+            ],
+            path: "Packages/ParleyServiceLifecycle"
+        ),
 
         // MARK: - Tests
         // The entries the cache writer stores, for the writer and the tests that read them back.
@@ -343,8 +369,8 @@ let package = Package(
             dependencies: [
                 "TestSupport",
                 .product(name: "MockBackend", package: "ParleyMockServer"),
-                // Built beside the tests, which run it as a person would.
-                .product(name: "parley-demo", package: "ParleyDemo"),
+                // They run `parley-demo` as a person would: built by `Tools/All`, found through
+                // `PARLEY_TOOLS_BIN`.
             ],
             path: "Tests/DemoTests"
         ),
@@ -462,6 +488,24 @@ let package = Package(
             path: "Tests/ParleyOpenAPITests"
         ),
         .testTarget(
+            name: "ParleyServiceLifecycleTests",
+            dependencies: [
+                "ParleyServiceLifecycle",
+                "TestSupport",
+                "Transport",
+                "TransportCurl",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "MockBackend", package: "ParleyMockServer"),
+                .product(
+                    name: "ServiceLifecycle", package: "swift-service-lifecycle",
+                    condition: .when(traits: ["ServiceLifecycle"])),
+                // The SIGTERM test runs it as a child, with a request in flight.
+                .product(name: "parley-mock-server", package: "ParleyMockServer"),
+            ],
+            path: "Tests/ParleyServiceLifecycleTests"
+        ),
+        .testTarget(
             name: "RetryTests",
             dependencies: [
                 "ServerTestSupport",
@@ -480,11 +524,9 @@ let package = Package(
         .testTarget(
             name: "SoakTests",
             dependencies: [
-                "TestSupport",
-                // Built beside the tests, which run the soak, and the soak runs the other two.
-                .product(name: "parley-fetch", package: "ParleyFetch"),
-                .product(name: "parley-mock-server", package: "ParleyMockServer"),
-                .product(name: "parley-soak", package: "ParleySoak"),
+                // They run `parley-soak`, which runs `parley-mock-server` and `parley-fetch` beside
+                // it: all three built by `Tools/All`, found through `PARLEY_TOOLS_BIN`.
+                "TestSupport"
             ],
             path: "Tests/SoakTests"
         ),
@@ -509,9 +551,8 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "MockBackend", package: "ParleyMockServer"),
-                // Built beside the tests, which run them (and kill parley-fetch).
-                .product(name: "parley-bench", package: "ParleyBenchmarks"),
-                .product(name: "parley-fetch", package: "ParleyFetch"),
+                // Built beside the tests, which run it. They run (and kill) `parley-fetch` and
+                // `parley-bench` too, built by `Tools/All` and found through `PARLEY_TOOLS_BIN`.
                 .product(name: "parley-mock-server", package: "ParleyMockServer"),
             ],
             path: "Tests/TransportCurlTests"
@@ -586,29 +627,4 @@ for target in package.targets where target.type != .system {
             // `public import` marks every module that leaks into a public API.
             .enableUpcomingFeature("InternalImportsByDefault"),
         ]
-}
-
-// MARK: - Documentation
-
-// `make docs` sets PARLEY_DOCS=1 to build the DocC catalogs with swift-docc-plugin. The manifest
-// it sees holds the library alone: the library targets, their two packages and the plugin.
-//
-// - The tools' packages are left out, with the test targets and the helpers under Tests/ that
-//   use them: Tools/Fetch and Tools/Benchmarks depend on this package by path, and SwiftPM 6.3
-//   recurses without end on such a package-level cycle when it hands the package graph to a
-//   command plugin (it crashes with a stack overflow). Nothing of the tests is resolved or
-//   built for the docs either.
-// - The plugin is added here only. SwiftPM would not resolve it for a package that depends on
-//   Parley anyway (no product uses it), but the builds and tests have no use for it either.
-if Context.environment["PARLEY_DOCS"] == "1" {
-    package.dependencies.removeAll { dependency in
-        if case .fileSystem = dependency.kind { true } else { false }
-    }
-    package.targets.removeAll { $0.type == .test || $0.path?.hasPrefix("Tests/") == true }
-    // Without the demo's and the benchmarks' requests, the traits are on for the documentation by
-    // default.
-    package.traits.insert(.default(enabledTraits: ["Observability", "OpenAPI"]))
-    package.dependencies.append(
-        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0")
-    )
 }

@@ -71,6 +71,7 @@ LAYERS: dict[str, int] = {
     "FeedbackConsole": 5,
     "TransportTesting": 5,
     "FeedbackTesting": 5,
+    "ParleyServiceLifecycle": 5,
     # 6 Features.
     "SystemAPI": 6,
     "WeatherAPI": 6,
@@ -114,6 +115,7 @@ ALLOWED_LAYERS: dict[int, set[int]] = {
 NAMED_EDGES: dict[tuple[str, str], str] = {
     ("Caching", "CZlib"): "Compressing stored responses is part of the cache's job.",
     ("Downloads", "CLibCrypto"): "Verifying a download's SHA-256 is part of its job.",
+    ("ParleyServiceLifecycle", "TransportCurl"): "It runs the engine as a service: its graceful shutdown is the engine's.",
 }
 
 #: Products of other packages one module may use beyond its layer's, each with its reason; the
@@ -124,6 +126,8 @@ NAMED_PRODUCTS: dict[tuple[str, str], str] = {
     "trait `Observability`).",
     ("ParleyOpenAPI", "OpenAPIRuntime"): "It is swift-openapi-runtime's `ClientTransport` (behind the package trait "
     "`OpenAPI`).",
+    ("ParleyServiceLifecycle", "ServiceLifecycle"): "Its `Service` is swift-service-lifecycle's (behind the package "
+    "trait `ServiceLifecycle`).",
 }
 
 #: Products of other packages (by product name) each layer may use.

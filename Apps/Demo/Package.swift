@@ -3,7 +3,8 @@
 // parley-demo: the whole library at work, against an embedded mock backend that starts by
 // itself. A package of its own, so that what the demo is built from (the argument parser, the
 // mock server's Hummingbird and SwiftNIO) never reaches a package that depends on Parley's
-// library. `make demo` builds and runs it; the root package's tests run the built binary.
+// library. `make demo` builds and runs it; the root package's DemoTests run the binary that
+// `Tools/All` builds (`make tools`).
 
 import PackageDescription
 
@@ -21,8 +22,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         // The root package and the mock server, named so that the references hold whatever the
         // checkout's folder is called.
-        // The `Observability` trait turns on ParleyObservability (and, since the root package's
-        // tests depend on the demo, turns it on for the root package's own builds too).
+        // The `Observability` trait turns on ParleyObservability.
         .package(name: "Parley", path: "../..", traits: ["Observability"]),
         .package(name: "ParleyMockServer", path: "../../Tools/MockServer"),
     ],

@@ -183,6 +183,39 @@ public final class CurlTransport: HTTPTransport {
         await loops.shutdown()
     }
 
+    /// Stops the engine gracefully: it takes no new request, lets the requests in flight finish
+    /// for up to `gracePeriod`, cancels those still running then, and stops as ``shutdown()``
+    /// does.
+    ///
+    /// From the moment this is called, a new request fails with
+    /// ``/Transport/TransportError/Category/shutDown`` (it never reaches a server). A request in
+    /// flight is one whose transfer runs: a collected request until its body is in memory, a
+    /// streamed one until its body has arrived (read it: one whose consumer stops reading holds
+    /// the shutdown until the grace period ends). Those still running when the grace period
+    /// ends fail with ``/Transport/TransportError/Category/cancelled``, saying so. Cancelling the
+    /// task that awaits this ends the grace period at once.
+    ///
+    /// ```swift
+    /// // On SIGTERM: finish what runs, for at most 10 seconds.
+    /// await transport.shutdown(gracePeriod: .seconds(10))
+    /// ```
+    ///
+    /// `ParleyServiceLifecycle` runs a transport as a swift-service-lifecycle `Service` that
+    /// calls this on a graceful shutdown.
+    ///
+    /// - Parameter gracePeriod: How long the requests in flight may take to finish.
+    /// - Returns: Whether every request in flight finished within the grace period.
+    @discardableResult
+    public func shutdown(gracePeriod: Duration) async -> Bool {
+        let late = TransportError(
+            .cancelled,
+            message: "The transport shut down gracefully and this request was still running when its grace period "
+                + "(\(gracePeriod)) ran out; send it again through a transport that is running, or give the "
+                + "shutdown a longer grace period.",
+            mayHaveReachedServer: true)
+        return await loops.shutdown(gracePeriod: gracePeriod, lateError: late)
+    }
+
     /// A transfer for `request` on the loop that will run it, and that loop's index.
     private func makeTransfer(_ request: TransportRequest) throws -> (CurlTransfer, CurlLoopGroup.Placed) {
         if RequestCancellation.isCancelled {
@@ -209,7 +242,9 @@ public final class CurlTransport: HTTPTransport {
             transfer.complete(
                 .failure(
                     TransportError(
-                        .shutDown, message: "The transport was shut down; create a new CurlTransport to send requests.",
+                        .shutDown,
+                        message: "The transport is shut down, or shutting down, and takes no new requests; send "
+                            + "them through a transport that runs (create a new CurlTransport).",
                         url: transfer.initialURL, mayHaveReachedServer: false)))
         }
     }

@@ -10,7 +10,7 @@ import Testing
 @Suite(.serialized)
 struct SoakTests {
     @Test func aShortSoakEndsEveryRequestOnceAppliesEveryKeyOnceAndDoesNotGrow() async throws {
-        // Given the soak built beside the tests, with the server and the downloader it runs
+        // Given the soak built by Tools/All, with the server and the downloader it runs
         let soak = try ChildProcess.siblingExecutable("parley-soak")
 
         // When it sends 3,000 requests, 64 at a time, a tenth of them faulted, one in 20

@@ -17,7 +17,11 @@ package struct ChildProcess {
     package let output: String
     package let peakResidentBytes: Int
 
-    /// The path of an executable product in the same build folder as the test bundle.
+    /// The path of an executable: a product of this package built beside the test bundle
+    /// (`parley-cache-writer`, `parley-mock-server`), or a tool of `Tools/All` (`parley-fetch`,
+    /// `parley-bench`, `parley-demo`, `parley-soak`) in the folder `PARLEY_TOOLS_BIN` names,
+    /// `.build/tools/debug` by default. The tools depend on the library, so this package cannot
+    /// build them beside its tests; `make tools` (run by `make test`) builds them there.
     package static func siblingExecutable(_ name: String) throws -> String {
         let testBinary = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
         var folder = testBinary.deletingLastPathComponent()
@@ -27,7 +31,15 @@ package struct ChildProcess {
             if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
             folder = folder.deletingLastPathComponent()
         }
-        try #require(Bool(false), "\(name) is not built beside the tests: run `swift build` (make test does) first")
+        let tools = ProcessInfo.processInfo.environment["PARLEY_TOOLS_BIN"] ?? ".build/tools/debug"
+        let tool = URL(fileURLWithPath: tools).appendingPathComponent(name).path
+        if FileManager.default.isExecutableFile(atPath: tool) { return tool }
+        try #require(
+            Bool(false),
+            """
+            \(name) is neither built beside the tests nor in \(tools) (PARLEY_TOOLS_BIN): run `make tools` \
+            (make test does), or set PARLEY_TOOLS_BIN to the folder of a build of Tools/All
+            """)
         return name
     }
 

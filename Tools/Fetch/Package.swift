@@ -2,8 +2,8 @@
 //
 // parley-fetch, a resumable download from the command line: `FileDownload` on
 // `CurlTransport`. A package of its own so that its argument parser never reaches a package
-// that depends on Parley's library; the library's crash tests build it beside themselves and
-// kill it mid-download.
+// that depends on Parley's library. The library's crash tests kill it mid-download: `Tools/All`
+// builds it for them (`make tools`).
 
 import PackageDescription
 

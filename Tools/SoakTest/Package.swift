@@ -5,7 +5,8 @@
 // resumable downloads killed and resumed; it fails on a request lost, hung or applied twice,
 // and on memory, descriptors or threads that grow. A package of its own, so that its argument
 // parser never reaches a package that depends on Parley's library. `make soak` runs it in full;
-// the root package's `SoakTests` run a short version on every `make test`. The folder is not
+// the root package's `SoakTests` run a short version on every `make test`, of the build
+// `Tools/All` makes. The folder is not
 // called `Soak`: SwiftPM names a path dependency after its folder, and a checkout of Parley in a
 // folder called `soak` would then depend on itself.
 

@@ -5,7 +5,9 @@
 # library products do not need. Then the same for Tests/ConsumerObservability, which turns on
 # the package trait `Observability` and uses ParleyObservability: it may resolve the two
 # packages of that product, and nothing else. Then Tests/ConsumerOpenAPI, which turns on the trait
-# `OpenAPI` and uses ParleyOpenAPI: it may add swift-openapi-runtime, and nothing else.
+# `OpenAPI` and uses ParleyOpenAPI: it may add swift-openapi-runtime, and nothing else. Then
+# Tests/ConsumerServiceLifecycle, with the trait `ServiceLifecycle` and ParleyServiceLifecycle:
+# swift-service-lifecycle and its two dependencies, and nothing else.
 #
 #   Tools/scripts/check-consumer.sh            # needs PARLEY_HTTPBIN_URL (with-test-servers.sh sets it)
 #
@@ -24,6 +26,9 @@ expected="parley swift-http-types swift-log"
 expected_observability="parley swift-distributed-tracing swift-http-types swift-log swift-metrics"
 # What the trait `OpenAPI` adds: swift-openapi-runtime, whose only dependency is swift-http-types.
 expected_openapi="parley swift-http-types swift-log swift-openapi-runtime"
+# What the trait `ServiceLifecycle` adds: swift-service-lifecycle, and the packages it depends
+# on itself (swift-async-algorithms, which brings swift-collections).
+expected_service_lifecycle="parley swift-async-algorithms swift-collections swift-http-types swift-log swift-service-lifecycle"
 
 log() { printf 'consumer: %s\n' "$*"; }
 die() { printf 'consumer: error: %s\n' "$*" >&2; exit 1; }
@@ -88,3 +93,5 @@ check ConsumerObservability "$expected_observability" parley-observability-consu
     "The trait Observability brings a package that ParleyObservability does not need: keep it out of the product's dependencies, or add it here and to README.md."
 check ConsumerOpenAPI "$expected_openapi" parley-openapi-consumer \
     "The trait OpenAPI brings a package that ParleyOpenAPI does not need: keep it out of the product's dependencies, or add it here and to README.md."
+check ConsumerServiceLifecycle "$expected_service_lifecycle" parley-service-lifecycle-consumer \
+    "The trait ServiceLifecycle brings a package that ParleyServiceLifecycle does not need: keep it out of the product's dependencies, or add it here and to README.md."

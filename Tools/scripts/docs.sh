@@ -14,14 +14,12 @@
 # against their archives, so a link may name a symbol of a module below its own with an
 # absolute path: ``/Transport/TransportError`` from Downloads, Forms or TransportCurl.
 #
-# The plugin runs with PARLEY_DOCS=1, under which Package.swift declares the library alone
-# and adds the plugin (the end of Package.swift says why). Under that manifest:
-#
-# - the build has a scratch folder of its own, .build/docs, so the documentation neither
-#   rebuilds nor is rebuilt by the build the gate shares between `make build` and `swift test`,
-#   and only the library targets and their two packages are compiled for it;
-# - Package.resolved is put back as it was afterwards: resolving the smaller manifest would
-#   drop the pins of every test-only package from it.
+# The plugin (swift-docc-plugin) is an ordinary dependency of Package.swift; no product uses
+# it, so a package that depends on Parley never resolves it. It runs with every package trait
+# on, as the gate's builds do, so that the optional products (ParleyObservability,
+# ParleyServiceLifecycle) are documented and checked too, and with a scratch folder of its own,
+# .build/docs, so the documentation neither rebuilds nor is rebuilt by the build the gate shares
+# between `make build` and `swift test`.
 #
 # The archive, every module in one, is .build/docs/plugins/Swift-DocC/outputs/Parley.doccarchive.
 
@@ -38,7 +36,7 @@ cd "$repo"
 scratch="$repo/.build/docs"
 
 # The manifest as everyone else sees it: its products are what a user can import.
-manifest="$(env -u PARLEY_DOCS "$SWIFT" package dump-package)" || die "cannot read Package.swift"
+manifest="$("$SWIFT" package dump-package)" || die "cannot read Package.swift"
 read -r -a modules <<<"$(printf '%s' "$manifest" | "$PYTHON" -c '
 import json, sys
 targets = []
@@ -49,15 +47,7 @@ print(" ".join(targets))
 ')"
 ((${#modules[@]} > 0)) || die "Package.swift declares no library product"
 
-# Put Package.resolved back whatever the plugin does, or remove it if there was none.
 mkdir -p "$scratch"
-saved="$scratch/Package.resolved.saved"
-if [[ -f Package.resolved ]]; then
-    cp Package.resolved "$saved"
-    trap 'mv -f "$saved" Package.resolved' EXIT
-else
-    trap 'rm -f Package.resolved' EXIT
-fi
 
 target_args=()
 for module in "${modules[@]}"; do
@@ -65,7 +55,7 @@ for module in "${modules[@]}"; do
 done
 
 log "building the documentation of ${modules[*]}"
-PARLEY_DOCS=1 "$SWIFT" package --scratch-path "$scratch" \
+"$SWIFT" package --scratch-path "$scratch" --enable-all-traits \
     generate-documentation "${target_args[@]}" --enable-experimental-combined-documentation \
     --warnings-as-errors ||
     die "the documentation build failed: docc's warnings count as errors, see above"

@@ -9,8 +9,8 @@
 #
 # The example builds in its own folder (Examples/WeatherOpenAPI/.build) with the gate's import
 # check but not its warnings-as-errors: Swift 6.3 warns of the unused public imports of the
-# generated files, which the generator silences from Swift 6.4 on. The mock server is the one of
-# the root package's build (SWIFT_FLAGS, the gate's flags, so that the build is shared). The first build
+# generated files, which the generator silences from Swift 6.4 on. The mock server is the tools'
+# (`make tools`: PARLEY_TOOLS_BIN, .build/tools/debug by default), built there when missing. The first build
 # compiles the generator and its dependencies (swift-openapi-generator, OpenAPIKit, Yams, the
 # argument parser, swift-collections) for the plugin: about 6 minutes on two busy cores; later
 # builds take seconds. The server is stopped by its process id whatever happens.
@@ -33,9 +33,13 @@ log "building Examples/WeatherOpenAPI"
 "$swift" build --package-path "$example" "${example_flags[@]}" --product weather-openapi
 binary="$("$swift" build --package-path "$example" "${example_flags[@]}" --show-bin-path)/weather-openapi"
 
-log "building the mock server"
-"$swift" build --package-path "$repo" "${flags[@]}" --product parley-mock-server
-server_binary="$("$swift" build --package-path "$repo" "${flags[@]}" --show-bin-path)/parley-mock-server"
+tools_bin="${PARLEY_TOOLS_BIN:-$repo/.build/tools/debug}"
+server_binary="$tools_bin/parley-mock-server"
+if [[ ! -x $server_binary ]]; then
+    log "building the mock server"
+    "$swift" build --package-path "$repo/Tools/All" --scratch-path "$(dirname "$tools_bin")" "${flags[@]}" \
+        --product parley-mock-server
+fi
 
 work="$(mktemp -d "${TMPDIR:-/tmp}/parley-openapi-example.XXXXXX")"
 server_pid=

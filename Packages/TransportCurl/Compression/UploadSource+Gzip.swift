@@ -1,6 +1,11 @@
 import Foundation
-import Glibc
 import Transport
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 // Request-body compression (`TransferOptions.compressesRequestBody`): every kind of body
 // becomes a producer that deflates on the body's own task, so the loop thread only copies

@@ -44,6 +44,21 @@ final class CurlCommandQueue: @unchecked Sendable {
         var isShutDown = false
         var shutdownWaiters: [CheckedContinuation<Void, Never>] = []
         var hasExited = false
+        /// Graceful shutdown: `.start` is refused, and the tasks in ``drainWaiters`` wait for
+        /// the loop's last transfer to end.
+        var isDraining = false
+        var drainWaiters: [CheckedContinuation<Void, Never>] = []
+        /// What the transfers still running when the loop stops fail with, if not the default
+        /// `.shutDown` error (a graceful shutdown's grace period ran out).
+        var shutdownError: TransportError?
+    }
+
+    /// What ``take(into:)`` reports to the loop for its pass.
+    struct Pass {
+        /// The loop has been asked to stop.
+        var isShutDown: Bool
+        /// Tasks wait for the loop's transfers to end (``whenDrained(_:)``).
+        var awaitsDrain: Bool
     }
 
     private let wakeup: CurlLoopWakeup
@@ -59,11 +74,13 @@ final class CurlCommandQueue: @unchecked Sendable {
 
     /// Queues a command for the loop, waking it if it polls.
     ///
-    /// - Returns: `false` when the loop has shut down; the command was not queued.
+    /// - Returns: `false` when the loop has shut down, or is shutting down gracefully and the
+    ///   command starts a transfer; the command was not queued.
     @discardableResult
     func post(_ command: Command) -> Bool {
         state.withLock { state in
             guard !state.isShutDown else { return false }
+            if state.isDraining, case .start = command { return false }
             state.commands.append(command)
             // Wake only a loop that is polling, and only once per poll: a busy loop takes the
             // command on its next pass without a syscall.
@@ -87,13 +104,34 @@ final class CurlCommandQueue: @unchecked Sendable {
         if alreadyExited { waiter.resume() }
     }
 
-    /// Asks the loop to stop without waiting (for `deinit`).
-    func requestShutdown() {
+    /// Asks the loop to stop without waiting (for `deinit`, and for the end of a graceful
+    /// shutdown's grace period).
+    ///
+    /// - Parameter error: What the transfers still running fail with; the default `.shutDown`
+    ///   error when `nil`.
+    func requestShutdown(failingRunningWith error: TransportError? = nil) {
         state.withLock { state in
             guard !state.hasExited else { return }
             state.isShutDown = true
+            if let error { state.shutdownError = error }
             wakeup.signal()
         }
+    }
+
+    /// Refuses transfers from now on: ``post(_:)`` returns `false` for `.start`.
+    func stopAccepting() {
+        state.withLock { $0.isDraining = true }
+    }
+
+    /// Calls `waiter` once the loop has no transfer left (at once if it has exited).
+    func whenDrained(_ waiter: CheckedContinuation<Void, Never>) {
+        let alreadyExited = state.withLock { state in
+            if state.hasExited { return true }
+            state.drainWaiters.append(waiter)
+            wakeup.signal()
+            return false
+        }
+        if alreadyExited { waiter.resume() }
     }
 
     // MARK: - Loop thread
@@ -101,14 +139,24 @@ final class CurlCommandQueue: @unchecked Sendable {
     /// Swaps the queued commands into `commands` (an empty array whose storage is reused) and
     /// ends the wait, if there was one.
     ///
-    /// - Returns: Whether the loop has been asked to stop.
-    func take(into commands: inout [Command]) -> Bool {
+    /// - Returns: Whether the loop has been asked to stop, and whether tasks wait for it to
+    ///   have no transfer left.
+    func take(into commands: inout [Command]) -> Pass {
         state.withLock { state in
             // The poll, if there was one, is over: one lock per pass serves both.
             state.isPolling = false
             swap(&commands, &state.commands)
-            return state.isShutDown
+            return Pass(isShutDown: state.isShutDown, awaitsDrain: !state.drainWaiters.isEmpty)
         }
+    }
+
+    /// Resumes the tasks waiting for the loop to have no transfer left (the loop has none).
+    func drained() {
+        let waiters = state.withLock { state in
+            defer { state.drainWaiters = [] }
+            return state.drainWaiters
+        }
+        for waiter in waiters { waiter.resume() }
     }
 
     /// Announces that the loop is about to wait, unless commands arrived during the pass (or
@@ -124,16 +172,23 @@ final class CurlCommandQueue: @unchecked Sendable {
         }
     }
 
+    /// What the transfers still running when the loop stops fail with, when not the default
+    /// `.shutDown` error.
+    var shutdownError: TransportError? {
+        state.withLock { $0.shutdownError }
+    }
+
     /// Marks the loop as exited and hands back what was left: the commands nobody will
-    /// apply and the tasks waiting for the shutdown.
+    /// apply and the tasks waiting for the shutdown or for the drain.
     func close() -> (leftover: [Command], waiters: [CheckedContinuation<Void, Never>]) {
         state.withLock { state in
             state.hasExited = true
             defer {
                 state.commands = []
                 state.shutdownWaiters = []
+                state.drainWaiters = []
             }
-            return (state.commands, state.shutdownWaiters)
+            return (state.commands, state.shutdownWaiters + state.drainWaiters)
         }
     }
 }

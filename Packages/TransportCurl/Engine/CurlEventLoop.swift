@@ -136,9 +136,22 @@ final class CurlEventLoop: @unchecked Sendable {
         }
     }
 
-    /// Asks the loop to stop without waiting (for `deinit`).
-    func requestShutdown() {
-        commands.requestShutdown()
+    /// Asks the loop to stop without waiting (for `deinit`, and for the end of a graceful
+    /// shutdown's grace period, whose transfers still running fail with `error`).
+    func requestShutdown(failingRunningWith error: TransportError? = nil) {
+        commands.requestShutdown(failingRunningWith: error)
+    }
+
+    /// Refuses new transfers from now on: the first step of a graceful shutdown.
+    func stopAccepting() {
+        commands.stopAccepting()
+    }
+
+    /// Returns once the loop has no transfer left, or has stopped.
+    func drained() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            commands.whenDrained(continuation)
+        }
     }
 
     // MARK: - Loop thread
@@ -149,11 +162,13 @@ final class CurlEventLoop: @unchecked Sendable {
         var stillRunning: Int32 = 0
         while true {
             var taken = spareCommands
-            let shuttingDown = commands.take(into: &taken)
+            let pass = commands.take(into: &taken)
             for command in taken { apply(command) }
             taken.removeAll(keepingCapacity: true)
             spareCommands = taken
-            if shuttingDown { break }
+            if pass.isShutDown { break }
+            // A graceful shutdown waits for the last transfer: none was left, or none started.
+            if pass.awaitsDrain && attached.isEmpty { commands.drained() }
 
             // Commands posted during the pass keep the loop from sleeping; ready sockets are
             // still read (a wait of 0).
@@ -179,6 +194,8 @@ final class CurlEventLoop: @unchecked Sendable {
             }
             drainFinished()
             checkStalls(now: now)
+            // Or the last one ended in this pass.
+            if pass.awaitsDrain && attached.isEmpty { commands.drained() }
         }
         tearDown()
     }
@@ -345,7 +362,8 @@ final class CurlEventLoop: @unchecked Sendable {
             .shutDown,
             message: "The transport was shut down while the transfer ran; create a new transport to send more requests."
         )
-        for transfer in attached.elements { finish(transfer, with: .failure(shutDown)) }
+        let running = commands.shutdownError ?? shutDown
+        for transfer in attached.elements { finish(transfer, with: .failure(running)) }
         let (leftover, waiters) = commands.close()
         for command in leftover {
             switch command {

@@ -175,6 +175,37 @@ final class CurlLoopGroup: Sendable {
         for loop in loops { loop.requestShutdown() }
     }
 
+    /// Stops taking transfers, waits up to `gracePeriod` for those in flight to end, fails the
+    /// rest with `lateError`, and stops every loop; returns when all have exited.
+    ///
+    /// - Returns: Whether every transfer ended within the grace period.
+    func shutdown(gracePeriod: Duration, lateError: TransportError) async -> Bool {
+        let loops = self.loops
+        // Before any suspension: a request sent after this call began is refused.
+        for loop in loops { loop.stopAccepting() }
+        let drained = await withTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                for loop in loops { await loop.drained() }
+                return true
+            }
+            group.addTask {
+                // A cancelled wait ends the grace period at once.
+                try? await Task.sleep(for: gracePeriod)
+                return false
+            }
+            let drained = await group.next() ?? false
+            if drained {
+                group.cancelAll()
+            } else {
+                // The drain's waiters are resumed when the loops exit.
+                for loop in loops { loop.requestShutdown(failingRunningWith: lateError) }
+            }
+            return drained
+        }
+        await shutdown()
+        return drained
+    }
+
     // MARK: - Limits
 
     /// The configuration of each loop: the transport's, with the connection limits divided

@@ -1,7 +1,12 @@
 import CCurl
 import Foundation
-import Glibc
 import Transport
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// Turns a libcurl result code into a ``TransportError`` a person can act on.
 ///

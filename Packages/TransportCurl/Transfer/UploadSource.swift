@@ -1,6 +1,11 @@
 import Foundation
-import Glibc
 import Transport
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// Where the read callback takes request-body bytes from, for one hop of a transfer.
 ///

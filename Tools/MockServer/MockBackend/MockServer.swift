@@ -2,6 +2,8 @@ import Hummingbird
 import HummingbirdCore
 public import Logging
 import NIOCore
+import ServiceLifecycle
+import UnixSignals
 
 /// An in-process HTTP/1.1 server on a loopback port, for testing HTTP clients end to end.
 ///
@@ -248,6 +250,41 @@ public struct MockServer: Sendable {
         try await serve(host: host, port: port, logger: logger, options: options, onListening: onListening)
     }
 
+    /// Runs a server with `options` until SIGTERM or SIGINT, then shuts it down gracefully: it
+    /// stops accepting connections, lets the requests in flight finish (for up to
+    /// `gracePeriod`, after which it closes the connections left), and returns. The entry point
+    /// of `parley-mock-server`.
+    ///
+    /// The two signals are handled through a swift-service-lifecycle `ServiceGroup` for as
+    /// long as this runs: they no longer end the process by themselves.
+    ///
+    /// - Parameters:
+    ///   - host: The address to bind; `127.0.0.1` by default.
+    ///   - port: The port to bind; 0 (the default) lets the kernel pick one.
+    ///   - logger: Where Hummingbird logs; `nil` (the default) discards its logs.
+    ///   - options: The chaos and delays the business routes start with.
+    ///   - gracePeriod: How long the requests in flight at the signal may take; 30 seconds by
+    ///     default.
+    ///   - onListening: Called once, when the server is listening, with the bound port. Return
+    ///     promptly: connections are not accepted until it returns.
+    /// - Throws: The bind error when the address cannot be bound, such as a port in use.
+    public static func runUntilTerminated(
+        host: String = "127.0.0.1",
+        port: Int = 0,
+        logger: Logger? = nil,
+        options: Options,
+        gracePeriod: Duration = .seconds(30),
+        onListening: @escaping @Sendable (MockServer) async -> Void
+    ) async throws {
+        let logger = logger ?? Logger(label: "parley.mock-server", factory: { _ in SwiftLogNoOpLogHandler() })
+        let application = makeApplication(
+            host: host, port: port, logger: logger, options: options, onListening: onListening)
+        var configuration = ServiceGroupConfiguration(
+            services: [.init(service: application)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+        configuration.maximumGracefulShutdownDuration = gracePeriod
+        try await ServiceGroup(configuration: configuration).run()
+    }
+
     /// Builds the Hummingbird application and runs it until cancelled.
     private static func serve(
         host: String,
@@ -256,6 +293,23 @@ public struct MockServer: Sendable {
         options: Options,
         onListening: @escaping @Sendable (MockServer) async -> Void
     ) async throws {
+        let application = makeApplication(
+            host: host, port: port,
+            logger: logger ?? Logger(label: "parley.mock-server", factory: { _ in SwiftLogNoOpLogHandler() }),
+            options: options, onListening: onListening)
+        // `Application.run()` runs its own ServiceGroup without signal handlers; cancelling
+        // this task cancels the group, which closes the listener and every connection.
+        try await application.run()
+    }
+
+    /// The Hummingbird application of the routes, on `host` and `port`.
+    private static func makeApplication(
+        host: String,
+        port: Int,
+        logger: Logger,
+        options: Options,
+        onListening: @escaping @Sendable (MockServer) async -> Void
+    ) -> some ApplicationProtocol & Service {
         let recorder = RequestRecorder()
         let faults = FaultInjector(
             chaosRate: options.chaosRate, chaosSeed: options.chaosSeed, chaosFaults: options.chaosFaults,
@@ -272,10 +326,8 @@ public struct MockServer: Sendable {
                 let boundPort = channel.localAddress?.port ?? port
                 await onListening(MockServer(host: host, port: boundPort, recorder: recorder, faults: faults))
             },
-            logger: logger ?? Logger(label: "parley.mock-server", factory: { _ in SwiftLogNoOpLogHandler() })
+            logger: logger
         )
-        // `Application.run()` runs its own ServiceGroup without signal handlers; cancelling
-        // this task cancels the group, which closes the listener and every connection.
-        try await application.run()
+        return application
     }
 }

@@ -4,7 +4,8 @@ import MockBackend
 
 /// `parley-mock-server`: the test server of the Parley test suite, as a standalone process.
 ///
-/// Runs ``MockServer``'s routes until SIGINT or SIGTERM, for scripts, benchmarks and manual
+/// Runs ``MockServer``'s routes until SIGINT or SIGTERM (then lets the requests in flight
+/// finish, and exits 0), for scripts, benchmarks and manual
 /// checks with `curl`. Once the port is bound it prints exactly one line to standard output,
 /// `listening on http://HOST:PORT`, so a script can read the port:
 ///
@@ -32,7 +33,7 @@ struct ParleyMockServer: AsyncParsableCommand {
             Prints one line, "listening on http://HOST:PORT", once the port is bound, and nothing \
             else to standard output; if its reader has already gone, the server ends as cat does \
             (SIGPIPE, status 141, also when SIGPIPE is ignored). SIGINT and SIGTERM stop it with \
-            status 0. Routes: /echo, /status/{code}, /redirect-to?url=&status=, \
+            status 0 once the requests in flight have finished. Routes: /echo, /status/{code}, /redirect-to?url=&status=, \
             /redirect/{n}, /relative-redirect/{n}, /bytes/{n}, /stream-bytes/{n}?chunk=, \
             /stall?after=, /delay/{ms}, /gzip, /deflate, /bad-encoding, /large-headers?size=, \
             /headers?name=value, /cookies, /cookies/set?name=value, /upload, /multipart, /drop?bytes=, \
@@ -123,29 +124,18 @@ struct ParleyMockServer: AsyncParsableCommand {
 
     func run() async throws {
         StandardOutput.recordStartingDisposition()
-        let termination = TerminationSignals()
         if let scripted {
+            let termination = TerminationSignals()
             try await runScripted(try Self.behaviour(named: scripted), until: termination)
+            withExtendedLifetime(termination) {}
             return
         }
-        let host = host
-        let port = port
         let options = MockServer.Options(chaosRate: chaos, chaosSeed: chaosSeed, chaosFaults: try parsedChaosFaults())
-        let signals = termination.received
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask {
-                try await MockServer.run(host: host, port: port, options: options) { server in
-                    Self.announce(server.baseURL)
-                }
-            }
-            group.addTask {
-                await signals.waitForFirst()
-            }
-            // Whichever ends first — a signal, or the server failing to bind — ends both.
-            defer { group.cancelAll() }
-            try await group.next()
+        // SIGTERM and SIGINT shut the server down gracefully (a ServiceGroup's signals): the
+        // requests in flight finish, then this returns and the process exits 0.
+        try await MockServer.runUntilTerminated(host: host, port: port, options: options) { server in
+            Self.announce(server.baseURL)
         }
-        withExtendedLifetime(termination) {}
     }
 
     /// Serves `behaviour` on a raw socket until a termination signal.

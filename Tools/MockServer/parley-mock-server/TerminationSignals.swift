@@ -1,7 +1,8 @@
 import Dispatch
 import Foundation
 
-/// SIGINT and SIGTERM as an asynchronous sequence, so the server can shut down cleanly on either.
+/// SIGINT and SIGTERM as an asynchronous sequence, so the scripted server (`--scripted`) can
+/// stop cleanly on either; the HTTP server handles them through a `ServiceGroup`.
 ///
 /// Creating it sets both signals' default action to "ignore" and watches them with dispatch
 /// sources instead, so the process is no longer killed outright. Keep it alive for as long as

@@ -1,10 +1,15 @@
 import Downloads
 import Forms
 import Foundation
-import Glibc
 import HTTPTypes
 import Synchronization
 import Transport
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 // Resumable downloads of `/bytes/{n}`: dropped mid-body, cancelled and resumed, or made by a
 // `parley-fetch` child killed with SIGKILL and resumed in process.
