@@ -16,7 +16,7 @@ final class OwnThreadBodyServer: Sendable {
 
     /// Starts listening on `127.0.0.1` and serves `body` to the first connection.
     init(body: Data) throws {
-        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        let listener = socket(AF_INET, LinuxSocketType.stream | LinuxSocketType.closeOnExec, 0)
         guard listener >= 0 else { throw ServerError(step: "socket", code: errno) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)

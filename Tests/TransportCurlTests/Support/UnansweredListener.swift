@@ -9,7 +9,7 @@ final class UnansweredListener {
     private var fillers: [Int32] = []
 
     init() throws {
-        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let listener = socket(AF_INET, LinuxSocketType.stream, 0)
         self.listener = listener
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
@@ -26,7 +26,7 @@ final class UnansweredListener {
         port = Int(UInt16(bigEndian: address.sin_port))
         // Fill the accept queue (and the SYN queue entries it admits) without accepting.
         for _ in 0..<4 {
-            let client = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+            let client = socket(AF_INET, LinuxSocketType.stream | LinuxSocketType.nonBlocking, 0)
             _ = withUnsafePointer(to: &address) {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
                     connect(client, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
