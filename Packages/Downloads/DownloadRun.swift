@@ -299,7 +299,8 @@ struct DownloadRun: Sendable {
         case .append(let completeLength):
             total = completeLength
             // The record names the URL the bytes now come from, and the length once it is known.
-            if var sidecar = position.sidecar, sidecar.url != url || (completeLength != nil && sidecar.totalLength == nil)
+            if var sidecar = position.sidecar,
+                sidecar.url != url || (completeLength != nil && sidecar.totalLength == nil)
             {
                 sidecar.url = url
                 sidecar.totalLength = sidecar.totalLength ?? completeLength
