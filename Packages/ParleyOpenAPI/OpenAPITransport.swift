@@ -60,7 +60,7 @@
         ///   - operationID: The operation's identifier (unused by the transport).
         /// - Returns: The response head and its streaming body (`nil` for a response that has
         ///   none: to `HEAD`, `204`, `304`).
-        /// - Throws: ``/Transport/TransportError``: ``/Transport/TransportError/Category-swift.struct/invalidURL``
+        /// - Throws: ``/Transport/TransportError``: ``/Transport/ErrorCategory/invalidURL``
         ///   when the server URL and the path do not make an `http` or `https` URL, and any error
         ///   of the transfer.
         public func send(
