@@ -188,11 +188,11 @@ public final class CurlTransport: HTTPTransport {
     /// does.
     ///
     /// From the moment this is called, a new request fails with
-    /// ``/Transport/TransportError/Category/shutDown`` (it never reaches a server). A request in
+    /// ``/Transport/ErrorCategory/shutDown`` (it never reaches a server). A request in
     /// flight is one whose transfer runs: a collected request until its body is in memory, a
     /// streamed one until its body has arrived (read it: one whose consumer stops reading holds
     /// the shutdown until the grace period ends). Those still running when the grace period
-    /// ends fail with ``/Transport/TransportError/Category/cancelled``, saying so. Cancelling the
+    /// ends fail with ``/Transport/ErrorCategory/cancelled``, saying so. Cancelling the
     /// task that awaits this ends the grace period at once.
     ///
     /// ```swift
