@@ -155,8 +155,8 @@ public struct CacheEntry: Sendable, Hashable {
     ///   - head: The response head to keep; its hop-by-hop fields and `X-Parley-Cache` are left
     ///     out of ``head``.
     ///   - body: The response body.
-    ///   - varyingFields: The request's values of the fields the response varies on (as a
-    ///     storage wrote them: ``storedVaryingFields``).
+    ///   - varyingFields: The request's values of the fields the response varies on, as a
+    ///     storage wrote them (with the cache's own record of the URL's variants, if any).
     ///   - requestTime: When the request was sent.
     ///   - responseTime: When the response arrived.
     public init(
