@@ -637,9 +637,7 @@ public final class HTTPCache: TransportMiddleware {
 
     /// A new variant group: 16 random hexadecimal digits.
     static func newVariantGroup() -> String {
-        let value = UInt64.random(in: 0...UInt64.max)
-        let digits = String(value, radix: 16)
-        return String(repeating: "0", count: 16 - digits.count) + digits
+        EntryName(value: UInt64.random(in: 0...UInt64.max)).description
     }
 
     /// The key of the variant of `primary`'s URL that `request` would select, by the fields the
@@ -661,8 +659,7 @@ public final class HTTPCache: TransportMiddleware {
             values += field.value.map { "=" + $0 } ?? ""
             values += "\n"
         }
-        let hash = String(values.lruHash, radix: 16)
-        return key + " variant=" + group + "-" + String(repeating: "0", count: 16 - hash.count) + hash
+        return key + " variant=" + group + "-" + EntryName(key: values).description
     }
 
     /// Hands `entry` to the storage without suspending when it takes it so (a disk storage
