@@ -295,7 +295,7 @@ public final class HTTPCache: TransportMiddleware {
                 return stale
             }
             if method == .head, response.status.code == 200 {
-                await update(entry, byHead: response, request: request, sentAt: sentAt, receivedAt: receivedAt)
+                await update(entry, byHead: response, facts: facts, sentAt: sentAt, receivedAt: receivedAt)
             }
         }
         // Handed over, not copied, so that the mark goes into the response's own fields.
@@ -488,7 +488,7 @@ public final class HTTPCache: TransportMiddleware {
     /// would, when its validators and length agree with the stored ones; otherwise the stored
     /// response is another version, and is removed.
     private func update(
-        _ entry: CacheEntry, byHead response: TransportResponse, request: TransportRequest, sentAt: Date,
+        _ entry: CacheEntry, byHead response: TransportResponse, facts: RequestFacts, sentAt: Date,
         receivedAt: Date
     ) async {
         let stored = entry.receivedHead.headerFields
@@ -506,7 +506,7 @@ public final class HTTPCache: TransportMiddleware {
         head.headerFields = Self.updatedFields(head.headerFields, with: fresh)
         let updated = entry.revalidated(
             head: head, varyingFields: entry.varyingFields, requestTime: sentAt, responseTime: receivedAt)
-        if !RequestFacts(request.head.headerFields).control.noStore {
+        if !facts.control.noStore {
             await perform(store(updated))
         }
     }
