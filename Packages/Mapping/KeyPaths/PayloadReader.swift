@@ -21,11 +21,13 @@ protocol PayloadReader: Sendable {
 }
 
 extension PayloadReader {
-    /// Parses `body` once and runs the reader on it.
+    /// Parses `body` once and runs the reader on it: with the tape decoder when it reads the
+    /// body, with `JSONDecoder` otherwise (see ``TapeReading``).
     ///
     /// - Throws: Whatever the parse or the reader throws: `DecodingError`, ``KeyPathError``,
     ///   ``EnvelopeShapeError``, or an error of a model's own `init(from:)`.
     func run(on body: Data, options: DecodingOptions) throws -> Payload {
+        if case .read(let payload) = TapeReading(self, body: body, options: options) { return payload }
         let decoder = options.makeDecoder()
         guard let key = PlanKey.userInfoKey else { throw PlanKey.MissingReader() }
         decoder.userInfo[key] = PlanKey.Plan(reader: self, walker: KeyPathWalker(options: options))
