@@ -37,7 +37,9 @@ final class TapeDecoder: Decoder, SingleValueDecodingContainer {
         case .null:
             throw DecodingError.valueNotFound(
                 [String: Any].self,
-                .init(codingPath: codingPath, debugDescription: "Cannot get keyed decoding container -- found null value instead")
+                .init(
+                    codingPath: codingPath,
+                    debugDescription: "Cannot get keyed decoding container -- found null value instead")
             )
         default:
             throw document.typeMismatch([String: Any].self, at: index)
@@ -51,7 +53,9 @@ final class TapeDecoder: Decoder, SingleValueDecodingContainer {
         case .null:
             throw DecodingError.valueNotFound(
                 [Any].self,
-                .init(codingPath: codingPath, debugDescription: "Cannot get unkeyed decoding container -- found null value instead")
+                .init(
+                    codingPath: codingPath,
+                    debugDescription: "Cannot get unkeyed decoding container -- found null value instead")
             )
         default:
             throw document.typeMismatch([Any].self, at: index)

@@ -65,7 +65,8 @@ final class TapeDocument {
                         let keyEntry = entries[index]
                         let length = Int(keyEntry.end - keyEntry.start)
                         if length == name.count,
-                            length == 0 || memcmp(bytes.baseAddress! + Int(keyEntry.start), name.baseAddress!, length) == 0
+                            length == 0
+                                || memcmp(bytes.baseAddress! + Int(keyEntry.start), name.baseAddress!, length) == 0
                         {
                             return index + 1
                         }
@@ -195,13 +196,16 @@ final class TapeDocument {
         switch value.kind {
         case .number:
             let text = tape.text(of: value)
-            // An overflow to infinity or an underflow to zero is an error in Foundation.
+            // An overflow to infinity or an underflow to zero is an error in Foundation. Its test
+            // for a true zero also refuses some zeros with an exponent (`0e5`): any zero written
+            // with an exponent is left to it.
             guard let number = T(String(decoding: text, as: UTF8.self)), number.isFinite else { throw decline() }
-            if number == 0, Self.hasNonZeroDigit(text) { throw decline() }
+            if number == 0, Self.mayNotBeTrueZero(text) { throw decline() }
             return number
         case .string:
-            if !value.isComplex, case .convertFromString(let positive, let negative, let nan) =
-                options.nonConformingFloatDecodingStrategy
+            if !value.isComplex,
+                case .convertFromString(let positive, let negative, let nan) =
+                    options.nonConformingFloatDecodingStrategy
             {
                 let text = tape.text(of: value)
                 if JSONText.equals(text, positive) { return .infinity }
@@ -216,13 +220,11 @@ final class TapeDocument {
         }
     }
 
-    /// Whether a number's digits before any exponent include one that is not zero.
-    private static func hasNonZeroDigit(_ text: ArraySlice<UInt8>) -> Bool {
-        for byte in text {
-            if byte | 0x20 == UInt8(ascii: "e") { return false }
-            if (UInt8(ascii: "1")...UInt8(ascii: "9")).contains(byte) { return true }
+    /// Whether a number read as zero has an exponent or a digit that is not zero.
+    private static func mayNotBeTrueZero(_ text: ArraySlice<UInt8>) -> Bool {
+        text.contains { byte in
+            byte | 0x20 == UInt8(ascii: "e") || (UInt8(ascii: "1")...UInt8(ascii: "9")).contains(byte)
         }
-        return false
     }
 
     // MARK: Errors

@@ -23,7 +23,9 @@ struct TapeKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         guard let index = try document.member(named: key.stringValue, inObject: object) else {
             throw DecodingError.keyNotFound(
                 key,
-                .init(codingPath: codingPath, debugDescription: "No value associated with key \(key) (\"\(key.stringValue)\").")
+                .init(
+                    codingPath: codingPath,
+                    debugDescription: "No value associated with key \(key) (\"\(key.stringValue)\").")
             )
         }
         return index

@@ -74,11 +74,19 @@ struct TapeUnkeyedContainer: UnkeyedDecodingContainer {
     }
     mutating func decode(_ type: Int.Type) throws -> Int { try take(type) { try $0.document.integer(type, at: $1) } }
     mutating func decode(_ type: Int8.Type) throws -> Int8 { try take(type) { try $0.document.integer(type, at: $1) } }
-    mutating func decode(_ type: Int16.Type) throws -> Int16 { try take(type) { try $0.document.integer(type, at: $1) } }
-    mutating func decode(_ type: Int32.Type) throws -> Int32 { try take(type) { try $0.document.integer(type, at: $1) } }
-    mutating func decode(_ type: Int64.Type) throws -> Int64 { try take(type) { try $0.document.integer(type, at: $1) } }
+    mutating func decode(_ type: Int16.Type) throws -> Int16 {
+        try take(type) { try $0.document.integer(type, at: $1) }
+    }
+    mutating func decode(_ type: Int32.Type) throws -> Int32 {
+        try take(type) { try $0.document.integer(type, at: $1) }
+    }
+    mutating func decode(_ type: Int64.Type) throws -> Int64 {
+        try take(type) { try $0.document.integer(type, at: $1) }
+    }
     mutating func decode(_ type: UInt.Type) throws -> UInt { try take(type) { try $0.document.integer(type, at: $1) } }
-    mutating func decode(_ type: UInt8.Type) throws -> UInt8 { try take(type) { try $0.document.integer(type, at: $1) } }
+    mutating func decode(_ type: UInt8.Type) throws -> UInt8 {
+        try take(type) { try $0.document.integer(type, at: $1) }
+    }
     mutating func decode(_ type: UInt16.Type) throws -> UInt16 {
         try take(type) { try $0.document.integer(type, at: $1) }
     }
