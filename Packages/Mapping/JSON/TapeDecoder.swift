@@ -70,10 +70,10 @@ final class TapeDecoder: Decoder, SingleValueDecodingContainer {
     /// `JSONDecoder` treats them, with the options' strategies; any other type through its
     /// own `init(from:)`.
     func decode<T: Decodable>(_ type: T.Type, at index: Int) throws -> T {
-        if T.self == Data.self { return try data(at: index) as! T }
-        if T.self == Date.self { return try date(at: index) as! T }
-        if T.self == URL.self { return try url(at: index) as! T }
-        if T.self == Decimal.self { return try decimal(at: index) as! T }
+        if T.self == Data.self, let value = try data(at: index) as? T { return value }
+        if T.self == Date.self, let value = try date(at: index) as? T { return value }
+        if T.self == URL.self, let value = try url(at: index) as? T { return value }
+        if T.self == Decimal.self, let value = try decimal(at: index) as? T { return value }
         return try with(index) { try T(from: self) }
     }
 

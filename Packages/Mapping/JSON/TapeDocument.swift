@@ -64,10 +64,7 @@ final class TapeDocument {
                     while index < end {
                         let keyEntry = entries[index]
                         let length = Int(keyEntry.end - keyEntry.start)
-                        if length == name.count,
-                            length == 0
-                                || memcmp(bytes.baseAddress! + Int(keyEntry.start), name.baseAddress!, length) == 0
-                        {
+                        if length == name.count, Self.equal(bytes, from: Int(keyEntry.start), name) {
                             return index + 1
                         }
                         let value = entries[index + 1]
@@ -80,6 +77,18 @@ final class TapeDocument {
                 }
             }
         }
+    }
+
+    /// Whether `bytes` from `start` begin with `name`, whose length the caller checked.
+    @inline(__always)
+    private static func equal(
+        _ bytes: UnsafeBufferPointer<UInt8>,
+        from start: Int,
+        _ name: UnsafeBufferPointer<UInt8>
+    ) -> Bool {
+        // An empty name has no address, and matches an empty key.
+        guard let text = bytes.baseAddress, let characters = name.baseAddress else { return true }
+        return memcmp(text + start, characters, name.count) == 0
     }
 
     /// The keys of the object at `object`, in document order, each once.
