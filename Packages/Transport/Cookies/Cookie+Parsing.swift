@@ -24,7 +24,9 @@ extension Cookie {
         }
         var pieces = line.split(separator: ";", omittingEmptySubsequences: false)[...]
         let pair = pieces.popFirst() ?? ""
-        guard let equals = pair.firstIndex(of: "=") else { return reject(nil, "it has no \"=\" in its name=value pair") }
+        guard let equals = pair.firstIndex(of: "=") else {
+            return reject(nil, "it has no \"=\" in its name=value pair")
+        }
         let name = trimmed(pair[..<equals])
         let value = trimmed(pair[pair.index(after: equals)...])
         guard !name.isEmpty else { return reject(nil, "its name is empty") }

@@ -158,7 +158,9 @@ public final class CookieJar: Sendable {
             let firstLength = first.cookie.path.utf8.count
             let secondLength = second.cookie.path.utf8.count
             if firstLength != secondLength { return firstLength > secondLength }
-            if first.cookie.createdAt != second.cookie.createdAt { return first.cookie.createdAt < second.cookie.createdAt }
+            if first.cookie.createdAt != second.cookie.createdAt {
+                return first.cookie.createdAt < second.cookie.createdAt
+            }
             return first.sequence < second.sequence
         }
         .map(\.cookie)

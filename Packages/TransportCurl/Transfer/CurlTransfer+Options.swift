@@ -260,7 +260,8 @@ extension CurlTransfer {
     /// `Cookie` value first, then the jar's cookies whose names it does not set; `nil` when the
     /// jar has none for the hop's URL.
     private func jarCookieField(_ jar: CookieJar) -> String? {
-        guard let url = CookieURL(scheme: request.head.scheme, authority: request.head.authority, path: request.head.path)
+        guard
+            let url = CookieURL(scheme: request.head.scheme, authority: request.head.authority, path: request.head.path)
         else { return nil }
         let callerValue = request.head.headerFields[.cookie]
         guard let jarValue = jar.fieldValue(for: url, excluding: callerValue) else { return nil }
@@ -271,7 +272,8 @@ extension CurlTransfer {
     /// Stores the `Set-Cookie` fields of the head just completed in the jar, for the hop's URL;
     /// a field the jar refuses is logged at debug level, never an error.
     func storeCookies(in jar: CookieJar) {
-        guard let url = CookieURL(scheme: request.head.scheme, authority: request.head.authority, path: request.head.path)
+        guard
+            let url = CookieURL(scheme: request.head.scheme, authority: request.head.authority, path: request.head.path)
         else { return }
         let lines = response.makeHead().headerFields[values: .setCookie]
         guard !lines.isEmpty else { return }
