@@ -54,7 +54,7 @@ import TransportTesting
         ("id=1; Expires=Wed, 09 Jun 2021 10:18:14 GMT", 1_623_233_894.0),
         ("id=1; Expires=Sunday, 06-Nov-94 08:49:37 GMT", 784_111_777.0),
         ("id=1; Expires=Sun Nov  6 08:49:37 1994", 784_111_777.0),
-        ("id=1; Expires=6 nov 2030 8:49:37", 1_920_091_777.0),
+        ("id=1; Expires=6 nov 2030 8:49:37", 1_920_185_377.0),
         ("id=1; Max-Age=0", 0.0),
         ("id=1; Max-Age=-5", 0.0),
         ("id=1; Max-Age=999999999999999999999", 1_800_000_000.0 + Cookie.maximumLifetime),
@@ -311,7 +311,7 @@ import TransportTesting
         let transport = MiddlewareTransport(stub, middleware: [CookieMiddleware(jar: jar)])
         _ = try await transport.data(
             for: TransportRequest(method: .get, url: "https://example.com/x", headers: ["Cookie": "a=mine"]))
-        #expect(stub.requests.first?.head.headerFields[values: .cookie] == ["a=mine; b=jar"])
+        #expect(stub.requests.first?.head.headerFields[.cookie] == "a=mine; b=jar")
         #expect(jar.cookies.map(\.name).sorted() == ["a", "b", "c"])
         _ = try await transport.data(for: TransportRequest(method: .get, url: "https://example.com/"))
         #expect(stub.requests.last?.head.headerFields[.cookie] == "a=jar; b=jar; c=new")
