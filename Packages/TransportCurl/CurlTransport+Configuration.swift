@@ -161,6 +161,23 @@ extension CurlTransport {
         /// TLS verification and credentials.
         public var tls = TLSConfiguration()
 
+        /// The cookie jar every request of this transport reads and fills, `nil` (no jar) by
+        /// default.
+        ///
+        /// With a jar, each hop of a request, redirect hops included, stores the cookies of
+        /// its response's `Set-Cookie` fields and sends those that match its URL, so a cookie
+        /// set by a login's 302 reaches the page it redirects to. A request's own `Cookie`
+        /// field is kept: the jar adds its cookies after the caller's in the same field, leaving
+        /// out those whose name the caller sets. Malformed or forbidden `Set-Cookie` fields are
+        /// ignored and logged at debug level on ``logger``. Several transports may share one jar.
+        /// Without a jar the engine sends no cookie but the request's own and stores none.
+        ///
+        /// ```swift
+        /// var configuration = CurlTransport.Configuration()
+        /// configuration.cookieJar = CookieJar()
+        /// ```
+        public var cookieJar: CookieJar?
+
         /// The `User-Agent` sent when a request has none, `Parley` by default.
         public var userAgent = "Parley"
 

@@ -84,7 +84,7 @@ struct HTTPBinTests {
                 for: TransportRequest(
                     method: .get, url: base + "/cookies", headers: ["Cookie": "a=1; b=2"]))
             #expect(try json(response)["cookies"] as? [String: String] == ["a": "1", "b": "2"])
-            // The engine keeps no cookie jar: a Set-Cookie is not replayed on the next request.
+            // Without a cookie jar (the default) a Set-Cookie is not replayed on the next request.
             _ = try await transport.data(
                 for: TransportRequest(
                     method: .get, url: base + "/cookies/set?c=3",

@@ -31,6 +31,7 @@ extension CurlTransfer {
 
     /// Decides what the finished head means; returns `false` to abort the transfer.
     private func headComplete() -> Bool {
+        if let jar = configuration.cookieJar { storeCookies(in: jar) }
         if isAnsweredChallenge(status: response.status) {
             isAuthChallengeHop = true
             return true

@@ -224,7 +224,8 @@ extension CurlTransfer {
     /// left set between requests, so that such a request builds, allocates and frees nothing.
     private func configureHeaders(_ handle: CurlEasyHandle) {
         freeHeaderList()
-        if request.head.headerFields.isEmpty && upload == nil {
+        let jarCookies = configuration.cookieJar.flatMap(jarCookieField)
+        if request.head.headerFields.isEmpty && upload == nil && jarCookies == nil {
             if handle.lastSet.hasDefaultHeaders { return }
             if handle.defaultHeaderList == nil {
                 handle.defaultHeaderList = curl_slist_append(nil, "User-Agent: \(configuration.userAgent)")
@@ -241,15 +242,44 @@ extension CurlTransfer {
         var hasUserAgent = false
         for field in request.head.headerFields {
             if field.name == .userAgent { hasUserAgent = true }
+            // One `Cookie` field (RFC 6265 §5.4): the caller's, then the jar's, added below.
+            if jarCookies != nil && field.name == .cookie { continue }
             // libcurl's syntax for a header with an empty value is `Name;`.
             add(field.value.isEmpty ? "\(field.name.rawName);" : "\(field.name.rawName): \(field.value)")
         }
+        if let jarCookies { add("Cookie: \(jarCookies)") }
         if !hasUserAgent { add("User-Agent: \(configuration.userAgent)") }
         // An empty `Expect:` stops libcurl from waiting up to a second for `100 Continue`.
         if upload != nil && request.head.headerFields[.expect] == nil { add("Expect:") }
         if upload?.isGzipped == true { add("Content-Encoding: gzip") }
         headerList = list
         _ = parley_easy_setopt_slist(handle.pointer, CURLOPT_HTTPHEADER, list)
+    }
+
+    /// The `Cookie` field of the current hop with the jar's cookies: the request's own
+    /// `Cookie` value first, then the jar's cookies whose names it does not set; `nil` when the
+    /// jar has none for the hop's URL.
+    private func jarCookieField(_ jar: CookieJar) -> String? {
+        guard
+            let url = CookieURL(scheme: request.head.scheme, authority: request.head.authority, path: request.head.path)
+        else { return nil }
+        let callerValue = request.head.headerFields[.cookie]
+        guard let jarValue = jar.fieldValue(for: url, excluding: callerValue) else { return nil }
+        guard let callerValue, !callerValue.isEmpty else { return jarValue }
+        return "\(callerValue); \(jarValue)"
+    }
+
+    /// Stores the `Set-Cookie` fields of the head just completed in the jar, for the hop's URL;
+    /// a field the jar refuses is logged at debug level, never an error.
+    func storeCookies(in jar: CookieJar) {
+        guard
+            let url = CookieURL(scheme: request.head.scheme, authority: request.head.authority, path: request.head.path)
+        else { return }
+        let lines = response.makeHead().headerFields[values: .setCookie]
+        guard !lines.isEmpty else { return }
+        for rejection in jar.store(setCookie: lines, from: url) {
+            configuration.logger.debug("\(rejection)")
+        }
     }
 
     /// Frees the header list of the last hop.

@@ -50,6 +50,7 @@ import UnixSignals
 /// | `/headers?name=value…` | Each query item as a response header (also `/response-headers`); framing headers refused. Body: the items as JSON. |
 /// | `/cookies/set?name=value…` | `Set-Cookie: name=value; Path=/` per item; body `{"cookies": {…}}`. |
 /// | `/cookies` | The request's cookies as `{"cookies": {name: value}}`. |
+/// | `/cookies/respond?set=LINE…&location=URL&status=CODE` | Each `set` item (percent-decoded) as a `Set-Cookie` field as it is; with `location`, a redirect there (`CODE`, 302 by default), else 200 with the request's cookies as `/cookies` gives them. |
 /// | `/upload` | POST or PUT only (else 405): reads the body streaming, never holding it, and answers `{"bodyLength", "bodySHA256", "contentEncoding", "contentLength", "transferEncoding", "contentType", "method", "decodedLength", "decodedSHA256"}` (headers `null` when absent). A `Content-Encoding: gzip` body is inflated as it arrives: `decoded*` describe the inflated bytes (`null` without gzip); one that does not inflate gets 400. |
 /// | `/multipart` | POST or PUT only: parses a `multipart/form-data` body with MultipartKit, streaming, and answers `{"parts": [{"name", "filename", "contentType", "length", "sha256", "value"}]}`: names as sent between the quotes, `value` the text of a part without a file name (UTF-8, at most 64 KiB) or `null`. 415 for another media type, 400 for a body that does not parse or lacks its closing delimiter. |
 /// | `/drop?bytes=N` | 200, `Content-Length: 2N`, `N` pattern bytes (1000 by default), then the connection closes. |

@@ -104,6 +104,7 @@ struct MockResponder: HTTPResponder {
         case .responseHeaders: try responseHeaders(target: target)
         case .cookies: try cookies(request)
         case .setCookies: try setCookies(target: target)
+        case .cookieResponse: try cookieResponse(request, target: target)
         case .upload: try await upload(request, entry: entry)
         case .multipart: try await multipart(request, entry: entry)
         case .drop: try drop(target: target, context: context)

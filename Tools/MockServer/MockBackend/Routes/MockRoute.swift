@@ -34,6 +34,8 @@ enum MockRoute: Sendable {
     case cookies
     /// `/cookies/set?name=value…`: a `Set-Cookie` per query item.
     case setCookies
+    /// `/cookies/respond?set=LINE…&location=URL`: raw `Set-Cookie` fields, and a redirect or the cookies.
+    case cookieResponse
     /// `/upload` (POST or PUT): streams the body and reports its length and digest.
     case upload
     /// `/multipart` (POST or PUT): parses a `multipart/form-data` body and describes each part.
@@ -175,6 +177,8 @@ enum MockRoute: Sendable {
                 self = .delay(milliseconds: try RequestTarget.integer(argument, named: "delay", in: 0...600_000))
             case "cookies" where argument == "set":
                 self = .setCookies
+            case "cookies" where argument == "respond":
+                self = .cookieResponse
             case "flaky":
                 self = .flaky(failures: try RequestTarget.integer(argument, named: "failure count", in: 0...1000))
             case "idempotent" where argument == "stats":
