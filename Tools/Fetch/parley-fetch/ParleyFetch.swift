@@ -187,7 +187,7 @@ extension ParleyFetch {
             if !quiet {
                 var line = "parley-fetch: uploaded \(file) (\(summary.byteCount) bytes"
                 if summary.resumedFrom > 0 { line += ", resumed from \(summary.resumedFrom)" }
-                standardError(line + ", answered \(summary.response.status.code))")
+                standardError(line + ")")
             }
         case .failure(let error):
             standardError("parley-fetch: error: \(RequestFailure(error).message)")

@@ -39,9 +39,10 @@ extension MockResponder {
             }
             return try await createUpload(request: request, target: target, context: context, entry: entry)
         }
-        // A new request supersedes a transfer still in progress (a client that was killed, say).
+        // A new request of the protocol supersedes a transfer still in progress (a client that was
+        // killed, say); the report (`GET`) does not.
         let generation = resumableUploads.update(id) { resource -> Int in
-            resource.generation += 1
+            if request.method != .get { resource.generation += 1 }
             return resource.generation
         }
         switch request.method {
