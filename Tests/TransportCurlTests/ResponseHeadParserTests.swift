@@ -83,8 +83,10 @@ import Transport
         // Given a 104 with the upload's Location, then the final head
         var parser = ResponseHeadParser()
         let interim = Self.feed(
-            ["HTTP/1.1 104 Upload Resumption Supported", "Location: /uploads/7", "Upload-Draft-Interop-Version: 6", ""],
-            to: &parser)
+            [
+                "HTTP/1.1 104 Upload Resumption Supported", "Location: /uploads/7", "Upload-Draft-Interop-Version: 6",
+                "",
+            ], to: &parser)
 
         // Then the interim head is complete and readable until the next line
         #expect(interim.last == .interimComplete)

@@ -39,14 +39,16 @@ struct ResumableUploadCrashTests {
             let deadline = clock.now + .seconds(60)
             while clock.now < deadline {
                 if uploadURL == nil,
-                    let record = try? JSONSerialization.jsonObject(with: contents(ResumableUpload.sidecarPath(of: path)))
+                    let record = try? JSONSerialization.jsonObject(
+                        with: contents(ResumableUpload.sidecarPath(of: path)))
                         as? [String: Any]
                 {
                     uploadURL = record["uploadURL"] as? String
                 }
                 if let uploadURL {
                     let state = try await transport.data(for: try TransportRequest(method: .get, url: uploadURL))
-                    held = (try JSONSerialization.jsonObject(with: state.body) as? [String: Any])?["offset"] as? Int ?? 0
+                    held =
+                        (try JSONSerialization.jsonObject(with: state.body) as? [String: Any])?["offset"] as? Int ?? 0
                     if held >= 1_000_000 { break }
                 }
                 try await Task.sleep(for: .milliseconds(5))

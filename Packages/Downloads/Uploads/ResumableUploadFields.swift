@@ -6,14 +6,19 @@ package import HTTPTypes
 package enum ResumableUploadFields {
     /// The interop version this code speaks: draft-05's, `6`.
     package static let interopVersion = "6"
+    // swift-format-ignore: NeverForceUnwrap
     /// `Upload-Draft-Interop-Version`: which version of the draft the client speaks.
     package static let interopVersionName = HTTPField.Name("Upload-Draft-Interop-Version")!
+    // swift-format-ignore: NeverForceUnwrap
     /// `Upload-Complete`: a structured boolean, whether a request (or the upload) ends the data.
     package static let completeName = HTTPField.Name("Upload-Complete")!
+    // swift-format-ignore: NeverForceUnwrap
     /// `Upload-Offset`: a structured integer, the bytes the server has.
     package static let offsetName = HTTPField.Name("Upload-Offset")!
+    // swift-format-ignore: NeverForceUnwrap
     /// `Upload-Length`: a structured integer, the length of the whole upload.
     package static let lengthName = HTTPField.Name("Upload-Length")!
+    // swift-format-ignore: NeverForceUnwrap
     /// `Upload-Limit`: a structured dictionary of the server's limits.
     package static let limitName = HTTPField.Name("Upload-Limit")!
     /// The media type of an append's content.

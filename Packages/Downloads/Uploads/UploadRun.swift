@@ -81,7 +81,8 @@ struct UploadRun: Sendable {
             }
             progress.uploadURL = sidecar.uploadURL
         }
-        let live = PThreadMutex(Live(uploadURL: progress.uploadURL, meter: ProgressMeter(interval: options.progressInterval)))
+        let live = PThreadMutex(
+            Live(uploadURL: progress.uploadURL, meter: ProgressMeter(interval: options.progressInterval)))
         let authority = (try? RequestValidation.parseURL(target).authority) ?? target
         // Each attempt appends at the server's own offset: sending it again has the effect of
         // sending it once, as a PUT.
@@ -398,7 +399,8 @@ struct UploadRun: Sendable {
     private func statusFailure(_ head: HTTPResponse, url: String) -> StatusFailure {
         StatusFailure(
             error: TransportError(
-                .uploadFailed, message: "\(answered(head, url: url)) The server is failing or overloaded; try again later.",
+                .uploadFailed,
+                message: "\(answered(head, url: url)) The server is failing or overloaded; try again later.",
                 url: url),
             head: head, url: url)
     }
@@ -406,7 +408,8 @@ struct UploadRun: Sendable {
     private func refused(_ head: HTTPResponse, url: String) -> TransportError {
         TransportError(
             .uploadFailed,
-            message: "\(answered(head, url: url)) The upload cannot go on; check the URL and the request's credentials.",
+            message:
+                "\(answered(head, url: url)) The upload cannot go on; check the URL and the request's credentials.",
             url: url)
     }
 
@@ -455,6 +458,7 @@ struct UploadRun: Sendable {
     }
 
     private func cancelledError() -> TransportError {
-        TransportError(.cancelled, message: "The upload of \(source) to \(target) was stopped before it finished.", url: target)
+        TransportError(
+            .cancelled, message: "The upload of \(source) to \(target) was stopped before it finished.", url: target)
     }
 }

@@ -175,7 +175,8 @@ extension ParleyFetch {
         }
         let outcome: Result<ResumableUpload.Summary, any Error>
         do {
-            outcome = .success(try await ResumableUpload(file: file, to: url, transport: transport, options: options).run())
+            let upload = ResumableUpload(file: file, to: url, transport: transport, options: options)
+            outcome = .success(try await upload.run())
         } catch {
             outcome = .failure(error)
         }

@@ -138,10 +138,14 @@ extension MockResponder {
         }
         let complete = request.headers[completeName] == "?1"
         guard
-            let finished = resumableUploads.update(id, { resource -> ResumableUploadLedger.Resource in
-                if complete, resource.length.map({ $0 == resource.bytes.count }) ?? true { resource.complete = true }
-                return resource
-            })
+            let finished = resumableUploads.update(
+                id,
+                { resource -> ResumableUploadLedger.Resource in
+                    if complete, resource.length.map({ $0 == resource.bytes.count }) ?? true {
+                        resource.complete = true
+                    }
+                    return resource
+                })
         else { return Response(status: .notFound) }
         if finished.complete {
             return try .json(report(finished), headerFields: offsetFields(finished))
@@ -158,18 +162,19 @@ extension MockResponder {
         for try await buffer in request.body {
             length += buffer.readableBytes
             entry.setBodyLength(length)
-            let (pace, drop) = resumableUploads.update(id) { resource -> (Int, Bool) in
-                guard resource.generation == generation else { return (0, true) }
-                var bytes = Array(buffer.readableBytesView)
-                var drop = false
-                if let limit = resource.dropAfter, resource.bytes.count + bytes.count >= limit {
-                    bytes = Array(bytes.prefix(max(0, limit - resource.bytes.count)))
-                    resource.dropAfter = nil
-                    drop = true
-                }
-                resource.bytes.append(contentsOf: bytes)
-                return (resource.paceMilliseconds, drop)
-            } ?? (0, true)
+            let (pace, drop) =
+                resumableUploads.update(id) { resource -> (Int, Bool) in
+                    guard resource.generation == generation else { return (0, true) }
+                    var bytes = Array(buffer.readableBytesView)
+                    var drop = false
+                    if let limit = resource.dropAfter, resource.bytes.count + bytes.count >= limit {
+                        bytes = Array(bytes.prefix(max(0, limit - resource.bytes.count)))
+                        resource.dropAfter = nil
+                        drop = true
+                    }
+                    resource.bytes.append(contentsOf: bytes)
+                    return (resource.paceMilliseconds, drop)
+                } ?? (0, true)
             if drop {
                 try? await context.channel.close()
                 return false
@@ -215,8 +220,12 @@ extension MockResponder {
         ])
     }
 
+    // swift-format-ignore: NeverForceUnwrap
     private var offsetName: HTTPField.Name { HTTPField.Name("Upload-Offset")! }
+    // swift-format-ignore: NeverForceUnwrap
     private var completeName: HTTPField.Name { HTTPField.Name("Upload-Complete")! }
+    // swift-format-ignore: NeverForceUnwrap
     private var lengthName: HTTPField.Name { HTTPField.Name("Upload-Length")! }
+    // swift-format-ignore: NeverForceUnwrap
     private var limitName: HTTPField.Name { HTTPField.Name("Upload-Limit")! }
 }
