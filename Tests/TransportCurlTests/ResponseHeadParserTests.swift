@@ -68,12 +68,38 @@ import Transport
                 "HTTP/1.1 100 Continue", "", "HTTP/1.1 103 Early Hints", "Link: </style.css>", "",
                 "HTTP/1.1 200 OK", "Content-Length: 2", "",
             ], to: &parser)
-        #expect(events.last == .headComplete)
-        #expect(events.dropLast().allSatisfy { $0 == .continue })
+        #expect(
+            events == [
+                .continue, .interimComplete, .continue, .continue, .interimComplete, .continue, .continue,
+                .headComplete,
+            ])
         #expect(parser.status == 200)
         let head = parser.makeHead()
         #expect(head.headerFields[try #require(HTTPField.Name("Link"))] == nil)
         #expect(head.headerFields[.contentLength] == "2")
+    }
+
+    @Test func reportsEachInterimHeadWithItsFieldsBeforeTheFinalOne() throws {
+        // Given a 104 with the upload's Location, then the final head
+        var parser = ResponseHeadParser()
+        let interim = Self.feed(
+            [
+                "HTTP/1.1 104 Upload Resumption Supported", "Location: /uploads/7", "Upload-Draft-Interop-Version: 6",
+                "",
+            ], to: &parser)
+
+        // Then the interim head is complete and readable until the next line
+        #expect(interim.last == .interimComplete)
+        let head = parser.makeHead()
+        #expect(head.status.code == 104)
+        #expect(head.headerFields[.location] == "/uploads/7")
+
+        // And the final head starts afresh, without the interim fields
+        #expect(Self.feed(["HTTP/1.1 201 Created", "Upload-Complete: ?1", ""], to: &parser).last == .headComplete)
+        let final = parser.makeHead()
+        #expect(final.status.code == 201)
+        #expect(final.headerFields[.location] == nil)
+        #expect(parser.location == nil)
     }
 
     @Test func ignoresTrailersAfterTheHead() throws {
@@ -88,7 +114,7 @@ import Transport
         var parser = ResponseHeadParser()
         // The interim head (20 + 2 bytes) and the final status line (17) stay within 40; the field passes it.
         let events = Self.feed(["HTTP/1.1 100 Go on", "", "HTTP/1.1 200 OK", "X: y"], to: &parser, limit: 40)
-        #expect(events == [.continue, .continue, .continue, .tooLarge])
+        #expect(events == [.continue, .interimComplete, .continue, .tooLarge])
     }
 
     @Test(arguments: [

@@ -46,6 +46,8 @@ let package = Package(
                 // library's PThreadMutex is `package`, out of reach of this package).
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                // The HTTP/1 encoder, below which `/resumable` writes its `104` interim response.
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ],

@@ -43,7 +43,7 @@ struct DownloadPipeline<Form: DownloadFormable>: Sendable {
                     events.send(.transfer(event))
                 case .retry(let retry):
                     events.send(.retry(retry))
-                case .downloadProgress, .uploadProgress:
+                case .downloadProgress, .uploadProgress, .informationalResponse:
                     // The download reports its own progress, which counts the resumed bytes too.
                     break
                 }

@@ -15,6 +15,13 @@ public enum TransferEvent: Sendable {
     ///
     /// On a request handle this arrives as ``RequestEvent/retry(_:)``, its one place there.
     case retry(RetryEvent)
+    /// An interim (`1xx`) response arrived before the final one: `104 Upload Resumption
+    /// Supported` with the upload's `Location`, `103 Early Hints`, `100 Continue`. Its head
+    /// has its status and fields; the final response's head does not include them.
+    ///
+    /// libcurl 7.88.1 goes on sending the request body after any interim response, and waits
+    /// for `100 Continue` only when the request asks for it (`Expect: 100-continue`).
+    case informationalResponse(HTTPResponse)
 }
 
 /// How far a transfer in one direction has come.

@@ -26,6 +26,10 @@ extension CurlTransfer {
             return 0
         case .headComplete:
             return headComplete() ? line.count : 0
+        case .interimComplete:
+            // Built only for a handler: a transfer without one pays a comparison.
+            if let handler = request.options.eventHandler { handler(.informationalResponse(response.makeHead())) }
+            return line.count
         }
     }
 

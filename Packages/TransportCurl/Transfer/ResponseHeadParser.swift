@@ -5,7 +5,8 @@ package import Transport
 ///
 /// libcurl reports every head it sees: interim `1xx` heads, the heads of redirect hops it
 /// does not follow, and finally trailers after a chunked body. The parser keeps only the
-/// last non-interim head and ignores trailers.
+/// last non-interim head and ignores trailers; an interim head is reported
+/// (``Event/interimComplete``) and readable until the next line, then dropped.
 ///
 /// The loop thread does the least it can: it checks the status line and that each field name
 /// is an HTTP token, notes the three fields the engine acts on (`Content-Length`,
@@ -22,6 +23,9 @@ package struct ResponseHeadParser: Sendable {
         case `continue`
         /// A final (non-`1xx`) head is complete.
         case headComplete
+        /// An interim (`1xx`) head is complete: ``makeHead()`` builds it until the next line,
+        /// which starts the head after it.
+        case interimComplete
         /// The head section grew past the limit.
         case tooLarge
         /// The line is not valid HTTP.
@@ -43,6 +47,9 @@ package struct ResponseHeadParser: Sendable {
     /// The field lines, each without its CRLF and followed by a `\n`.
     private var lines: [UInt8] = []
     private var bytes = 0
+    /// Whether the head read so far was an interim one, ended by its blank line; the next line
+    /// starts a new head.
+    private var isInterimComplete = false
 
     /// A parser at the start of a head.
     package init() {}
@@ -53,6 +60,7 @@ package struct ResponseHeadParser: Sendable {
     /// Consumes one line, including its CRLF.
     package mutating func consume(_ line: UnsafeRawBufferPointer, limit: Int) -> Event {
         if isComplete { return .continue }  // Trailers: not part of the head.
+        if isInterimComplete { self = ResponseHeadParser(bytes: bytes) }
         bytes += line.count
         if bytes > limit { return .tooLarge }
         var end = line.count
@@ -61,9 +69,10 @@ package struct ResponseHeadParser: Sendable {
         if text.isEmpty {
             guard status != 0 else { return .invalid("a blank line before any status line") }
             if (100..<200).contains(status) {
-                // An interim response (100 Continue, 103 Early Hints): the real head follows.
-                self = ResponseHeadParser(bytes: bytes)
-                return .continue
+                // An interim response (100 Continue, 103 Early Hints, 104 Upload Resumption
+                // Supported): the real head follows. It stays readable until the next line.
+                isInterimComplete = true
+                return .interimComplete
             }
             isComplete = true
             return .headComplete

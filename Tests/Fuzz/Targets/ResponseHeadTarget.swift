@@ -40,6 +40,11 @@ let responseHeadTarget = FuzzTarget(
         case .continue:
             check(consumed <= limit, "\(consumed) bytes taken past the limit \(limit)")
             check(!parser.isComplete, "complete without saying so")
+        case .interimComplete:
+            check(consumed <= limit, "\(consumed) bytes taken past the limit \(limit)")
+            check(!parser.isComplete, "an interim head ended the head")
+            check((100..<200).contains(parser.status), "an interim head with status \(parser.status)")
+            check(parser.makeHead().status.code == parser.status, "the interim head lost its status")
         case .headComplete:
             check(consumed <= limit, "\(consumed) bytes taken past the limit \(limit)")
             check(parser.isComplete, "headComplete but not complete")

@@ -50,7 +50,16 @@ struct ParleyFetch: AsyncParsableCommand {
 
     /// The destination file.
     @Option(name: [.short, .long], help: ArgumentHelp("The file to write.", valueName: "file"))
-    var output: String
+    var output: String?
+
+    /// A file to upload to the URL instead, resumably.
+    @Option(
+        help: ArgumentHelp(
+            "Upload this file to the URL instead, as a resumable upload (draft-ietf-httpbis-resumable-upload, "
+                + "interop version 6): run the same command again after an interruption, even kill -9, and it "
+                + "resumes from the server's offset.",
+            valueName: "file"))
+    var upload: String?
 
     /// The digest the file must have.
     @Option(help: ArgumentHelp("The SHA-256 the file must have, as sha256sum prints it.", valueName: "hex"))
@@ -90,6 +99,9 @@ struct ParleyFetch: AsyncParsableCommand {
             throw ValidationError("--sha256 must be 64 hexadecimal characters, got '\(sha256)'.")
         }
         guard retries >= 0 else { throw ValidationError("--retries must be 0 or more, got \(retries).") }
+        guard (output == nil) != (upload == nil) else {
+            throw ValidationError("Give either --output FILE (a download) or --upload FILE (an upload).")
+        }
     }
 
     func run() async throws {
@@ -98,6 +110,7 @@ struct ParleyFetch: AsyncParsableCommand {
         configuration.userAgent = "parley-fetch"
         if noProxy { configuration.proxy = .direct }
         let transport = try CurlTransport(configuration: configuration)
+        guard let output else { return try await runUpload(transport: transport) }
 
         var options = FileDownload.Options()
         options.expectedSHA256 = sha256
@@ -141,6 +154,44 @@ struct ParleyFetch: AsyncParsableCommand {
                 message += " (parley-fetch takes the CA file as --cacert FILE.)"
             }
             standardError("parley-fetch: error: \(message)")
+            throw ExitCode.failure
+        }
+    }
+}
+
+extension ParleyFetch {
+    /// `--upload FILE`: a ``ResumableUpload`` of the file to the URL.
+    func runUpload(transport: CurlTransport) async throws {
+        let file = upload ?? ""
+        var options = ResumableUpload.Options()
+        options.retry.maximumRetries = retries
+        let console = ConsolePresenter()
+        let bar = TransferBar(label: URL(fileURLWithPath: file).lastPathComponent, presenter: console)
+        let activity = ActivityID.next()
+        if !quiet {
+            options.progressHandler = { bar.progressChanged(activity, direction: .upload, progress: $0) }
+            options.retryHandler = { retry, _ in bar.progressRetrying(activity, notice: retry) }
+            bar.progressBegan(activity)
+        }
+        let outcome: Result<ResumableUpload.Summary, any Error>
+        do {
+            let upload = ResumableUpload(file: file, to: url, transport: transport, options: options)
+            outcome = .success(try await upload.run())
+        } catch {
+            outcome = .failure(error)
+        }
+        await transport.shutdown()
+        if !quiet { bar.progressEnded(activity, outcome: ActivityOutcome(outcome)) }
+        console.finish()
+        switch outcome {
+        case .success(let summary):
+            if !quiet {
+                var line = "parley-fetch: uploaded \(file) (\(summary.byteCount) bytes"
+                if summary.resumedFrom > 0 { line += ", resumed from \(summary.resumedFrom)" }
+                standardError(line + ")")
+            }
+        case .failure(let error):
+            standardError("parley-fetch: error: \(RequestFailure(error).message)")
             throw ExitCode.failure
         }
     }

@@ -28,6 +28,8 @@ struct MockResponder: HTTPResponder {
     let faults: FaultInjector
     /// Numbers the reports `/weather/report` accepts: `report-1`, `report-2`, …
     let reports = AttemptCounter()
+    /// The upload resources of `/resumable`.
+    let resumableUploads = ResumableUploadLedger()
 
     init(recorder: RequestRecorder, faults: FaultInjector = FaultInjector()) {
         self.recorder = recorder
@@ -122,6 +124,8 @@ struct MockResponder: HTTPResponder {
         case .auth(let endpoint): try await auth(endpoint, request: request, target: target)
         case .cache: try await cache(request, target: target)
         case .feature(let routes, let path): try feature(routes, request: request, path: path)
+        case .resumable(let id):
+            try await resumable(id: id, request: request, target: target, context: context, entry: entry)
         }
     }
 

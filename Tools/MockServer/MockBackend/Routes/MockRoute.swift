@@ -73,6 +73,8 @@ enum MockRoute: Sendable {
     case cache
     /// A feature module's canned route (``FeatureRoutes``), by method, at `path`.
     case feature([String: FeatureRoutes.Route], path: String)
+    /// `/resumable` and `/resumable/{id}`: resumable uploads (`MockResponder+ResumableUploads.swift`).
+    case resumable(id: Int?)
 
     /// The endpoints under `/auth`.
     enum AuthEndpoint: Sendable {
@@ -107,7 +109,7 @@ enum MockRoute: Sendable {
     /// Whether the route reads the request body itself; the responder drains it for the others.
     var readsBody: Bool {
         switch self {
-        case .echo, .upload, .multipart, .sysVersion, .weatherReport: true
+        case .echo, .upload, .multipart, .sysVersion, .weatherReport, .resumable: true
         default: false
         }
     }
@@ -134,6 +136,10 @@ enum MockRoute: Sendable {
     /// - Throws: ``RouteError`` (400) when the path matches but a number in it is invalid.
     init?(segments: [Substring]) throws {
         let maximumLength = 1 << 40  // 1 TiB: large enough for any test, small enough not to overflow.
+        if let route = MockResponder.resumableRoute(segments) {
+            self = route
+            return
+        }
         if segments.count >= 2, segments[0] == "auth", segments[1] == "protected" {
             self = .auth(.protected)
             return
