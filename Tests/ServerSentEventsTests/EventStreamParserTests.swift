@@ -38,20 +38,25 @@ import Transport
         Case("CR line ends", "data: one\r\rdata: two\r\r", [.init(data: "one"), .init(data: "two")]),
         Case("CRLF line ends", "data: one\r\n\r\ndata: two\r\n\r\n", [.init(data: "one"), .init(data: "two")]),
         Case("mixed line ends", "data: a\r\ndata: b\rdata: c\n\r\n", [.init(data: "a\nb\nc")]),
-        Case("a leading byte order mark is skipped", [0xEF, 0xBB, 0xBF] + Array("data: x\n\n".utf8), [.init(data: "x")]),
         Case(
-            "only the first byte order mark is skipped", [0xEF, 0xBB, 0xBF, 0xEF, 0xBB, 0xBF] + Array("data: x\n\n".utf8),
+            "a leading byte order mark is skipped", [0xEF, 0xBB, 0xBF] + Array("data: x\n\n".utf8), [.init(data: "x")]),
+        Case(
+            "only the first byte order mark is skipped",
+            [0xEF, 0xBB, 0xBF, 0xEF, 0xBB, 0xBF] + Array("data: x\n\n".utf8),
             []),
         Case("a byte order mark after the start is data", "data: \u{FEFF}x\n\n", [.init(data: "\u{FEFF}x")]),
         Case("comments are ignored", ": keep-alive\n:\ndata: x\n: between\n\n", [.init(data: "x")]),
-        Case("multi-line data joined with LF", "data: one\ndata: two\ndata:three\n\n", [.init(data: "one\ntwo\nthree")]),
+        Case(
+            "multi-line data joined with LF", "data: one\ndata: two\ndata:three\n\n", [.init(data: "one\ntwo\nthree")]),
         Case("one leading space removed, no more", "data:  two spaces\n\n", [.init(data: " two spaces")]),
         Case("an empty data field gives an empty line", "data\ndata\n\n", [.init(data: "\n")]),
         Case("a data field without a colon has an empty value", "data\n\n", [.init(data: "")]),
         Case("the value runs past later colons", "data: a:b: c\n\n", [.init(data: "a:b: c")]),
         Case("event names the type", "event: price\ndata: 1\n\n", [.init(type: "price", data: "1")]),
         Case("an empty event is a message", "event\ndata: 1\n\n", [.init(data: "1")]),
-        Case("the type does not carry over", "event: a\ndata: 1\n\ndata: 2\n\n", [.init(type: "a", data: "1"), .init(data: "2")]),
+        Case(
+            "the type does not carry over", "event: a\ndata: 1\n\ndata: 2\n\n",
+            [.init(type: "a", data: "1"), .init(data: "2")]),
         Case("an event without data is not dispatched", "event: ping\n\nid: 3\n\n", [], lastEventID: "3"),
         Case(
             "the last event ID persists across events", "id: 7\ndata: a\n\ndata: b\n\n",
@@ -59,20 +64,28 @@ import Transport
         Case(
             "an empty id resets the last event ID", "id: 7\ndata: a\n\nid\ndata: b\n\n",
             [.init(data: "a", id: "7"), .init(data: "b", id: "")]),
-        Case("an id containing NUL is ignored", "id: 1\ndata: a\n\nid: 2\u{0}x\ndata: b\n\n",
+        Case(
+            "an id containing NUL is ignored", "id: 1\ndata: a\n\nid: 2\u{0}x\ndata: b\n\n",
             [.init(data: "a", id: "1"), .init(data: "b", id: "1")], lastEventID: "1"),
-        Case("retry sets the reconnection time", "retry: 2500\ndata: x\n\n",
+        Case(
+            "retry sets the reconnection time", "retry: 2500\ndata: x\n\n",
             [.init(data: "x", retry: .milliseconds(2500))], reconnectionTime: .milliseconds(2500)),
         Case("retry applies without an event", "retry: 10\n\n", [], reconnectionTime: .milliseconds(10)),
-        Case("retry with non-digits is ignored", "retry: 1.5\nretry: -3\nretry: +3\nretry: 2s\nretry:\nretry:  4\ndata: x\n\n",
+        Case(
+            "retry with non-digits is ignored",
+            "retry: 1.5\nretry: -3\nretry: +3\nretry: 2s\nretry:\nretry:  4\ndata: x\n\n",
             [.init(data: "x")]),
         Case("retry zero is a time", "retry: 0\n\n", [], reconnectionTime: .zero),
         Case("retry too large to count is ignored", "retry: 99999999999999999999999\n\n", []),
         Case("unknown fields are ignored", "foo: bar\nData: x\nDATA: y\n\n", []),
         Case("a field name is the whole line without a colon", "data:x\nid\n\n", [.init(data: "x")]),
         Case("an unfinished event is discarded at the end", "data: done\n\ndata: half", [.init(data: "done")]),
-        Case("an event without its blank line is discarded at the end", "data: done\n\ndata: half\n", [.init(data: "done")]),
-        Case("invalid UTF-8 becomes U+FFFD", [UInt8]("data: ".utf8) + [0xFF, 0x41] + [0x0A, 0x0A], [.init(data: "\u{FFFD}A")]),
+        Case(
+            "an event without its blank line is discarded at the end", "data: done\n\ndata: half\n",
+            [.init(data: "done")]),
+        Case(
+            "invalid UTF-8 becomes U+FFFD", [UInt8]("data: ".utf8) + [0xFF, 0x41] + [0x0A, 0x0A],
+            [.init(data: "\u{FFFD}A")]),
         Case("UTF-8 is kept", "data: ¥ 中文 🙂\n\n", [.init(data: "¥ 中文 🙂")]),
     ]
 

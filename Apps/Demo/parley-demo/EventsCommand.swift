@@ -62,7 +62,8 @@ struct EventsCommand: DemoCommand {
             let wait = retry.delay.map { " in \($0.formatted(.units(allowed: [.seconds, .milliseconds])))" } ?? ""
             standardError("Reconnecting\(wait) (attempt \(retry.attempt)): \(failure.message)")
         }
-        let stream = try EventStream(url: session.baseURL + target, transport: session.client.transport, options: options)
+        let stream = try EventStream(
+            url: session.baseURL + target, transport: session.client.transport, options: options)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         var received = 0

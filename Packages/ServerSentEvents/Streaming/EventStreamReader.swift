@@ -76,7 +76,8 @@ final class EventStreamReader {
             case .wait(let delay, let retry)?:
                 // The server's reconnection time, and on top of it the policy's backoff (zero
                 // to its ceiling) after a failure; a `Retry-After` the server sent is the wait.
-                let wait = retry.serverAsked ? delay : (parser.reconnectionTime ?? options.defaultReconnectionTime) + delay
+                let wait =
+                    retry.serverAsked ? delay : (parser.reconnectionTime ?? options.defaultReconnectionTime) + delay
                 var report = retry
                 report.delay = wait
                 options.reconnectionHandler?(report, lastError)
@@ -200,7 +201,8 @@ final class EventStreamReader {
     }
 
     /// Tells the session that a connection failed (or ended), keeping the failure for the end.
-    private func failed(_ failure: RetryFailure, error: TransportError, madeProgress: Bool, cleanly: Bool = false) throws
+    private func failed(_ failure: RetryFailure, error: TransportError, madeProgress: Bool, cleanly: Bool = false)
+        throws
     {
         if case .transport(let transportError) = failure, transportError.category == .cancelled || Task.isCancelled {
             throw stopped(Self.cancelledError(url: url))
