@@ -1,5 +1,6 @@
 import ArgumentParser
 import FeedbackConsole
+import Forms
 import Foundation
 import Retry
 import ServerSentEvents
