@@ -177,10 +177,10 @@ import TransportCurl
 
     @Test func aSlowConsumerHoldsTheServerBack() async throws {
         try await withServerAndTransport { server, transport in
-            // 100,000 events of about 1 KiB: 100 MiB if nothing held the server back.
+            // 100,000 events of about 4 KiB: 400 MiB if nothing held the server back.
             let total = 100_000
             let stream = try EventStream(
-                url: server.url("/events?count=\(total)&size=1024&key=slow"), transport: transport,
+                url: server.url("/events?count=\(total)&size=4096&key=slow"), transport: transport,
                 options: EventStream.Options(retry: .testing(clock: RecordingClock())))
             var iterator = stream.makeAsyncIterator()
             for _ in 0..<3 {
@@ -196,7 +196,7 @@ import TransportCurl
                 return now == sent
             }
 
-            // The engine's 1 MiB buffer and the sockets' buffers hold a few thousand events at most.
+            // The engine's 1 MiB buffer, the sockets' and the server's buffers hold some tens of MiB at most.
             #expect(sent < total / 4, "the server wrote \(sent) of \(total) events while the consumer read 3")
             let event = try await iterator.next()
             #expect(event?.id == "4")
