@@ -35,6 +35,7 @@ let package = Package(
         .library(name: "Forms", targets: ["Forms"]),
         .library(name: "Mapping", targets: ["Mapping"]),
         .library(name: "Retry", targets: ["Retry"]),
+        .library(name: "ServerSentEvents", targets: ["ServerSentEvents"]),
         // MARK: - Layer 5: Implementations
         .library(name: "FeedbackConsole", targets: ["FeedbackConsole"]),
         .library(name: "FeedbackTesting", targets: ["FeedbackTesting"]),
@@ -218,6 +219,15 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Packages/Retry"
+        ),
+        .target(
+            name: "ServerSentEvents",
+            dependencies: [
+                "Retry",
+                "Transport",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            path: "Packages/ServerSentEvents"
         ),
 
         // MARK: - Layer 5: Implementations
@@ -520,6 +530,20 @@ let package = Package(
                 .product(name: "MockBackend", package: "ParleyMockServer"),
             ],
             path: "Tests/RetryTests"
+        ),
+        .testTarget(
+            name: "ServerSentEventsTests",
+            dependencies: [
+                "Retry",
+                "ServerSentEvents",
+                "ServerTestSupport",
+                "TestSupport",
+                "Transport",
+                "TransportCurl",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "MockBackend", package: "ParleyMockServer"),
+            ],
+            path: "Tests/ServerSentEventsTests"
         ),
         .testTarget(
             name: "SoakTests",

@@ -64,6 +64,7 @@ LAYERS: dict[str, int] = {
     "Downloads": 3,
     "ParleyObservability": 3,
     "ParleyOpenAPI": 3,
+    "ServerSentEvents": 3,
     # 4 Client: forms sent with the capabilities a client adopts.
     "Forms": 4,
     # 5 Implementations and test doubles.

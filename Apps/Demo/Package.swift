@@ -42,6 +42,7 @@ let package = Package(
                 .product(name: "ParleyObservability", package: "Parley"),
                 .product(name: "MockBackend", package: "ParleyMockServer"),
                 .product(name: "Retry", package: "Parley"),
+                .product(name: "ServerSentEvents", package: "Parley"),
                 .product(name: "SystemAPI", package: "Parley"),
                 .product(name: "Transport", package: "Parley"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),

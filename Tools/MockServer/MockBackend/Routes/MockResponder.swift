@@ -26,6 +26,8 @@ struct MockResponder: HTTPResponder {
     let cacheLedger = CacheLedger()
     /// The faults the business routes get; shared with ``MockServer/faults``.
     let faults: FaultInjector
+    /// What `/events` has sent, per key.
+    let eventLedger = EventLedger()
     /// Numbers the reports `/weather/report` accepts: `report-1`, `report-2`, …
     let reports = AttemptCounter()
     /// The upload resources of `/resumable`.
@@ -123,6 +125,8 @@ struct MockResponder: HTTPResponder {
         case .idempotentLedger: try .json(idempotency.ledger().json)
         case .auth(let endpoint): try await auth(endpoint, request: request, target: target)
         case .cache: try await cache(request, target: target)
+        case .events: try events(request, target: target, context: context)
+        case .eventStats: try eventStats(target: target)
         case .feature(let routes, let path): try feature(routes, request: request, path: path)
         case .resumable(let id):
             try await resumable(id: id, request: request, target: target, context: context, entry: entry)

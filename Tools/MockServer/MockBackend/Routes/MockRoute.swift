@@ -71,6 +71,10 @@ enum MockRoute: Sendable {
     case auth(AuthEndpoint)
     /// `/cache?key=K&…`: caching headers as asked, `304` to matching conditional requests.
     case cache
+    /// `/events?count=N&drop-after=K&retry=MS…`: a server-sent event stream (`MockResponder.events`).
+    case events
+    /// `/events/stats?key=K`: what `/events` sent for a key.
+    case eventStats
     /// A feature module's canned route (``FeatureRoutes``), by method, at `path`.
     case feature([String: FeatureRoutes.Route], path: String)
     /// `/resumable` and `/resumable/{id}`: resumable uploads (`MockResponder+ResumableUploads.swift`).
@@ -162,6 +166,7 @@ enum MockRoute: Sendable {
             case "weather": self = .weather
             case "idempotent": self = .idempotent
             case "cache": self = .cache
+            case "events": self = .events
             case "sysTime": self = .sysTime
             case "sysVersion": self = .sysVersion
             case "faults": self = .faults(.state)
@@ -187,6 +192,8 @@ enum MockRoute: Sendable {
                 self = .cookieResponse
             case "flaky":
                 self = .flaky(failures: try RequestTarget.integer(argument, named: "failure count", in: 0...1000))
+            case "events" where argument == "stats":
+                self = .eventStats
             case "idempotent" where argument == "stats":
                 self = .idempotentStats
             case "idempotent" where argument == "ledger":
