@@ -127,6 +127,10 @@ struct DemoFeedbackTerminalTests {
 
     /// tmux reflows the pane's lines when its window gets narrower: the bar drawn 99 columns
     /// wide takes three rows at 40, and the next redraw clears all three.
+    ///
+    /// tmux keeps the cursor on its row and scrolls what no longer fits into the history, so
+    /// ten lines printed first put the bar low enough that its three rows stay on the screen,
+    /// under the last of those lines.
     @Test func aNarrowerWindowLeavesNoPieceOfTheWiderBar() async throws {
         let demo = try ChildProcess.siblingExecutable("parley-demo")
         try await MockServer.withRunning { server in
@@ -137,8 +141,8 @@ struct DemoFeedbackTerminalTests {
                 try await Tmux.withServer(folder: folder) { tmux in
                     try await tmux.start(
                         reportingTerminalMode([
-                            demo, "--server", server.baseURL, "weather", "radar", "Toronto", "--output", output,
-                            "--size", "16777216",
+                            "sh", "-c", #"seq 1 10; exec "$0" "$@""#, demo, "--server", server.baseURL, "weather",
+                            "radar", "Toronto", "--output", output, "--size", "16777216",
                         ]))
                     try await tmux.go()
                     try await waitUntil {
@@ -157,9 +161,12 @@ struct DemoFeedbackTerminalTests {
                     }
                     try await Task.sleep(for: .milliseconds(300))
                     let narrow = try await tmux.capture()
-                    let rows = narrow.filter { !$0.isEmpty }
-                    #expect(rows.count == 1, "only the bar, redrawn narrower:\n\(narrow.joined(separator: "\n"))")
-                    #expect(rows.first?.hasPrefix("radar.png") == true, "\(rows)")
+                    let shown = narrow.joined(separator: "\n")
+                    let bar = try #require(narrow.firstIndex { $0.hasPrefix("radar.png") }, shown)
+                    #expect(bar > 0 && narrow[bar - 1] == "10", "the bar right under the output:\n\(shown)")
+                    #expect(narrow[bar + 1...].allSatisfy(\.isEmpty), "nothing under the bar:\n\(shown)")
+                    let above = narrow[..<bar].filter { !$0.isEmpty }
+                    #expect(above.allSatisfy { Int($0) != nil }, "no piece of the wider bar:\n\(shown)")
 
                     try await waitUntil { try await tmux.capture().contains { $0.contains("exit=") } }
                     let screen = try await tmux.capture(history: true)
