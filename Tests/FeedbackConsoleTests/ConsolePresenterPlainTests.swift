@@ -164,6 +164,25 @@ import Transport
         #expect(harness.bytes == "Chargement: terminé in 0.4 s\n")
     }
 
+    /// As the live area shows it: by the header's label, not the mask's text.
+    @Test func aRefreshHeaderIsNamedByItsLabel() {
+        let harness = ConsoleHarness(isTerminal: false, environment: [:])
+        let loader = TestLoader(
+            container: RefreshHeader(label: "Refreshing the cities…"), presenter: harness.presenter)
+        let activity = ActivityID.next()
+        loader.begin(activity)
+        harness.advance(.milliseconds(2000))
+        harness.refresh()
+        harness.advance(.milliseconds(300))
+        loader.end(activity, outcome: .succeeded)
+        #expect(
+            harness.bytes == """
+                Refreshing the cities: running for 2.0 s
+                Refreshing the cities: done in 2.3 s
+
+                """)
+    }
+
     @Test func theChineseCatalogSpeaksChinese() {
         let harness = ConsoleHarness(isTerminal: false, environment: [:], catalog: .simplifiedChinese)
         let warner = TestWarner(presenter: harness.presenter)
