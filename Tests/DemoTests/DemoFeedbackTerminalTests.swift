@@ -162,9 +162,9 @@ struct DemoFeedbackTerminalTests {
                     try await Task.sleep(for: .milliseconds(300))
                     let narrow = try await tmux.capture()
                     let shown = narrow.joined(separator: "\n")
-                    let bar = try #require(narrow.firstIndex { $0.hasPrefix("radar.png") }, shown)
+                    let bar = try #require(narrow.firstIndex { $0.hasPrefix("radar.png") }, "\(shown)")
                     #expect(bar > 0 && narrow[bar - 1] == "10", "the bar right under the output:\n\(shown)")
-                    #expect(narrow[bar + 1...].allSatisfy(\.isEmpty), "nothing under the bar:\n\(shown)")
+                    #expect(narrow[(bar + 1)...].allSatisfy { $0.isEmpty }, "nothing under the bar:\n\(shown)")
                     let above = narrow[..<bar].filter { !$0.isEmpty }
                     #expect(above.allSatisfy { Int($0) != nil }, "no piece of the wider bar:\n\(shown)")
 
