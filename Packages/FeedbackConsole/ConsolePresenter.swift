@@ -16,7 +16,8 @@ import Transport
 /// **In a terminal** every running request has its region in the live area. The area is redrawn
 /// at most 20 times a second, on a queue of the presenter's own (never on the thread that
 /// reports progress), and only the rows that changed are rewritten; rows are cut to the
-/// terminal's width (read at every redraw, so a resize is followed) with an ellipsis, measuring
+/// terminal's width (read at every redraw, so a resize is followed, and a terminal that reflowed
+/// the rows onto more when it got narrower keeps no piece of them) with an ellipsis, measuring
 /// wide characters as two columns. The cursor is hidden while something is drawn and shown again
 /// when the area empties, at ``finish()``, at exit, and on `SIGINT` or `SIGTERM` (the area is
 /// cleared first, then the signal does what it would have done). Messages, log lines and finished
@@ -61,8 +62,11 @@ public final class ConsolePresenter: FeedbackPresenter, Sendable {
         /// The rows of the live area as written, with their codes; the cursor sits at the start
         /// of the row below them.
         var drawn: [String] = []
-        /// The width the drawn rows were cut to.
-        var drawnWidth = 0
+        /// The drawn rows as a person reads them, without codes: what a terminal that reflows
+        /// its lines rewraps when it gets narrower.
+        var drawnText: [String] = []
+        /// The terminal's width when the rows were drawn.
+        var drawnColumns = 0
         var cursorHidden = false
         var restorationKey: Int?
         var timerScheduled = false
@@ -259,33 +263,40 @@ public final class ConsolePresenter: FeedbackPresenter, Sendable {
 
     /// The columns rows are cut to: one less than the terminal's, so that no row fills the last
     /// column (where terminals differ on wrapping).
-    private var width: Int { max(8, (output.columns() ?? 80) - 1) }
+    private var width: Int { Self.width(forColumns: terminalColumns) }
+
+    /// The terminal's width now.
+    private var terminalColumns: Int { max(1, output.columns() ?? 80) }
+
+    private static func width(forColumns columns: Int) -> Int { max(8, columns - 1) }
 
     /// Prints the queued lines above the live area and redraws it, writing only rows that
     /// changed; nothing at all when nothing changed.
     private func redraw(_ state: inout State, now: Duration, layout: ConsoleLayout) {
         guard state.suspensions == 0, !state.terminated else { return }
-        let width = self.width
+        let columns = terminalColumns
+        let width = Self.width(forColumns: columns)
         var rows = layout.liveLines(for: state.scene, width: width, tick: Int(now / .milliseconds(100)))
         let limit = max(1, (output.rows() ?? 25) - 1)
         if rows.count > limit {
             let hidden = rows.count - limit + 1
-            rows = Array(rows.prefix(limit - 1)) + [StyledText("… \(hidden) more", style: .dim)]
+            let more = StyledText(layout.phrase(.moreRows, ["count": "\(hidden)"]), style: .dim)
+            rows = Array(rows.prefix(limit - 1)) + [more]
         }
         let encoded = rows.map(encode)
         if !state.queued.isEmpty {
-            clearLiveArea(&state)
+            clearLiveArea(&state, columns: columns)
             state.pending += state.queued.map { encode($0) + "\n" }.joined()
             state.queued = []
         }
         if encoded.isEmpty {
-            clearLiveArea(&state)
+            clearLiveArea(&state, columns: columns)
             releaseTerminal(&state)
             return
         }
         // Nothing moved: no write at all (a spinner frame that did not change, a bar at rest).
-        if encoded == state.drawn && width == state.drawnWidth { return }
-        if width != state.drawnWidth { clearLiveArea(&state) }
+        if encoded == state.drawn && columns == state.drawnColumns { return }
+        if columns != state.drawnColumns { clearLiveArea(&state, columns: columns) }
         var text = ""
         if !state.cursorHidden {
             text += "\u{1B}[?25l"
@@ -304,15 +315,31 @@ public final class ConsolePresenter: FeedbackPresenter, Sendable {
         if encoded.count < state.drawn.count { text += "\u{1B}[J" }
         state.pending += text
         state.drawn = encoded
-        state.drawnWidth = width
+        state.drawnText = rows.map { Self.sanitized($0.plainText) }
+        state.drawnColumns = columns
         state.redraws += 1
     }
 
     /// Erases the live area; the cursor ends where its first row was.
-    private func clearLiveArea(_ state: inout State) {
+    ///
+    /// When the terminal is narrower than when the rows were drawn, a terminal that reflows
+    /// its lines (tmux, VTE, kitty, iTerm2, Windows Terminal) has wrapped each row onto as many
+    /// rows as it now takes, so the cursor moves up over all of those, and nothing of the old
+    /// rows is left behind. A terminal that cuts its lines instead (xterm) loses as many rows
+    /// of the output above the area from the screen.
+    ///
+    /// - Parameter columns: The terminal's width now; the width the rows were drawn at by
+    ///   default.
+    private func clearLiveArea(_ state: inout State, columns: Int? = nil) {
         guard !state.drawn.isEmpty else { return }
-        state.pending += "\u{1B}[\(state.drawn.count)A\r\u{1B}[J"
+        let columns = columns ?? terminalColumns
+        let occupied =
+            columns >= state.drawnColumns
+            ? state.drawn.count
+            : state.drawnText.reduce(0) { $0 + ConsoleLayout.rowsOccupied(by: $1, columns: columns) }
+        state.pending += "\u{1B}[\(occupied)A\r\u{1B}[J"
         state.drawn = []
+        state.drawnText = []
         state.redraws += 1
     }
 

@@ -32,6 +32,9 @@ extension VirtualTerminal {
         private let scrollbackLimit: Int
 
         private(set) var grid: [[Cell]]
+        /// For each row, whether its text went on to the next row by auto-wrap (a soft wrap),
+        /// rather than ending there: what a reflow joins.
+        private var wrapped: [Bool]
         private(set) var scrollback: [String] = []
         private(set) var row = 0
         private(set) var column = 0
@@ -52,6 +55,7 @@ extension VirtualTerminal {
             self.translatesNewlines = translatesNewlines
             self.scrollbackLimit = scrollbackLimit
             grid = Array(repeating: Array(repeating: .blank, count: columns), count: rows)
+            wrapped = Array(repeating: false, count: rows)
         }
 
         /// Every row as text, without trailing spaces.
@@ -250,6 +254,8 @@ extension VirtualTerminal {
         private mutating func scrollUp() {
             let top = grid.removeFirst()
             grid.append(Array(repeating: .blank, count: columns))
+            wrapped.removeFirst()
+            wrapped.append(false)
             scrollback.append(Self.text(of: top))
             if scrollback.count > scrollbackLimit {
                 scrollback.removeFirst(scrollback.count - scrollbackLimit)
@@ -262,12 +268,14 @@ extension VirtualTerminal {
             // A two-column character on a one-column screen takes the one column.
             let width = min(width, columns)
             if pendingWrap {
+                wrapped[row] = true
                 column = 0
                 lineFeed()
             }
             if column + width > columns {
                 // A wide character in the last column: xterm moves it to the next line.
                 if autoWrap {
+                    wrapped[row] = true
                     column = 0
                     lineFeed()
                 } else {
@@ -313,6 +321,8 @@ extension VirtualTerminal {
             guard first <= last else { return }
             clearFragments(row: row, from: first, through: last)
             for index in first...last { grid[row][index] = .blank }
+            // A row whose end is erased no longer goes on to the next.
+            if last == columns - 1 { wrapped[row] = false }
         }
 
         // MARK: - Control sequences
@@ -466,7 +476,11 @@ extension VirtualTerminal {
 
         // MARK: - Resizing
 
-        mutating func resize(columns newColumns: Int, rows newRows: Int) {
+        mutating func resize(columns newColumns: Int, rows newRows: Int, reflowing: Bool) {
+            if reflowing, newColumns != columns {
+                reflow(columns: newColumns, rows: newRows)
+                return
+            }
             if newColumns != columns {
                 grid = grid.map { cells in
                     var cells = cells
@@ -480,6 +494,7 @@ extension VirtualTerminal {
                     return cells
                 }
                 columns = newColumns
+                wrapped = Array(repeating: false, count: rows)
             }
             if newRows < rows {
                 // Rows above the cursor scroll off so that it stays on screen.
@@ -491,14 +506,103 @@ extension VirtualTerminal {
                     scrollback.removeFirst(scrollback.count - scrollbackLimit)
                 }
                 row -= scrolled
+                wrapped.removeFirst(scrolled)
                 grid.removeLast(grid.count - newRows)
+                wrapped.removeLast(wrapped.count - newRows)
             } else if newRows > rows {
                 grid += Array(repeating: Array(repeating: .blank, count: columns), count: newRows - rows)
+                wrapped += Array(repeating: false, count: newRows - rows)
             }
             rows = newRows
             pendingWrap = false
             row = min(row, rows - 1)
             column = min(column, columns - 1)
+        }
+
+        /// Changes the width as a terminal that reflows its lines does (tmux, VTE, kitty):
+        /// rows joined by a soft wrap are one line, each line is wrapped again at the new
+        /// width (a wide character that does not fit at the end of a row goes whole to the
+        /// next), and the cursor stays on the character it was on.
+        ///
+        /// Blank rows below the cursor go first when the lines need more rows than the
+        /// screen has, then rows at the top go to the scrollback.
+        private mutating func reflow(columns newColumns: Int, rows newRows: Int) {
+            // The logical lines, each without its trailing blank cells, and where the cursor is.
+            var lines: [[Cell]] = []
+            var current: [Cell] = []
+            var cursorLine = 0
+            var cursorOffset = 0
+            for index in 0..<rows {
+                if index == row {
+                    cursorLine = lines.count
+                    cursorOffset = current.count + column
+                }
+                if wrapped[index], index < rows - 1 {
+                    current += grid[index]
+                    continue
+                }
+                var cells = grid[index]
+                while cells.last == .blank { cells.removeLast() }
+                lines.append(current + cells)
+                current = []
+            }
+
+            var newGrid: [[Cell]] = []
+            var newWrapped: [Bool] = []
+            var cursor: (row: Int, column: Int)?
+            for (index, line) in lines.enumerated() {
+                var cells: [Cell] = []
+                for (offset, cell) in line.enumerated() where !cell.isContinuation {
+                    let isWide = offset + 1 < line.count && line[offset + 1].isContinuation
+                    let width = min(isWide ? 2 : 1, newColumns)
+                    if cells.count + width > newColumns {
+                        newGrid.append(cells + Array(repeating: .blank, count: newColumns - cells.count))
+                        newWrapped.append(true)
+                        cells = []
+                    }
+                    if index == cursorLine, cursor == nil, offset >= cursorOffset {
+                        cursor = (newGrid.count, cells.count)
+                    }
+                    cells.append(cell)
+                    if width == 2 { cells.append(line[offset + 1]) }
+                }
+                if index == cursorLine, cursor == nil {
+                    // Past the line's text: as far past it as it was, within the row.
+                    cursor = (newGrid.count, min(newColumns - 1, cells.count + cursorOffset - line.count))
+                }
+                newGrid.append(cells + Array(repeating: .blank, count: newColumns - cells.count))
+                newWrapped.append(false)
+            }
+            var (cursorRow, cursorColumn) = cursor ?? (0, 0)
+
+            let blankRow = Array(repeating: Cell.blank, count: newColumns)
+            while newGrid.count > newRows, newGrid.count - 1 > cursorRow, newGrid.last == blankRow {
+                newGrid.removeLast()
+                newWrapped.removeLast()
+            }
+            let scrolled = min(max(0, newGrid.count - newRows), cursorRow)
+            for top in newGrid.prefix(scrolled) { scrollback.append(Self.text(of: top)) }
+            if scrollback.count > scrollbackLimit {
+                scrollback.removeFirst(scrollback.count - scrollbackLimit)
+            }
+            newGrid.removeFirst(scrolled)
+            newWrapped.removeFirst(scrolled)
+            cursorRow -= scrolled
+            if newGrid.count > newRows {
+                newGrid.removeLast(newGrid.count - newRows)
+                newWrapped.removeLast(newWrapped.count - newRows)
+            }
+            while newGrid.count < newRows {
+                newGrid.append(blankRow)
+                newWrapped.append(false)
+            }
+            grid = newGrid
+            wrapped = newWrapped
+            columns = newColumns
+            rows = newRows
+            pendingWrap = false
+            row = min(cursorRow, rows - 1)
+            column = min(cursorColumn, columns - 1)
         }
     }
 }

@@ -157,15 +157,26 @@ public final class VirtualTerminal: Sendable {
 
     /// Changes the size of the screen, as a terminal window does when a person resizes it.
     ///
-    /// Lines are not reflowed: each row is cut or padded to the new width (a wide character
-    /// cut in half is blanked). When the screen gets shorter, rows above the cursor go to
-    /// ``scrollback`` so that the cursor stays on screen, and rows below it are dropped.
+    /// By default lines are not reflowed, as in xterm: each row is cut or padded to the new
+    /// width (a wide character cut in half is blanked). When the screen gets shorter, rows
+    /// above the cursor go to ``scrollback`` so that the cursor stays on screen, and rows
+    /// below it are dropped.
+    ///
+    /// With `reflowing`, a new width reflows the lines as tmux, VTE or kitty do: rows that
+    /// auto-wrap joined are one line again, every line is wrapped at the new width (a wide
+    /// character that does not fit at the end of a row goes whole to the next), and the cursor
+    /// stays on the character it was on. A line of 60 columns takes two rows at 40 columns,
+    /// and one again at 80. When the lines need more rows than the screen has, blank rows below
+    /// the cursor go first, then rows at the top go to ``scrollback``.
     ///
     /// - Parameters:
     ///   - columns: The new width; clamped to `1...maximumSize`.
     ///   - rows: The new height; clamped to `1...maximumSize`.
-    public func resize(columns: Int, rows: Int) {
-        state.withLock { $0.resize(columns: Self.clamp(columns), rows: Self.clamp(rows)) }
+    ///   - reflowing: Whether lines are wrapped again at the new width; `false` by default.
+    public func resize(columns: Int, rows: Int, reflowing: Bool = false) {
+        state.withLock {
+            $0.resize(columns: Self.clamp(columns), rows: Self.clamp(rows), reflowing: reflowing)
+        }
     }
 
     // MARK: - What a person sees

@@ -115,7 +115,7 @@ import Testing
         #expect(days.allSatisfy { $0["day"] is String && $0["conditions"] is String && $0["temperature"] is Int })
     }
 
-    @Test(arguments: ["spinner", "hud", "none"], ["screen", "panel", "row", "button"])
+    @Test(arguments: ["spinner", "hud", "none"], ["screen", "panel", "row", "button", "refresh", "log"])
     func loadsUnderEveryMaskInEveryContainer(mask: String, container: String) async throws {
         let run = try await runDemo(["weather", "forecast", "Oslo", "--mask", mask, "--container", container])
 

@@ -326,4 +326,110 @@ import Transport
         #expect(harness.screenRows == ["⠋ Loading…  ↻ Retrying in 2.0 s, the server asked; attempt 2 of 4."])
         loader.end(activity, outcome: .succeeded)
     }
+
+    @Test func aRefreshHeaderSpinsAboveTheListUntilItsRequestEnds() {
+        let harness = ConsoleHarness()
+        harness.terminal.feed("  Toronto  Canada\n")
+        let loader = TestLoader(
+            container: RefreshHeader(label: "Refreshing the cities…"), presenter: harness.presenter)
+        let activity = ActivityID.next()
+        loader.begin(activity)
+        harness.refresh()
+        #expect(harness.screenRows == ["  Toronto  Canada", "⠋ Refreshing the cities…"])
+        // The spinner is the accent colour, the label dimmed.
+        #expect(harness.terminal.cell(row: 1, column: 0)?.attributes.foreground == 36)
+        #expect(harness.terminal.cell(row: 1, column: 2)?.attributes.dim == true)
+
+        harness.advance(.milliseconds(100))
+        loader.maskRetrying(
+            activity, notice: RetryNotice(attempt: 2, maximumAttempts: 3, reason: "HTTP 503", delay: .seconds(1)))
+        harness.refresh()
+        #expect(harness.screenRows.last == "⠙ Refreshing the cities…  ↻ Retrying in 1.0 s; attempt 2 of 3.")
+
+        loader.end(activity, outcome: .succeeded)
+        #expect(harness.screenRows == ["  Toronto  Canada"])
+        #expect(harness.terminal.isCursorVisible)
+    }
+
+    @Test func aRefreshHeaderWithoutALabelSaysRefreshing() {
+        let harness = ConsoleHarness()
+        let loader = TestLoader(container: RefreshHeader(), presenter: harness.presenter)
+        let activity = ActivityID.next()
+        loader.begin(activity)
+        harness.refresh()
+        #expect(harness.screenRows == ["⠋ Refreshing…"])
+        loader.end(activity, outcome: .failed)
+        #expect(harness.screenRows.isEmpty)
+    }
+
+    @Test func aSuccessMessageIsABoxTitledDoneAboveTheLiveArea() {
+        let harness = ConsoleHarness()
+        let loader = TestLoader(container: Screen(), presenter: harness.presenter)
+        let activity = ActivityID.next()
+        loader.begin(activity)
+        harness.refresh()
+        Alert(successMessage: "Logged in.", presenter: harness.presenter, catalog: .english).inform("token")
+        let rows = harness.screenRows
+        #expect(rows.count == 4, "\(rows)")
+        #expect(rows[0].hasPrefix("╭─ Done ─"))
+        #expect(rows[1].hasPrefix("│ Logged in."))
+        #expect(rows[2].hasPrefix("╰─"))
+        #expect(rows[3] == "⠋ Loading…")
+        // Drawn in the success colour.
+        #expect(harness.terminal.cell(row: 0, column: 0)?.attributes.foreground == 32)
+        loader.end(activity, outcome: .succeeded)
+        #expect(harness.screenRows.count == 3)
+    }
+
+    @Test func aSuccessMessageInChineseIsTitledInChinese() {
+        let harness = ConsoleHarness(catalog: .simplifiedChinese)
+        Alert(successMessage: "已登录。", presenter: harness.presenter, catalog: .simplifiedChinese).inform(1)
+        let rows = harness.screenRows
+        #expect(rows.first?.hasPrefix("╭─ 完成 ─") == true, "\(rows)")
+        #expect(rows.dropFirst().first?.hasPrefix("│ 已登录。") == true, "\(rows)")
+        // Every row of the box ends in the same column.
+        #expect(Set(rows.map { TextWidth.columns(of: $0) }).count == 1, "\(rows)")
+    }
+
+    @Test func theLiveAreaSpeaksTheCatalogsLanguage() {
+        let harness = ConsoleHarness(columns: 100, rows: 5, catalog: .simplifiedChinese)
+        let panel = Panel(title: "多伦多")
+        let loaders = (0..<2).map { _ in TestLoader(container: panel, presenter: harness.presenter) }
+        let bars = (0..<4).map { TestBar(progressLabel: "雷达\($0).png", presenter: harness.presenter) }
+        let loads = loaders.map { _ in ActivityID.next() }
+        let transfers = bars.map { _ in ActivityID.next() }
+        for (loader, activity) in zip(loaders, loads) { loader.begin(activity) }
+        for (bar, activity) in zip(bars, transfers) {
+            bar.progressBegan(activity)
+            bar.progressChanged(
+                activity, direction: .download,
+                progress: TransferProgress(
+                    completed: 500_000, total: 1_000_000, bytesPerSecond: 250_000, isFinal: false))
+        }
+        harness.refresh()
+        let rows = harness.screenRows
+        #expect(rows.contains { $0.contains("（2 个请求）") }, "\(rows)")
+        #expect(!rows.contains { $0.contains("requests") })
+        // Four rows fit: the panel's three and a line that counts the rest.
+        #expect(rows.count == 4, "\(rows)")
+        #expect(rows.last == "… 另有 4 行", "\(rows)")
+
+        for (bar, activity) in zip(bars, transfers) { bar.progressEnded(activity, outcome: .succeeded) }
+        for (loader, activity) in zip(loaders, loads) { loader.end(activity, outcome: .succeeded) }
+        let summaries = harness.terminal.visibleText
+        #expect(summaries.contains("✓ 雷达0.png  完成，500 kB，用时 0.0 s"), "\(summaries)")
+    }
+
+    @Test func aBarsTimeLeftIsInTheCatalogsLanguage() {
+        let harness = ConsoleHarness(columns: 100, catalog: .simplifiedChinese)
+        let bar = TestBar(progressLabel: "雷达.png", presenter: harness.presenter)
+        let activity = ActivityID.next()
+        bar.progressBegan(activity)
+        bar.progressChanged(
+            activity, direction: .download,
+            progress: TransferProgress(completed: 500_000, total: 1_000_000, bytesPerSecond: 250_000, isFinal: false))
+        harness.refresh()
+        #expect(harness.screenRows.first?.hasSuffix("250 kB/s  剩余 2.0 s") == true, "\(harness.screenRows)")
+        bar.progressEnded(activity, outcome: .cancelled)
+    }
 }

@@ -8,10 +8,13 @@ import Transport
 /// Where nothing may be redrawn, the bytes themselves are the contract.
 @Suite struct ConsolePresenterPlainTests {
     /// The same activity run through a presenter in `environment`.
-    private func run(isTerminal: Bool, environment: [String: String]) -> String {
-        let harness = ConsoleHarness(isTerminal: isTerminal, environment: environment)
-        let loader = TestLoader(container: Panel(title: "Toronto"), presenter: harness.presenter)
-        let bar = TestBar(progressLabel: "radar.png", presenter: harness.presenter)
+    private func run(
+        isTerminal: Bool, environment: [String: String], catalog: MessageCatalog = .english, city: String = "Toronto",
+        mask: SpinnerMask = SpinnerMask(), file: String = "radar.png", serverMessage: String = "Unknown city: Atlantis"
+    ) -> String {
+        let harness = ConsoleHarness(isTerminal: isTerminal, environment: environment, catalog: catalog)
+        let loader = TestLoader(container: Panel(title: city), chosenMask: mask, presenter: harness.presenter)
+        let bar = TestBar(progressLabel: file, presenter: harness.presenter)
         let (load, transfer) = (ActivityID.next(), ActivityID.next())
         loader.begin(load)
         bar.progressBegan(transfer)
@@ -24,7 +27,7 @@ import Transport
             harness.refresh()
         }
         bar.progressEnded(transfer, outcome: .succeeded)
-        TestWarner(presenter: harness.presenter).warn(BusinessError(code: 404, serverMessage: "Unknown city: Atlantis"))
+        TestWarner(presenter: harness.presenter).warn(BusinessError(code: 404, serverMessage: serverMessage))
         harness.advance(.milliseconds(300))
         loader.end(load, outcome: .failed)
         return harness.bytes
@@ -101,6 +104,83 @@ import Transport
         let lines = harness.bytes.split(separator: "\n")
         #expect(lines == ["Loading: running for 2.0 s", "Loading: running for 4.0 s"])
         loader.end(activity, outcome: .cancelled)
+    }
+
+    /// Every word the console puts into a line comes from the catalog: with the Chinese one
+    /// (and Chinese texts of the caller's own), whole lines are Chinese.
+    @Test func theChineseCatalogGivesWholeChineseLines() {
+        let bytes = run(
+            isTerminal: false, environment: [:], catalog: .simplifiedChinese, city: "多伦多",
+            mask: SpinnerMask(text: "正在加载…"), file: "雷达.png", serverMessage: "未知城市：亚特兰蒂斯")
+        #expect(
+            bytes == """
+                正在加载 (多伦多): 已运行 2.0 s
+                雷达.png: 80% 800 kB，共 1.00 MB，400 kB/s，剩余 0.5 s
+                雷达.png: 完成，1.00 MB，用时 2.5 s，400 kB/s
+                警告: 未知城市：亚特兰蒂斯
+                正在加载 (多伦多): 2.8 s 后失败
+
+                """)
+    }
+
+    @Test func aCancelledBatchAndAWaitingTransferAreSaidInChinese() {
+        let harness = ConsoleHarness(isTerminal: false, environment: [:], catalog: .simplifiedChinese)
+        let batch = TestBar(progressLabel: "天气", presenter: harness.presenter)
+        let download = TestBar(progressLabel: "雷达.png", presenter: harness.presenter)
+        let loader = TestLoader(container: Screen(), chosenMask: SpinnerMask(text: ""), presenter: harness.presenter)
+        let (counted, waiting, load) = (ActivityID.next(), ActivityID.next(), ActivityID.next())
+        batch.progressBegan(counted)
+        download.progressBegan(waiting)
+        loader.begin(load)
+        batch.progressCounted(counted, count: CountProgress(completed: 7, failed: 1, total: 20))
+        harness.advance(.seconds(2))
+        harness.refresh()
+        batch.progressEnded(counted, outcome: .cancelled)
+        download.progressEnded(waiting, outcome: .failed)
+        loader.end(load, outcome: .succeeded)
+        #expect(
+            harness.bytes == """
+                请求: 已运行 2.0 s
+                天气: 35% 已完成 7/20，1 个失败
+                雷达.png: 等待中
+                天气: 2.0 s 后已取消，已完成 7/20，1 个失败
+                雷达.png: 2.0 s 后失败
+                请求: 完成，用时 2.0 s
+
+                """)
+    }
+
+    /// A catalog made before the console's phrases existed still gives sentences, in English,
+    /// never a key's name.
+    @Test func aCatalogWithoutTheConsolesPhrasesFallsBackToEnglish() {
+        let old = MessageCatalog(languageCode: "fr", entries: [.done: "terminé"])
+        let harness = ConsoleHarness(isTerminal: false, environment: [:], catalog: old)
+        let loader = TestLoader(
+            container: Screen(), chosenMask: SpinnerMask(text: "Chargement…"), presenter: harness.presenter)
+        let activity = ActivityID.next()
+        loader.begin(activity)
+        harness.advance(.milliseconds(400))
+        loader.end(activity, outcome: .succeeded)
+        #expect(harness.bytes == "Chargement: terminé in 0.4 s\n")
+    }
+
+    /// As the live area shows it: by the header's label, not the mask's text.
+    @Test func aRefreshHeaderIsNamedByItsLabel() {
+        let harness = ConsoleHarness(isTerminal: false, environment: [:])
+        let loader = TestLoader(
+            container: RefreshHeader(label: "Refreshing the cities…"), presenter: harness.presenter)
+        let activity = ActivityID.next()
+        loader.begin(activity)
+        harness.advance(.milliseconds(2000))
+        harness.refresh()
+        harness.advance(.milliseconds(300))
+        loader.end(activity, outcome: .succeeded)
+        #expect(
+            harness.bytes == """
+                Refreshing the cities: running for 2.0 s
+                Refreshing the cities: done in 2.3 s
+
+                """)
     }
 
     @Test func theChineseCatalogSpeaksChinese() {

@@ -13,6 +13,38 @@ import Testing
         ("🇨🇦", 2),
         ("e\u{301}", 1),
         ("🌧\u{FE0F} Showers", 10),
+        // Keycaps: a digit, `#` or `*`, `U+FE0F` and `U+20E3` are one emoji of two columns.
+        ("1\u{FE0F}\u{20E3}", 2),
+        ("#\u{FE0F}\u{20E3}", 2),
+        ("*\u{FE0F}\u{20E3}", 2),
+        ("1\u{FE0F}\u{20E3} Toronto", 10),
+        ("1\u{FE0F}\u{20E3}2\u{FE0F}\u{20E3}3\u{FE0F}\u{20E3}", 6),
+        // Without `U+FE0F` the keycap is text: the digit's one column, the enclosing mark none.
+        ("1\u{20E3}", 1),
+        // A digit made an emoji by `U+FE0F` alone, and a letter that `U+FE0F` cannot make one.
+        ("1\u{FE0F}", 2),
+        ("a\u{FE0F}", 1),
+        // VS16 on a symbol that is text by default; VS15 keeps it text.
+        ("\u{2764}\u{FE0F}", 2),
+        ("\u{2764}", 1),
+        ("\u{263A}\u{FE0E}", 1),
+        ("\u{A9}\u{FE0F}", 2),
+        ("\u{A9}", 1),
+        // Flags: a pair of regional indicators, and a tag sequence.
+        ("🇯🇵🇨🇳", 4),
+        ("\u{1F3F4}\u{E0067}\u{E0062}\u{E0073}\u{E0063}\u{E0074}\u{E007F}", 2),
+        // ZWJ sequences, with and without skin tones and VS16.
+        ("👩\u{200D}💻", 2),
+        ("👨\u{200D}👩\u{200D}👧\u{200D}👦", 2),
+        ("🧑🏽\u{200D}🚀", 2),
+        ("🏳\u{FE0F}\u{200D}🌈", 2),
+        ("\u{2764}\u{FE0F}\u{200D}🔥", 2),
+        ("👁\u{FE0F}\u{200D}🗨\u{FE0F}", 2),
+        // Skin tones on their own and on a text-default base.
+        ("🏽", 2),
+        ("\u{261D}🏽", 2),
+        // Combining marks on ASCII letters stay one column.
+        ("a\u{301}\u{323}", 1),
     ])
     func measuresTheColumnsATerminalGivesText(text: String, columns: Int) {
         #expect(TextWidth.columns(of: text) == columns)
@@ -24,6 +56,10 @@ import Testing
         (Character("🇨🇦"), 2),
         (Character("👍🏽"), 2),
         (Character("e\u{301}"), 1),
+        (Character("1\u{FE0F}\u{20E3}"), 2),
+        (Character("9\u{FE0F}\u{20E3}"), 2),
+        (Character("1\u{20E3}"), 1),
+        (Character("👩\u{200D}💻"), 2),
         // A control is drawn as one replacement character, so it is measured as one column.
         (Character("\u{7}"), 1),
         (Character("\r\n"), 1),

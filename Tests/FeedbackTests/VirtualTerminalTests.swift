@@ -383,6 +383,62 @@ import Testing
         Self.expectConsistent(terminal)
     }
 
+    @Test func reflowsALongLineOntoMoreRowsAndBackWhenAskedTo() {
+        let terminal = VirtualTerminal(columns: 80, rows: 6)
+        let long = String(repeating: "a", count: 30) + String(repeating: "b", count: 30)
+        terminal.feed("top\n" + long + "\nbelow\n")
+        #expect(terminal.cursor == Position(row: 3, column: 0))
+
+        terminal.resize(columns: 25, rows: 6, reflowing: true)
+        #expect(
+            terminal.lines == [
+                "top", String(repeating: "a", count: 25),
+                String(repeating: "a", count: 5) + String(repeating: "b", count: 20),
+                String(repeating: "b", count: 10), "below", "",
+            ])
+        // The cursor stays at the start of the row under "below".
+        #expect(terminal.cursor == Position(row: 5, column: 0))
+
+        // Wider again: the three rows are one line.
+        terminal.resize(columns: 80, rows: 6, reflowing: true)
+        #expect(terminal.lines == ["top", long, "below", "", "", ""])
+        #expect(terminal.cursor == Position(row: 3, column: 0))
+        Self.expectConsistent(terminal)
+    }
+
+    @Test func joinsRowsThatAutoWrapSplitWhenReflowedWider() {
+        let terminal = VirtualTerminal(columns: 10, rows: 4)
+        terminal.feed("0123456789abcde\nx")
+        #expect(terminal.lines == ["0123456789", "abcde", "x", ""])
+        terminal.resize(columns: 20, rows: 4, reflowing: true)
+        #expect(terminal.lines == ["0123456789abcde", "x", "", ""])
+        #expect(terminal.cursor == Position(row: 1, column: 1))
+        // A line that ended with a line feed is not joined to the next.
+        terminal.resize(columns: 40, rows: 4, reflowing: true)
+        #expect(terminal.lines == ["0123456789abcde", "x", "", ""])
+        Self.expectConsistent(terminal)
+    }
+
+    @Test func movesAWideCharacterThatWouldStraddleTheNewWidthWholeToTheNextRow() {
+        let terminal = VirtualTerminal(columns: 20, rows: 4)
+        terminal.feed("ab多伦多\n")
+        terminal.resize(columns: 5, rows: 4, reflowing: true)
+        #expect(terminal.lines == ["ab多", "伦多", "", ""])
+        #expect(terminal.cell(row: 0, column: 4)?.text == " ")
+        Self.expectConsistent(terminal)
+    }
+
+    @Test func scrollsTheTopRowsAwayWhenTheReflowedLinesNeedMoreRowsThanTheScreen() {
+        let terminal = VirtualTerminal(columns: 20, rows: 3)
+        terminal.feed("first\n" + String(repeating: "x", count: 19) + "\n")
+        terminal.resize(columns: 10, rows: 3, reflowing: true)
+        // The blank row under the cursor is kept (the cursor is on it); "first" scrolled away.
+        #expect(terminal.scrollback == ["first"])
+        #expect(terminal.lines == [String(repeating: "x", count: 10), String(repeating: "x", count: 9), ""])
+        #expect(terminal.cursor == Position(row: 2, column: 0))
+        Self.expectConsistent(terminal)
+    }
+
     @Test func clampsImpossibleSizes() {
         let terminal = VirtualTerminal(columns: 0, rows: -4)
         #expect(terminal.columns == 1)

@@ -83,7 +83,7 @@ enum DemoRunner {
         do {
             // A demo process runs one command, and this is where its systems are installed.
             try FeedbackSystem.bootstrap(
-                console, catalog: .preferred(environment: ProcessInfo.processInfo.environment))
+                console, catalog: DemoMessages.adding(to: .preferred(environment: ProcessInfo.processInfo.environment)))
             try ReloadSystem.bootstrap(ConsoleReloadPrompt(presenter: console, allowsInput: !options.noInput))
         } catch {
             standardError("parley-demo: \(error)")

@@ -12,7 +12,8 @@ struct LoginCommand: DemoCommand {
     @OptionGroup var global: GlobalOptions
 
     func perform(in session: DemoSession) async throws {
-        let token = try await session.screen.login().load(LoadType.default(container: Screen())).value
+        let token = try await session.screen.login().load(LoadType.default(container: Screen()))
+            .inform(Alert(successMessage: FeedbackSystem.catalog.text(DemoMessages.loggedIn))).value
         try session.output.emit(text: "Logged in: \(token.token) (expires in \(token.expiresIn) s)", json: token)
     }
 }

@@ -35,7 +35,11 @@ struct WeatherCommand: AsyncParsableCommand {
         @Option(help: "The loading mask: spinner, hud or none.")
         var mask = MaskChoice.spinner
 
-        @Option(help: "What the mask covers: screen, panel, row or button.")
+        @Option(
+            help: ArgumentHelp(
+                "What the mask covers: screen, panel, row, button, refresh (a refresh header above the list of "
+                    + "days) or log (a scrolling log of the request, its lines held while its panel is masked).",
+                valueName: "container"))
         var container = ContainerChoice.panel
 
         func validate() throws {
@@ -46,7 +50,19 @@ struct WeatherCommand: AsyncParsableCommand {
         }
 
         func perform(in session: DemoSession) async throws {
-            let loading = mask.loadType(city: city, container: container.container(city: city))
+            let region = container.container(city: city)
+            let loading = mask.loadType(city: city, container: region)
+            if let log = region as? ScrollingLog {
+                let handle = session.screen.forecast(city: city).load(loading)
+                // Held while the panel is masked, printed when its mask comes off.
+                log.append(FeedbackSystem.catalog.text(DemoMessages.askedForForecast, ["city": city]))
+                let forecast = try await handle.value
+                log.append(
+                    FeedbackSystem.catalog.text(
+                        DemoMessages.receivedForecast,
+                        ["location": forecast.location, "days": "\(forecast.days.count)"]))
+                return try emit(forecast, in: session)
+            }
             if let day {
                 let forecastDay: WeatherForecast.Day
                 do {
@@ -59,8 +75,17 @@ struct WeatherCommand: AsyncParsableCommand {
                 try session.output.emit(text: Self.line(forecastDay), json: forecastDay)
             } else {
                 let forecast = try await session.screen.forecast(city: city).load(loading).value
-                try session.output.emit(text: Self.text(forecast), json: forecast)
+                try emit(forecast, in: session)
             }
+        }
+
+        /// The forecast, or the one day asked for, on standard output.
+        private func emit(_ forecast: WeatherForecast, in session: DemoSession) throws {
+            guard let day else { return try session.output.emit(text: Self.text(forecast), json: forecast) }
+            guard forecast.days.indices.contains(day) else {
+                throw UsageError("--day \(day): the forecast for \(city) has no such day; days count from 0 (today).")
+            }
+            try session.output.emit(text: Self.line(forecast.days[day]), json: forecast.days[day])
         }
 
         /// The forecast as a small table.
@@ -223,8 +248,10 @@ struct WeatherCommand: AsyncParsableCommand {
             WeatherLogin.install(on: &client)
             let screen = DemoScreen(clientConfiguration: client)
             let photoURL = URL(fileURLWithPath: photo)
+            let sent = FeedbackSystem.catalog.text(DemoMessages.reportSent, ["city": city])
             let receipt = try await screen.report(city: city, note: note, photo: photoURL)
-                .progress(ProgressType.bar(label: photoURL.lastPathComponent)).value
+                .progress(ProgressType.bar(label: photoURL.lastPathComponent))
+                .inform(Alert(successMessage: sent)).value
             try session.output.emit(
                 text:
                     "Report \(receipt.id) received for \(receipt.city): \(receipt.bytes) bytes, sha256 \(receipt.sha256)",
@@ -323,15 +350,18 @@ enum MaskChoice: String, ExpressibleByArgument, CaseIterable, Sendable {
 
 /// The `--container` choices.
 enum ContainerChoice: String, ExpressibleByArgument, CaseIterable, Sendable {
-    case screen, panel, row, button
+    case screen, panel, row, button, refresh, log
 
-    /// The container for `city`.
+    /// The container for `city`: for `log`, a scrolling log in the city's panel, where its mask goes.
     func container(city: String) -> any Containable {
         switch self {
         case .screen: Screen()
         case .panel: Panel(title: city)
         case .row: ListRow(label: city)
         case .button: ActionLine(label: "Refresh \(city)")
+        case .refresh:
+            RefreshHeader(label: FeedbackSystem.catalog.text(DemoMessages.refreshingForecast, ["city": city]))
+        case .log: ScrollingLog(id: "forecast", in: Panel(title: city))
         }
     }
 }

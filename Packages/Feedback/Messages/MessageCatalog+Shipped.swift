@@ -55,6 +55,17 @@ extension MessageCatalog {
             .cancelled: "cancelled",
             .countDone: "{completed} of {total} done",
             .countFailed: "{failed} failed",
+            .summaryIn: "{outcome} in {duration}",
+            .summaryAfter: "{outcome} after {duration}",
+            .summaryTransferred: "{outcome}, {bytes} in {duration}",
+            .listSeparator: ", ",
+            .runningFor: "running for {duration}",
+            .waiting: "waiting",
+            .bytesOfTotal: "{completed} of {total}",
+            .timeLeft: "ETA {duration}",
+            .requestsInRegion: "({count} requests)",
+            .moreRows: "… {count} more",
+            .request: "Request",
         ])
 
     /// Simplified Chinese, shipped as an example of a second language.
@@ -105,5 +116,16 @@ extension MessageCatalog {
             .cancelled: "已取消",
             .countDone: "已完成 {completed}/{total}",
             .countFailed: "{failed} 个失败",
+            .summaryIn: "{outcome}，用时 {duration}",
+            .summaryAfter: "{duration} 后{outcome}",
+            .summaryTransferred: "{outcome}，{bytes}，用时 {duration}",
+            .listSeparator: "，",
+            .runningFor: "已运行 {duration}",
+            .waiting: "等待中",
+            .bytesOfTotal: "{completed}，共 {total}",
+            .timeLeft: "剩余 {duration}",
+            .requestsInRegion: "（{count} 个请求）",
+            .moreRows: "… 另有 {count} 行",
+            .request: "请求",
         ])
 }

@@ -156,11 +156,11 @@ public struct MessageCatalog: Sendable, Hashable {
     }
 
     /// The words of a batch's count: `7 of 20 done, 1 failed` (the failures only when there
-    /// are some).
+    /// are some), joined by ``MessageKey/listSeparator``'s text.
     public func text(for count: CountProgress) -> String {
         let done = text(.countDone, ["completed": "\(count.completed)", "total": "\(count.total)"])
         guard count.failed > 0 else { return done }
-        return done + ", " + text(.countFailed, ["failed": "\(count.failed)"])
+        return done + (entries[.listSeparator] ?? ", ") + text(.countFailed, ["failed": "\(count.failed)"])
     }
 
     private func businessMessage(

@@ -76,4 +76,30 @@ public struct MessageKey: Sendable, Hashable, CustomStringConvertible {
     public static let countDone = MessageKey("count.done")
     /// How many parts of a batch failed: `{failed}` is filled in.
     public static let countFailed = MessageKey("count.failed")
+    /// A summary of an activity that ended well: `{outcome}` (``done``'s text, or a batch's
+    /// count) and `{duration}` are filled in: `done in 0.4 s`.
+    public static let summaryIn = MessageKey("summary.in")
+    /// A summary of an activity that failed or was cancelled: `{outcome}` (``failed``'s or
+    /// ``cancelled``'s text) and `{duration}` are filled in: `failed after 2.8 s`.
+    public static let summaryAfter = MessageKey("summary.after")
+    /// A summary of a finished transfer: `{outcome}` (``done``'s text), `{bytes}` and
+    /// `{duration}` are filled in: `done, 1.00 MB in 2.5 s`.
+    public static let summaryTransferred = MessageKey("summary.transferred")
+    /// What joins the parts of a summary or a status line (`, `).
+    public static let listSeparator = MessageKey("list.separator")
+    /// A plain status line's words for a request still running: `{duration}` is filled in.
+    public static let runningFor = MessageKey("status.runningFor")
+    /// A plain status line's word for a transfer that has not moved yet.
+    public static let waiting = MessageKey("status.waiting")
+    /// The bytes of a transfer so far out of its size: `{completed}` and `{total}` are filled in.
+    public static let bytesOfTotal = MessageKey("status.bytesOf")
+    /// The time a transfer has left: `{duration}` is filled in.
+    public static let timeLeft = MessageKey("status.eta")
+    /// How many requests share a masked region: `{count}` is filled in.
+    public static let requestsInRegion = MessageKey("status.requests")
+    /// The last row of a live area taller than the terminal: `{count}` rows are hidden.
+    public static let moreRows = MessageKey("status.more")
+    /// What a masked request is called in plain lines when neither its mask nor its region
+    /// names it.
+    public static let request = MessageKey("status.request")
 }

@@ -1,11 +1,12 @@
 /// How many terminal columns text occupies, and how to cut it to fit.
 ///
 /// A terminal gives most characters one column, East Asian wide and fullwidth characters
-/// (`多伦多`, `ｆｕｌｌ`) and emoji shown as pictures (`☔`, `🌧️` with its `U+FE0F`, `👍🏽`, `🇨🇦`) two, and combining marks,
-/// joiners and variation selectors none. Widths are measured per grapheme cluster (a
-/// `Character`), the way current terminals place them: a cluster is two columns when any of
-/// its scalars is an emoji with emoji presentation (or is made one by `U+FE0F`), and
-/// otherwise as wide as its first scalar.
+/// (`多伦多`, `ｆｕｌｌ`) and emoji shown as pictures (`☔`, `🌧️` with its `U+FE0F`, `👍🏽`, `🇨🇦`,
+/// the keycap `1️⃣`, the ZWJ sequence `👩‍💻`) two, and combining marks, joiners and variation
+/// selectors none. Widths are measured per grapheme cluster (a `Character`), the way current
+/// terminals place them: a cluster is two columns when any of its scalars is an emoji with
+/// emoji presentation (or is made one by `U+FE0F`, as the digit of a keycap is), and otherwise
+/// as wide as its first scalar.
 ///
 /// A cluster holding a control character (a tab, a line break, an escape) or a bidi override
 /// counts as one column: presenters draw each such cluster as one `�`, never the control
@@ -39,7 +40,9 @@ public enum TextWidth {
         let scalars = character.unicodeScalars
         guard let first = scalars.first else { return 0 }
         if scalars.contains(where: TerminalText.isUnsafe) { return 1 }
-        if first.value < 0x80 { return 1 }
+        // A lone ASCII character is one column; one that `U+FE0F` or a keycap's `U+20E3`
+        // follows (`1️⃣`, `#️⃣`) is an emoji, measured below.
+        if first.value < 0x80, scalars.count == 1 { return 1 }
         let base = scalars.first { columns(ofScalar: $0) > 0 } ?? first
         for scalar in scalars {
             if scalar.properties.isEmojiPresentation { return 2 }

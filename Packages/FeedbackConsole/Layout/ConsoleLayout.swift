@@ -16,6 +16,31 @@ package struct ConsoleLayout: Sendable {
         self.catalog = catalog
     }
 
+    /// The catalog's text of one of the console's own phrases, with `values` filled in; the
+    /// English one when the catalog (one made before the phrase existed) lacks it, so that a
+    /// line never shows a key's name.
+    func phrase(_ key: MessageKey, _ values: [String: String] = [:]) -> String {
+        catalog[key] != nil ? catalog.text(key, values) : MessageCatalog.english.text(key, values)
+    }
+
+    /// `parts` joined with the catalog's separator (`, `).
+    private func listed(_ parts: [String]) -> String {
+        parts.joined(separator: phrase(.listSeparator))
+    }
+
+    /// `done in 0.4 s`, or `failed after 2.8 s`: the outcome's word and the time it took.
+    func summary(_ outcome: ActivityOutcome, elapsed: Duration, counted: String? = nil) -> String {
+        let duration = Quantity.duration(elapsed)
+        switch outcome {
+        case .succeeded:
+            return phrase(.summaryIn, ["outcome": counted ?? catalog.text(.done), "duration": duration])
+        case .failed, .cancelled:
+            let word = catalog.text(outcome == .failed ? .failed : .cancelled)
+            let summary = phrase(.summaryAfter, ["outcome": word, "duration": duration])
+            return counted.map { listed([summary, $0]) } ?? summary
+        }
+    }
+
     // MARK: - The live area
 
     /// The live area for `scene`, at most `width` columns wide.
@@ -50,7 +75,9 @@ package struct ConsoleLayout: Sendable {
         let indent = String(repeating: " ", count: inset.leading)
         let appearance = placement.appearance
         var status = maskStatus(appearance, tick: tick)
-        if region.masks.count > 1 { status.append("  (\(region.masks.count) requests)", style: .dim) }
+        if region.masks.count > 1 {
+            status.append("  " + phrase(.requestsInRegion, ["count": "\(region.masks.count)"]), style: .dim)
+        }
         if let retry = entry.retry { status.append("  ↻ " + catalog.text(for: retry), style: .warning) }
         let title = region.container.title
 
@@ -150,7 +177,7 @@ package struct ConsoleLayout: Sendable {
         if let left = Quantity.remaining(
             completed: progress.completed, total: progress.total, bytesPerSecond: progress.bytesPerSecond)
         {
-            parts.append(StyledText("ETA " + Quantity.duration(seconds: left), style: .dim))
+            parts.append(StyledText(phrase(.timeLeft, ["duration": Quantity.duration(seconds: left)]), style: .dim))
         }
         // The label keeps up to 12 columns and a bar at least 12 (a spinner needs 1); the least
         // important parts (time left, rate, byte counts) go first when they do not fit.
@@ -214,6 +241,26 @@ package struct ConsoleLayout: Sendable {
         bar.append(String(repeating: "░", count: inner - filled), style: .dim)
         bar.append("]")
         return bar
+    }
+
+    /// How many rows of a terminal `columns` wide a line of `text` takes once the terminal has
+    /// wrapped it: its clusters placed one after the other, a wide one that does not fit at the
+    /// end of a row going whole to the next, as terminals reflow a line; at least one.
+    ///
+    /// For text without wide characters this is the line's width divided by `columns`, rounded up.
+    package static func rowsOccupied(by text: String, columns: Int) -> Int {
+        let columns = max(1, columns)
+        var rows = 1
+        var used = 0
+        for character in text {
+            let next = min(columns, TextWidth.columns(of: character))
+            if used + next > columns {
+                rows += 1
+                used = 0
+            }
+            used += next
+        }
+        return rows
     }
 
     // MARK: - What is printed for good
@@ -327,10 +374,7 @@ package struct ConsoleLayout: Sendable {
             return [StyledText(plainLabel(label) + ": " + catalog.text(for: notice), style: .warning)]
         case .maskSummary(let placement, let outcome, let elapsed):
             let label = maskLabel(placement)
-            let text =
-                outcome == .succeeded
-                ? "\(catalog.text(.done)) in \(Quantity.duration(elapsed))"
-                : "\(catalog.text(outcome == .failed ? .failed : .cancelled)) after \(Quantity.duration(elapsed))"
+            let text = summary(outcome, elapsed: elapsed)
             return [StyledText("\(label): \(text)", style: outcome == .succeeded ? .plain : .failure)]
         case .transferSummary(let transfer, let outcome, let elapsed):
             return [
@@ -347,34 +391,43 @@ package struct ConsoleLayout: Sendable {
         if let count = transfer.count {
             text += "\(Quantity.percent(count.fractionCompleted)) \(catalog.text(for: count))"
         } else if let progress = transfer.progress {
+            var parts: [String]
             if let fraction = progress.fractionCompleted {
-                text += "\(Quantity.percent(fraction)) \(Quantity.bytes(progress.completed)) of "
-                text += Quantity.bytes(progress.total ?? 0)
+                let bytes = phrase(
+                    .bytesOfTotal,
+                    ["completed": Quantity.bytes(progress.completed), "total": Quantity.bytes(progress.total ?? 0)])
+                parts = ["\(Quantity.percent(fraction)) \(bytes)"]
             } else {
-                text += Quantity.bytes(progress.completed)
+                parts = [Quantity.bytes(progress.completed)]
             }
-            text += ", \(Quantity.rate(progress.bytesPerSecond))"
+            parts.append(Quantity.rate(progress.bytesPerSecond))
             if let left = Quantity.remaining(
                 completed: progress.completed, total: progress.total, bytesPerSecond: progress.bytesPerSecond)
             {
-                text += ", ETA \(Quantity.duration(seconds: left))"
+                parts.append(phrase(.timeLeft, ["duration": Quantity.duration(seconds: left)]))
             }
+            text += listed(parts)
         } else {
-            text += "waiting"
+            text += phrase(.waiting)
         }
         return StyledText(text)
     }
 
     /// The plain status line of a mask still on after a while.
     package func plainStatus(of entry: FeedbackScene.MaskEntry, elapsed: Duration) -> StyledText {
-        StyledText("\(maskLabel(entry.placement)): running for \(Quantity.duration(elapsed))")
+        StyledText("\(maskLabel(entry.placement)): " + phrase(.runningFor, ["duration": Quantity.duration(elapsed)]))
     }
 
     /// What a mask's request is called in plain lines: its text without a trailing ellipsis,
-    /// and the container's title.
+    /// and the container's title. A refresh header is called by its label alone, as the live area shows it.
     func maskLabel(_ placement: MaskPlacement) -> String {
         let text = plainLabel(placement.appearance.text)
-        guard let title = placement.container.title, !title.isEmpty else { return text.isEmpty ? "Request" : text }
+        if placement.container.kind == .refreshHeader, let title = placement.container.title, !title.isEmpty {
+            return plainLabel(title)
+        }
+        guard let title = placement.container.title, !title.isEmpty else {
+            return text.isEmpty ? phrase(.request) : text
+        }
         return text.isEmpty ? title : "\(text) (\(title))"
     }
 
@@ -388,23 +441,14 @@ package struct ConsoleLayout: Sendable {
         -> String
     {
         if let count = transfer.count {
-            let counted = catalog.text(for: count)
-            switch outcome {
-            case .succeeded: return "\(counted) in \(Quantity.duration(elapsed))"
-            case .failed: return "\(catalog.text(.failed)) after \(Quantity.duration(elapsed)), \(counted)"
-            case .cancelled: return "\(catalog.text(.cancelled)) after \(Quantity.duration(elapsed)), \(counted)"
-            }
+            return summary(outcome, elapsed: elapsed, counted: catalog.text(for: count))
         }
-        switch outcome {
-        case .succeeded:
-            let bytes = transfer.progress?.completed ?? 0
-            let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-            let rate = seconds > 0 ? ", \(Quantity.rate(Double(bytes) / seconds))" : ""
-            return "\(catalog.text(.done)), \(Quantity.bytes(bytes)) in \(Quantity.duration(elapsed))\(rate)"
-        case .failed:
-            return "\(catalog.text(.failed)) after \(Quantity.duration(elapsed))"
-        case .cancelled:
-            return "\(catalog.text(.cancelled)) after \(Quantity.duration(elapsed))"
-        }
+        guard outcome == .succeeded else { return summary(outcome, elapsed: elapsed) }
+        let bytes = transfer.progress?.completed ?? 0
+        let done = phrase(
+            .summaryTransferred,
+            ["outcome": catalog.text(.done), "bytes": Quantity.bytes(bytes), "duration": Quantity.duration(elapsed)])
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        return seconds > 0 ? listed([done, Quantity.rate(Double(bytes) / seconds)]) : done
     }
 }
