@@ -69,8 +69,8 @@ enum MockRoute: Sendable {
     case auth(AuthEndpoint)
     /// `/cache?key=K&…`: caching headers as asked, `304` to matching conditional requests.
     case cache
-    /// A feature module's canned route (``FeatureRoutes``), by method, at `path`.
-    case feature([String: FeatureRoutes.Route], path: String)
+    /// A feature module's canned routes (``FeatureRoutes``) whose path matches the request's.
+    case feature(FeatureRoutes.Matches)
 
     /// The endpoints under `/auth`.
     enum AuthEndpoint: Sendable {
