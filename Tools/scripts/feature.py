@@ -18,7 +18,9 @@ Usage, from anywhere in the checkout (or through make):
     Tools/MockServer/MockBackend/Resources/Features/news.json   the mock backend's route
     Package.swift                                    one line in the features table
 
-`make test` passes right after `add`; after `remove` the checkout is as before `add`.
+`make test` passes right after `add`; after `remove` the checkout is as before `add`. The self-test
+below checks the files and the manifest; `make feature-check` (Tools/scripts/check-feature-scaffold.sh,
+part of `make test`) goes end to end: it builds what `add` wrote and runs its tests.
 Exit status: 0 on success, 1 when the name is taken or unknown, 2 for a bad command line.
 """
 
