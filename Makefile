@@ -16,8 +16,8 @@
 #   make layering       check the manifest against the layer table
 #   make examples       compile every Swift example of README.md, CONTRIBUTING.md and docs/ against
 #                       the build (after `make build`)
-#   make feature-check  scaffold a module in a scratch copy, build it with the gate's flags, run
-#                       its tests, remove it, and check the copy is as it was (after `make build`)
+#   make feature-check  scaffold a module, build it with the gate's flags, run its tests, remove
+#                       it, and check the checkout is as it was (after `make build`)
 #   make docs           build every library product's DocC docs; a broken ``Symbol`` link fails
 #                       (swift-docc-plugin, docc's warnings as errors)
 #   make test           setup, layering, lint, build, examples, feature-check, docs, the tests
@@ -116,8 +116,8 @@ examples:
 	$(PYTHON) Tools/scripts/check-examples.py --self-test
 	$(PYTHON) Tools/scripts/check-examples.py
 
-# `make feature` end to end, in a scratch copy that reuses the build of `build`
-# (Tools/scripts/check-feature-scaffold.sh).
+# `make feature` end to end, in the build of `build`: only the new module is compiled
+# (Tools/scripts/check-feature-scaffold.sh says why not in a copy).
 feature-check:
 	SWIFT='$(SWIFT)' PYTHON='$(PYTHON)' ROOT_FLAGS='$(ROOT_FLAGS)' bash Tools/scripts/check-feature-scaffold.sh
 
