@@ -6,17 +6,23 @@
 #   make feature NAME=X scaffold a feature module X: its folder, its line in Package.swift, a
 #                       form, the feature protocol, tests with the doubles, a mock route
 #   make remove-feature NAME=X  remove what `make feature NAME=X` added
+#   make test-one FILTER=X  build as the gate does (incrementally) and run the tests matching X
+#                       with the test servers up: the quick loop while working on a suite
 #   make setup          install what building and testing need (Debian packages, PyPI)
 #   make build          build the library (every trait on) and the tools, warnings as errors,
 #                       imports checked
 #   make tools          build the tools alone (Tools/All: parley-demo, parley-fetch, parley-bench,
 #                       parley-soak, parley-mock-server) into .build/tools/debug
 #   make layering       check the manifest against the layer table
+#   make examples       compile every Swift example of README.md, CONTRIBUTING.md and docs/ against
+#                       the build (after `make build`)
+#   make feature-check  scaffold a module, build it with the gate's flags, run its tests, remove
+#                       it, and check the checkout is as it was (after `make build`)
 #   make docs           build every library product's DocC docs; a broken ``Symbol`` link fails
 #                       (swift-docc-plugin, docc's warnings as errors)
-#   make test           setup, layering, lint, build, docs, the tests against loopback servers,
-#                       then the consumer check (a package that depends on Parley by URL and
-#                       version)
+#   make test           setup, layering, lint, build, examples, docs, the tests against loopback
+#                       servers, then the consumer check (a package that depends on Parley by
+#                       URL and version)
 #   make consumer       the consumer check alone
 #   make openapi-example  build Examples/WeatherOpenAPI (swift-openapi-generator's plugin) and
 #                       call each of its operations through Parley against a mock server
@@ -63,7 +69,7 @@ TOOLS_BIN = $(abspath $(TOOLS_SCRATCH))/debug
 BENCH_PACKAGE := Tools/Benchmarks
 LINT_PATHS := Package.swift $(wildcard Packages Tools Tests Apps Examples)
 
-.PHONY: help demo feature remove-feature setup build tools layering docs test consumer openapi-example sanitize lint format bench bench-counts soak clean-servers
+.PHONY: help demo feature remove-feature test-one setup build tools layering examples feature-check docs test consumer openapi-example sanitize lint format bench bench-counts soak clean-servers
 
 help:
 	@sed -n 's/^#   make/  make/p' $(firstword $(MAKEFILE_LIST))
@@ -81,6 +87,15 @@ feature:
 remove-feature:
 	$(PYTHON) Tools/scripts/feature.py remove '$(NAME)'
 
+# The build of `build` (the root alone; `make tools` once for the tests that run a tool), so
+# that switching between this and the gate rebuilds nothing, then the tests whose names match
+# FILTER (`swift test --filter`), with the test servers up as the gate starts them.
+test-one:
+	@[[ -n '$(FILTER)' ]] || { echo "make test-one: name the tests, e.g. make test-one FILTER=NewsTests" >&2; exit 2; }
+	$(SWIFT) build --build-tests $(ROOT_FLAGS)
+	PARLEY_TOOLS_BIN='$(TOOLS_BIN)' bash Tools/scripts/with-test-servers.sh \
+		$(SWIFT) test --skip-build $(ROOT_FLAGS) --filter '$(FILTER)'
+
 setup:
 	bash Tools/scripts/setup.sh
 
@@ -95,18 +110,32 @@ layering:
 	$(PYTHON) Tools/check-layering.py
 	$(PYTHON) Tools/scripts/feature.py --self-test
 
+# Type-checks the documentation's Swift blocks against the modules `build` made, in seconds;
+# the self-test first proves that a broken block fails (Tools/scripts/check-examples.py).
+examples:
+	$(PYTHON) Tools/scripts/check-examples.py --self-test
+	$(PYTHON) Tools/scripts/check-examples.py
+
+# `make feature` end to end, in the build of `build` (Tools/scripts/check-feature-scaffold.sh
+# says why not in a copy). Not part of `make test` yet: the new module's canned routes change
+# the mock backend's resources, which recompiles every test target that imports it (about
+# 10 minutes on two busy cores), and the gate's next build recompiles them again.
+feature-check:
+	SWIFT='$(SWIFT)' PYTHON='$(PYTHON)' ROOT_FLAGS='$(ROOT_FLAGS)' bash Tools/scripts/check-feature-scaffold.sh
+
 # In a scratch folder of its own (.build/docs), so that it leaves the build above alone.
 docs:
 	SWIFT='$(SWIFT)' PYTHON='$(PYTHON)' bash Tools/scripts/docs.sh
 
 # The servers are stopped by with-test-servers.sh whatever the tests do; the exit status is
 # that of `swift test`, or of the consumer check when the tests pass. The documentation is
-# built after the library and before the tests: a broken link fails in seconds, not after them.
+# built after the library and before the tests: a broken link fails in seconds, not after them,
+# as do the documentation's examples, which use the library's build.
 # The tests that run the tools (DemoTests, SoakTests, some TransportCurlTests) find them in
 # PARLEY_TOOLS_BIN, built by `build`. The OpenAPI example follows (its first build compiles the
 # generator's plugin: about 6 minutes, then seconds), and a short fuzz run of every parser
 # (FUZZ_SHORT_SECONDS each, see `fuzz`) comes last.
-test: setup layering lint build docs
+test: setup layering lint build examples docs
 	PARLEY_TOOLS_BIN='$(TOOLS_BIN)' bash Tools/scripts/with-test-servers.sh bash -c \
 		'$(SWIFT) test $(ROOT_FLAGS) && bash Tools/scripts/check-consumer.sh'
 	PARLEY_TOOLS_BIN='$(TOOLS_BIN)' SWIFT='$(SWIFT)' SWIFT_FLAGS='$(SWIFT_FLAGS)' bash Tools/scripts/openapi-example.sh

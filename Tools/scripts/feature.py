@@ -18,7 +18,9 @@ Usage, from anywhere in the checkout (or through make):
     Tools/MockServer/MockBackend/Resources/Features/news.json   the mock backend's route
     Package.swift                                    one line in the features table
 
-`make test` passes right after `add`; after `remove` the checkout is as before `add`.
+`make test` passes right after `add`; after `remove` the checkout is as before `add`. The self-test
+below checks the files and the manifest; `make feature-check` (Tools/scripts/check-feature-scaffold.sh,
+part of `make test`) goes end to end: it builds what `add` wrote and runs its tests.
 Exit status: 0 on success, 1 when the name is taken or unknown, 2 for a bad command line.
 """
 
@@ -122,7 +124,7 @@ def add(name: str) -> None:
     for file, template in files.items():
         file.parent.mkdir(parents=True, exist_ok=True)
         file.write_text(template.replace("__NAME__", name).replace("__PATH__", path)
-                        .replace("__LOWER__", name[0].lower() + name[1:]))
+                        .replace("__LOWER__", name[0].lower() + name[1:]).replace("__FILE__", where["route"].name))
     # The house format, so that `make lint` passes on what was written.
     swift = shutil.which("swift")
     if swift and FORMATS:
@@ -226,10 +228,13 @@ FORM = '''import Forms
 enum __NAME__Form: RequestFormable {
     /// `GET __PATH__`: the latest items.
     case latest
+    /// `GET __PATH__/{id}`: one item.
+    case item(id: Int)
 
     var path: String {
         switch self {
         case .latest: "__PATH__"
+        case .item(let id): "__PATH__/\(id)"
         }
     }
 
@@ -281,6 +286,17 @@ extension __NAME__Requestable {
     /// - Returns: A handle for the items.
     public func latest(options: CallOptions = CallOptions()) -> DataRequest<[__NAME__Item]> {
         request(__NAME__Form.latest, options: options).decodeEnvelope([__NAME__Item].self)
+    }
+
+    /// One item: `GET __PATH__/{id}`, decoded from the envelope's data.
+    ///
+    /// - Parameters:
+    ///   - id: The item's identifier.
+    ///   - options: What this call decides over the client; none by default.
+    /// - Returns: A handle for the item. An id the server does not know fails it with Mapping's
+    ///   `BusinessError` and the server's message.
+    public func item(id: Int, options: CallOptions = CallOptions()) -> DataRequest<__NAME__Item> {
+        request(__NAME__Form.item(id: id), options: options).decodeEnvelope(__NAME__Item.self)
     }
 }
 '''
@@ -339,6 +355,8 @@ import Foundation
 import HTTPTypes
 import Mapping
 import MockBackend
+// `client.retry` is Retry's `RetryPolicy`: setting its members needs the module imported
+// (the package builds with MemberImportVisibility).
 import Retry
 import ServerTestSupport
 import Testing
@@ -347,7 +365,7 @@ import TransportTesting
 import __NAME__
 
 /// __NAME__ with the test doubles (a stub transport, a recording presenter), and against the
-/// mock backend's `__PATH__` route.
+/// feature's own routes of the mock backend (`Resources/Features/__FILE__`).
 @Suite struct __NAME__RequestableTests {
     /// A screen of the app that shows the items.
     struct __NAME__Screen: __NAME__Requestable, Containable, Loadable {
@@ -396,7 +414,26 @@ import __NAME__
 
             let items = try await screen.latest().value
 
-            #expect(!items.isEmpty)
+            #expect(items.map(\.id) == [1, 2])
+        }
+    }
+
+    @Test func readsAnItemAndTheServersMessageForAnUnknownID() async throws {
+        try await withServerAndTransport { server, transport in
+            var client = ClientConfiguration(transport: transport, baseURL: server.baseURL)
+            client.retry.maximumRetries = 0
+            let screen = __NAME__Screen(clientConfiguration: client)
+
+            let item = try await screen.item(id: 1).value
+            let unknown = await screen.item(id: 99).result
+
+            #expect(item == __NAME__Item(id: 1, title: "The first __NAME__ item"))
+            guard case .failure(let error as BusinessError) = unknown else {
+                Issue.record("expected a business error, got \(unknown)")
+                return
+            }
+            #expect(error.code == 404)
+            #expect(error.serverMessage == "No __NAME__ item 99")
         }
     }
 }
@@ -411,7 +448,10 @@ ROUTE = '''{
         {"id": 1, "title": "The first __NAME__ item"},
         {"id": 2, "title": "The second __NAME__ item"}
       ]
-    }
+    },
+    {"method": "GET", "path": "__PATH__/1", "data": {"id": 1, "title": "The first __NAME__ item"}},
+    {"method": "GET", "path": "__PATH__/2", "data": {"id": 2, "title": "The second __NAME__ item"}},
+    {"method": "GET", "path": "__PATH__/{id}", "code": 404, "message": "No __NAME__ item {id}", "data": null}
   ]
 }
 '''

@@ -71,7 +71,7 @@ import UnixSignals
 /// | `/weather/cities?cursor=C&limit=N` | GET (or HEAD). Envelope data `{"items": [{"name", "country"}], "cursor": next or null}`: 60 cities in a fixed order (Chinese ones named in Chinese, country `中国`; São Paulo, Zürich, Montréal…), `N` a page (10 by default, 1–100). Cursors are opaque; code 400 "Invalid cursor: C" for one this server did not make. |
 /// | `/weather/radar?city=NAME&size=N` | GET (or HEAD). The city's radar image: `N` bytes (262144 by default, at most 256 MiB) that repeat 4093 bytes seeded by the city, `application/octet-stream`, streamed with `Content-Length`, `ETag: "radar-{hex}-{N}"`, `Last-Modified`. One `Range: bytes=` is honoured (206/416) unless `If-Range` names another version (200). `chunk-delay=MS` (per 64 KiB; the route's pace by default, see `/faults/pace`). Not an envelope route: unknown city HTTP 404, missing city HTTP 400, both with the envelope as body (`{"code": 404, "message": "Unknown city: NAME", "data": null}`). |
 /// | `/weather/report` | POST only. `Authorization: Bearer T` (a token of `/auth/login`, unexpired) and a `multipart/form-data` body with parts `city` (text), `note` (text, optional), `photo` (file, hashed as it arrives). Envelope data `{"id": "report-N", "city", "note" (or null), "bytes", "sha256"}` (the photo's length and hex SHA-256). Code 401 "Log in first" (no token) or "Token expired"; code 400 "Missing part: city" / "Missing part: photo", or a body that does not parse; code 404 "Unknown city: NAME". |
-/// | feature routes | Every `Resources/Features/*.json` of the bundle adds canned routes (``FeatureRoutes``): `{"routes": [{"method", "path", "code", "message", "data"}]}`, answered as the envelope `{"code": code (200), "message": message ("ok"), "data": data}`; another method gets 405 with `Allow`. The routes above win over canned ones. `make feature NAME=X` writes one. |
+/// | feature routes | Every `Resources/Features/*.json` of the bundle (and of each folder of ``Options/featureRoutes``) adds canned routes (``FeatureRoutes``): `{"routes": [{"method", "path", "query", "status", "code", "message", "data"}]}`, answered as the envelope `{"code": code (200), "message": message ("ok"), "data": data}` with HTTP `status` (200). A path segment `{name}` matches any segment, and fills `{name}` in `message` and in `data`'s strings; `query` items must be in the request; the most specific route answers (most literal segments, then most query items). Another method gets 405 with `Allow`; a query no route accepts, HTTP 404 with the envelope's code 404. The routes above win over canned ones. `make feature NAME=X` writes one. |
 /// | `/faults` | GET. The fault injector (``FaultInjector``): `{"chaos": {"rate", "seed", "faults": ["drop", "503:1"]}, "delays": {path: ms}, "paces": {path: ms}, "scripts": {path: ["drop", "503:1", "ok"]}, "counters": {path: {"requests", "drops", "unavailable", "unavailableWithoutRetryAfter", "resets", "stalls", "delayed"}}, "paths": [business route paths]}`. |
 /// | `/faults/script?path=P&outcomes=O,…` | POST only. Replaces route `P`'s scripted outcomes (`ok`, `drop`, `503` with `Retry-After: 1`, `503:SECONDS`, `503:none` without `Retry-After`, `reset` mid-body, `stall` mid-body; empty removes them); answers the `/faults` document. `P` must be a business route (400 otherwise). |
 /// | `/faults/delay?path=P&ms=N` | POST only. Route `P` waits `N` ms (0–600000; 0 removes) before each answer. |
@@ -317,7 +317,11 @@ public struct MockServer: Sendable {
             chaosRate: options.chaosRate, chaosSeed: options.chaosSeed, chaosFaults: options.chaosFaults,
             delays: options.delays)
         let application = Application(
-            responder: MockResponder(recorder: recorder, faults: faults),
+            responder: MockResponder(
+                recorder: recorder, faults: faults,
+                features: options.featureRoutes.isEmpty
+                    ? .bundled
+                    : FeatureRoutes(folders: [FeatureRoutes.bundledFolder].compactMap { $0 } + options.featureRoutes)),
             // `.http1()`, with connections accepted as the server stops closed rather than
             // dropped: see `ClosingChildChannel`.
             server: HTTPServerBuilder { responder in

@@ -1,3 +1,5 @@
+public import Foundation
+
 extension MockServer {
     /// How a ``MockServer`` starts: the faults its business routes get from the first request.
     ///
@@ -21,6 +23,9 @@ extension MockServer {
         /// Delays before every answer of a business route, by route path (such as `/weather`).
         /// None by default.
         public var delays: [String: Duration]
+        /// Folders of more canned feature routes (`*.json`, as in the bundle's
+        /// `Resources/Features`), read after the bundle's: a test's own routes. None by default.
+        public var featureRoutes: [URL] = []
 
         /// Options with the given chaos and delays; the defaults inject nothing.
         ///

@@ -32,10 +32,13 @@ struct MockResponder: HTTPResponder {
     let reports = AttemptCounter()
     /// The upload resources of `/resumable`.
     let resumableUploads = ResumableUploadLedger()
+    /// The canned routes of feature modules: the bundle's, and the folders of the server's options.
+    let features: FeatureRoutes
 
-    init(recorder: RequestRecorder, faults: FaultInjector = FaultInjector()) {
+    init(recorder: RequestRecorder, faults: FaultInjector = FaultInjector(), features: FeatureRoutes = .bundled) {
         self.recorder = recorder
         self.faults = faults
+        self.features = features
     }
 
     func respond(to request: Request, context: MockRequestContext) async throws -> Response {
@@ -52,7 +55,7 @@ struct MockResponder: HTTPResponder {
         do {
             let route =
                 try MockRoute(segments: target.segments)
-                ?? FeatureRoutes.bundled.routes(at: target.path).map { MockRoute.feature($0, path: target.path) }
+                ?? features.matches(for: target).map(MockRoute.feature)
             if route?.readsBody != true {
                 try await drainBody(of: request, into: entry)
             }
@@ -125,9 +128,9 @@ struct MockResponder: HTTPResponder {
         case .idempotentLedger: try .json(idempotency.ledger().json)
         case .auth(let endpoint): try await auth(endpoint, request: request, target: target)
         case .cache: try await cache(request, target: target)
+        case .feature(let matches): try feature(matches, request: request, target: target)
         case .events: try events(request, target: target, context: context)
         case .eventStats: try eventStats(target: target)
-        case .feature(let routes, let path): try feature(routes, request: request, path: path)
         case .resumable(let id):
             try await resumable(id: id, request: request, target: target, context: context, entry: entry)
         }

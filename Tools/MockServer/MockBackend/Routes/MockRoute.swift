@@ -75,10 +75,10 @@ enum MockRoute: Sendable {
     case events
     /// `/events/stats?key=K`: what `/events` sent for a key.
     case eventStats
-    /// A feature module's canned route (``FeatureRoutes``), by method, at `path`.
-    case feature([String: FeatureRoutes.Route], path: String)
     /// `/resumable` and `/resumable/{id}`: resumable uploads (`MockResponder+ResumableUploads.swift`).
     case resumable(id: Int?)
+    /// A feature module's canned routes (``FeatureRoutes``) whose path matches the request's.
+    case feature(FeatureRoutes.Matches)
 
     /// The endpoints under `/auth`.
     enum AuthEndpoint: Sendable {
