@@ -21,8 +21,13 @@ package struct ChildProcess {
     /// (`parley-cache-writer`, `parley-mock-server`), or a tool of `Tools/All` (`parley-fetch`,
     /// `parley-bench`, `parley-demo`, `parley-soak`) in the folder `PARLEY_TOOLS_BIN` names,
     /// `.build/tools/debug` by default. The tools depend on the library, so this package cannot
-    /// build them beside its tests; `make tools` (run by `make test`) builds them there.
+    /// build them beside its tests; `make tools` (run by `make test`) builds them there. That
+    /// folder is searched first: a build folder may still hold a tool built beside the tests
+    /// before the tools moved out, and such a copy would be stale.
     package static func siblingExecutable(_ name: String) throws -> String {
+        let tools = ProcessInfo.processInfo.environment["PARLEY_TOOLS_BIN"] ?? ".build/tools/debug"
+        let tool = URL(fileURLWithPath: tools).appendingPathComponent(name).path
+        if FileManager.default.isExecutableFile(atPath: tool) { return tool }
         let testBinary = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
         var folder = testBinary.deletingLastPathComponent()
         // The test binary may sit inside a `.xctest` bundle folder.
@@ -31,9 +36,6 @@ package struct ChildProcess {
             if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
             folder = folder.deletingLastPathComponent()
         }
-        let tools = ProcessInfo.processInfo.environment["PARLEY_TOOLS_BIN"] ?? ".build/tools/debug"
-        let tool = URL(fileURLWithPath: tools).appendingPathComponent(name).path
-        if FileManager.default.isExecutableFile(atPath: tool) { return tool }
         try #require(
             Bool(false),
             """
