@@ -30,12 +30,12 @@ public import Transport
 /// ```
 ///
 /// A run fails with a ``/Transport/TransportError`` of category
-/// ``/Transport/TransportError/Category/resumptionUnsupported``,
-/// ``/Transport/TransportError/Category/uploadGone``,
-/// ``/Transport/TransportError/Category/uploadOffsetInvalid``,
-/// ``/Transport/TransportError/Category/uploadSourceChanged`` (the file changed since the
+/// `.resumptionUnsupported`,
+/// `.uploadGone`,
+/// `.uploadOffsetInvalid`,
+/// `.uploadSourceChanged` (the file changed since the
 /// sidecar was written: the run refuses to resume),
-/// ``/Transport/TransportError/Category/uploadFailed``, `.cancelled` when its task is
+/// `.uploadFailed`, `.cancelled` when its task is
 /// cancelled (the sidecar stays: run again to resume), or the last failure once the retry
 /// policy stops.
 public struct ResumableUpload: Sendable {

@@ -5,7 +5,7 @@ public import HTTPTypes
 /// transports that hold it.
 ///
 /// Opt-in: a transport without a jar sends no cookie but those a request sets itself and
-/// stores none. With one (``/TransportCurl/CurlTransport/Configuration/cookieJar`` for the
+/// stores none. With one (`CurlTransport.Configuration.cookieJar` for the
 /// engine), every `Set-Cookie` of every response, redirect hops included, is stored, and
 /// every request carries the cookies whose domain, path and `Secure` flag match its URL.
 ///
