@@ -218,6 +218,12 @@ http {{
         location @uploaded {{
             return 200 "uploaded\\n";
         }}
+        # The OpenAPI benchmark's `getForecast` (GET /weather?city=…, Examples/WeatherOpenAPI's
+        # openapi.yaml): the full-stack scenario's envelope, as JSON.
+        location = /weather {{
+            default_type application/json;
+            try_files /envelope.json =404;
+        }}
 {delay_location}    }}
 }}
 """
@@ -838,7 +844,8 @@ def main() -> int:
         server.start()
         if arguments.serve:
             log(f"CA file: {server.prefix / 'ca.pem'}\nupload input: {server.prefix / 'upload.bin'}\n"
-                f"paths: /small.bin ({SMALL_BODY} B), /envelope.json (the full-stack envelope), /big.bin (1 GiB), "
+                f"paths: /small.bin ({SMALL_BODY} B), /envelope.json (the full-stack envelope; also at "
+                f"/weather?city=…, for parley-bench-openapi), /big.bin (1 GiB), "
                 f"/upload (POST), /delay ({SMALL_BODY} B after {INFLIGHT_DELAY_S} s)\nCtrl-C stops nginx.")
             while True:
                 time.sleep(3600)
