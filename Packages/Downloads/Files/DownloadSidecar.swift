@@ -17,7 +17,7 @@ package import Foundation
 /// `package` rather than internal so that the fuzz target in `Tests/Fuzz` can read arbitrary
 /// bytes with it and check that what it writes reads back the same; nothing outside this
 /// package sees it.
-package struct DownloadSidecar: Codable, Equatable, Sendable {
+package struct DownloadSidecar: Codable, Equatable, Sendable, SidecarRecord {
     /// The format version this code writes and reads.
     package static let currentVersion = 1
 
@@ -56,15 +56,6 @@ package struct DownloadSidecar: Codable, Equatable, Sendable {
     package var identifiesBytesAcrossURLs: Bool {
         guard case .entityTag = validator else { return false }
         return totalLength != nil
-    }
-
-    /// The record as one line of JSON with sorted keys.
-    package func encoded() throws -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        var data = try encoder.encode(self)
-        data.append(UInt8(ascii: "\n"))
-        return data
     }
 
     /// Reads a record; `nil` for anything that is not a record of the current format.

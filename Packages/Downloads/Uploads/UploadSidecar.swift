@@ -10,7 +10,7 @@ package import Foundation
 ///
 /// `offset` is the last offset the server confirmed; a later run asks the server again
 /// (`HEAD`) and trusts only its answer, so a crash that leaves it stale costs nothing.
-package struct UploadSidecar: Codable, Equatable, Sendable {
+package struct UploadSidecar: Codable, Equatable, Sendable, SidecarRecord {
     /// The format version this code writes and reads.
     package static let currentVersion = 1
 
@@ -39,15 +39,6 @@ package struct UploadSidecar: Codable, Equatable, Sendable {
 
     /// The sidecar's path for a file.
     package static func path(of file: String) -> String { file + ".upload.json" }
-
-    /// The record as one line of JSON with sorted keys.
-    package func encoded() throws -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        var data = try encoder.encode(self)
-        data.append(UInt8(ascii: "\n"))
-        return data
-    }
 
     /// Reads a record; `nil` for anything that is not a record of the current format.
     package static func decode(_ data: Data) -> UploadSidecar? {
