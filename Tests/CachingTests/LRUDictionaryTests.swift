@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 
 @testable import Caching
@@ -32,7 +33,7 @@ import Testing
     /// shift them).
     @Test(arguments: [(1_000_000, 1), (4, 2), (1, 3)])
     func randomOperationsMatchAPlainDictionaryAndList(distinctHashes: UInt64, seed: UInt64) {
-        var generator = SplitMix(state: seed)
+        var generator = SeededGenerator(seed: seed)
         var index = LRUDictionary<Key, Int>()
         var model = Model()
         func key(_ name: Int) -> Key {
@@ -92,18 +93,5 @@ import Testing
         index.set(1, forKey: "a")
         index.removeAll()
         #expect(index.peek("a") == nil && index.count == 0)
-    }
-
-    /// SplitMix64, seeded, so that a failure can be replayed.
-    struct SplitMix: RandomNumberGenerator {
-        var state: UInt64
-
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var mixed = state
-            mixed = (mixed ^ (mixed >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            mixed = (mixed ^ (mixed >> 27)) &* 0x94D0_49BB_1331_11EB
-            return mixed ^ (mixed >> 31)
-        }
     }
 }

@@ -1,21 +1,9 @@
 import FeedbackTesting
+import TestSupport
 import Testing
 
 @Suite struct VirtualTerminalTests {
     typealias Position = VirtualTerminal.Position
-
-    /// A generator with a fixed seed (SplitMix64), so that a failing fuzz case can be replayed.
-    struct SeededGenerator: RandomNumberGenerator {
-        var state: UInt64
-
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var value = state
-            value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
-            return value ^ (value >> 31)
-        }
-    }
 
     /// What must hold whatever was fed: the grid keeps its size and the cursor stays on it.
     static func expectConsistent(_ terminal: VirtualTerminal, sourceLocation: SourceLocation = #_sourceLocation) {
@@ -341,7 +329,7 @@ import Testing
 
     @Test(arguments: [UInt64(1), 2, 3])
     func survivesRandomBytes(seed: UInt64) {
-        var generator = SeededGenerator(state: seed)
+        var generator = SeededGenerator(seed: seed)
         let bytes = (0..<10_000).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
         let terminal = VirtualTerminal(columns: 80, rows: 24)
         terminal.feed(bytes: bytes)
@@ -355,7 +343,7 @@ import Testing
             "\u{1B}", "[", "]", "?", ";", "0", "7", "25", "99999", "l", "h", "m", "K", "J", "A", "B", "C", "D", "G",
             "H", "\u{7}", "\\", "\r", "\n", "\r\n", "\u{8}", "\t", "多", "🇨🇦", "\u{301}", "a", " ", "\u{9B}",
         ]
-        var generator = SeededGenerator(state: seed)
+        var generator = SeededGenerator(seed: seed)
         let terminal = VirtualTerminal(columns: 13, rows: 5)
         for _ in 0..<10_000 {
             terminal.feed(pieces.randomElement(using: &generator) ?? "")

@@ -256,19 +256,13 @@ import Testing
     }
 }
 
-/// A small seeded generator (SplitMix64), so that a failing document can be drawn again.
+/// Random JSON texts from a seeded generator, so that a failing document can be drawn again.
 struct SeededRandom: RandomNumberGenerator {
-    var state: UInt64
+    private var generator: SeededGenerator
 
-    init(seed: UInt64) { state = seed }
+    init(seed: UInt64) { generator = SeededGenerator(seed: seed) }
 
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
+    mutating func next() -> UInt64 { generator.next() }
 
     /// A JSON text: mostly valid, with numbers, strings and escapes of every kind.
     mutating func document(depth: Int) -> String {
