@@ -10,10 +10,13 @@ extension CurlTransfer {
     /// Points libcurl's private pointer and every callback's user data at this transfer.
     func setContext(on handle: CurlEasyHandle) {
         guard let context = retainedSelf?.toOpaque() else { return }
+        // The header callback is C (`parley_head_callback`): its data is the handle's head,
+        // which calls this transfer when a head ends.
+        handle.head.head.pointee.owner = context
+        handle.head.head.pointee.on_event = curlHeadEventCallback
         let easy = handle.pointer
         _ = parley_easy_setopt_pointer(easy, CURLOPT_PRIVATE, context)
         _ = parley_easy_setopt_pointer(easy, CURLOPT_WRITEDATA, context)
-        _ = parley_easy_setopt_pointer(easy, CURLOPT_HEADERDATA, context)
         _ = parley_easy_setopt_pointer(easy, CURLOPT_READDATA, context)
         _ = parley_easy_setopt_pointer(easy, CURLOPT_SEEKDATA, context)
         _ = parley_easy_setopt_pointer(easy, CURLOPT_XFERINFODATA, context)
@@ -34,8 +37,11 @@ extension CurlTransfer {
         let easy = handle.pointer
         let options = request.options
 
-        // Per-hop state.
-        response = ResponseHeadParser()
+        // Per-hop state. The head is parsed into the handle's own buffers, kept between its
+        // transfers.
+        response = handle.head
+        response.restart()
+        response.head.pointee.limit = Int64(options.maximumHeaderSize)
         isRedirectHop = false
         body = Data()
         bodyBytes = 0
@@ -139,7 +145,7 @@ extension CurlTransfer {
         _ = parley_easy_setopt_long(easy, CURLOPT_SUPPRESS_CONNECT_HEADERS, 1)
         configureTLS(easy)
         _ = parley_easy_setopt_write_callback(easy, CURLOPT_WRITEFUNCTION, curlWriteCallback)
-        _ = parley_easy_setopt_write_callback(easy, CURLOPT_HEADERFUNCTION, curlHeaderCallback)
+        parley_easy_set_head(easy, handle.head.head)
         _ = parley_easy_setopt_read_callback(easy, CURLOPT_READFUNCTION, curlReadCallback)
         _ = parley_easy_setopt_seek_callback(easy, CURLOPT_SEEKFUNCTION, curlSeekCallback)
         _ = parley_easy_setopt_prereq_callback(easy, CURLOPT_PREREQFUNCTION, curlPrereqCallback)
