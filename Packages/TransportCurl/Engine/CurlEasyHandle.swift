@@ -43,6 +43,8 @@ final class CurlEasyHandle {
         var hasDefaultHeaders = false
         /// `CURLOPT_NOPROGRESS`.
         var noProgress: Bool?
+        /// `CURLOPT_BUFFERSIZE`.
+        var bufferSize: Int?
     }
 
     /// Creates a handle, or `nil` when libcurl cannot.

@@ -93,6 +93,14 @@ extension CurlTransfer {
             _ = parley_easy_setopt_long(easy, CURLOPT_PIPEWAIT, pipeWait)
             handle.lastSet.pipeWait = pipeWait
         }
+        // libcurl allocates the receive buffer when the transfer starts and frees it when it
+        // ends, so its size may change between the transfers of a handle: a collected response
+        // takes the smaller one (it is held by every request waiting in flight).
+        let bufferSize = Self.receiveBufferSize(collects: isCollecting, configuration: configuration)
+        if handle.lastSet.bufferSize != bufferSize {
+            _ = parley_easy_setopt_long(easy, CURLOPT_BUFFERSIZE, bufferSize)
+            handle.lastSet.bufferSize = bufferSize
+        }
         if handle.lastSet.acceptsEncodings != options.decodesContent {
             if options.decodesContent {
                 _ = parley_easy_setopt_string(easy, CURLOPT_ACCEPT_ENCODING, "")
@@ -138,8 +146,6 @@ extension CurlTransfer {
         _ = parley_easy_setopt_long(
             easy, CURLOPT_HTTP_VERSION,
             configuration.allowsHTTP2 ? parley_http_version_2tls : parley_http_version_1_1)
-        _ = parley_easy_setopt_long(
-            easy, CURLOPT_BUFFERSIZE, min(max(1024, configuration.receiveBufferSize), 10 * 1024 * 1024))
         _ = parley_easy_setopt_long(easy, CURLOPT_TCP_NODELAY, 1)
         // A proxy's answer to CONNECT is not the response: keep it from the header callback.
         _ = parley_easy_setopt_long(easy, CURLOPT_SUPPRESS_CONNECT_HEADERS, 1)
@@ -304,6 +310,21 @@ extension CurlTransfer {
 
     /// The start of a URL whose scheme is `https`.
     private static let httpsPrefix = Array("https:".utf8)
+
+    /// Whether the body is collected whole (``Mode/collect``) rather than streamed.
+    var isCollecting: Bool {
+        if case .collect = mode { return true }
+        return false
+    }
+
+    /// libcurl's receive buffer for a transfer (`CURLOPT_BUFFERSIZE`): the configuration's
+    /// ``CurlTransport/Configuration/collectedReceiveBufferSize`` for a body collected whole,
+    /// its ``CurlTransport/Configuration/receiveBufferSize`` for a streamed one, within what
+    /// libcurl accepts (1 KiB to 10 MiB).
+    static func receiveBufferSize(collects: Bool, configuration: CurlTransport.Configuration) -> Int {
+        let bytes = collects ? configuration.collectedReceiveBufferSize : configuration.receiveBufferSize
+        return min(max(1024, bytes), 10 * 1024 * 1024)
+    }
 
     /// Whole milliseconds of `duration`, rounded down, for libcurl's `_MS` options.
     static func milliseconds(_ duration: Duration) -> Int {
