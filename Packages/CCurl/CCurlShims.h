@@ -238,4 +238,258 @@ static inline void parley_name_current_thread(const char *name) {
     (void)pthread_setname_np(pthread_self(), name);
 }
 
+// MARK: - The response head
+
+// libcurl hands its header callback one line at a time: status lines, fields, the blank line
+// that ends each head, and trailers. Parsing them in C keeps the engine's Swift code out of
+// every line: the callback below consumes each line into a `parley_head` and calls the
+// transfer (`on_event`) only when a head is complete, or when a line is refused. The rules are
+// `ResponseHeadParser`'s (TransportCurl), which wraps the same state for its tests and its
+// fuzz target.
+
+#include <string.h>
+
+enum {
+    PARLEY_HEAD_CONTINUE = 0,
+    PARLEY_HEAD_COMPLETE = 1,
+    PARLEY_HEAD_INTERIM = 2,
+    PARLEY_HEAD_TOO_LARGE = 3,
+    PARLEY_HEAD_INVALID = 4,
+};
+
+enum {
+    PARLEY_HEAD_PROBLEM_NONE = 0,
+    PARLEY_HEAD_PROBLEM_BLANK_BEFORE_STATUS = 1,
+    PARLEY_HEAD_PROBLEM_CONTINUATION_FIRST = 2,
+    PARLEY_HEAD_PROBLEM_NO_COLON = 3,
+    PARLEY_HEAD_PROBLEM_BAD_NAME = 4,
+    PARLEY_HEAD_PROBLEM_BAD_STATUS_LINE = 5,
+    PARLEY_HEAD_PROBLEM_OUT_OF_MEMORY = 6,
+};
+
+/// A byte buffer that grows and is kept between heads.
+typedef struct parley_bytes {
+    unsigned char *bytes;
+    size_t count;
+    size_t capacity;
+} parley_bytes;
+
+/// A response head being read, and what it means so far.
+typedef struct parley_head {
+    /// The most bytes the heads of one hop may take (`TransferOptions.maximumHeaderSize`).
+    int64_t limit;
+    /// Header bytes received since the transfer started, for the stall check.
+    int64_t moved;
+    /// Bytes of the hop's heads so far, interim heads included.
+    int64_t bytes;
+    /// The status of the head being read, 0 before its status line.
+    int status;
+    /// Whether a final head is complete (the lines after it are trailers), and whether an
+    /// interim head just ended (the next line starts a new head).
+    unsigned char complete, interim_complete;
+    /// Whether the head has a `Content-Encoding` field, and a `Location` field.
+    unsigned char has_content_encoding, has_location;
+    /// The `Content-Length`, -1 when the head has no valid one.
+    int64_t content_length;
+    /// The last `Location` value, trimmed, as an offset and a length in `lines`.
+    size_t location_offset, location_length;
+    /// The field lines, each without its CRLF and followed by a `\n`.
+    parley_bytes lines;
+    /// The reason phrase of the status line.
+    parley_bytes reason;
+    /// Why the last line was refused, and up to 64 bytes of what was refused.
+    int problem;
+    size_t problem_length;
+    unsigned char problem_text[64];
+    /// Called when `parley_head_consume` returns anything but `PARLEY_HEAD_CONTINUE`, with the
+    /// event; returns 0 to abort the transfer. Set by the engine, NULL in tests.
+    size_t (*on_event)(void *owner, int event);
+    void *owner;
+} parley_head;
+
+/// Starts `head` empty, with no buffer yet.
+static inline void parley_head_init(parley_head *head) {
+    memset(head, 0, sizeof *head);
+    head->content_length = -1;
+}
+
+/// Frees the buffers of `head`.
+static inline void parley_head_free(parley_head *head) {
+    free(head->lines.bytes);
+    free(head->reason.bytes);
+    head->lines = (parley_bytes){0};
+    head->reason = (parley_bytes){0};
+}
+
+/// Starts a new head; keeps the buffers (their room) and, when `keep_bytes`, the bytes counted
+/// against the limit (a head after an interim one counts with it).
+static inline void parley_head_restart(parley_head *head, int keep_bytes) {
+    if (!keep_bytes) head->bytes = 0;
+    head->status = 0;
+    head->complete = 0;
+    head->interim_complete = 0;
+    head->has_content_encoding = 0;
+    head->has_location = 0;
+    head->content_length = -1;
+    head->lines.count = 0;
+    head->reason.count = 0;
+    head->problem = PARLEY_HEAD_PROBLEM_NONE;
+    // A buffer a very large head grew is not kept for the next transfers of the handle.
+    if (head->lines.capacity > 16384) {
+        free(head->lines.bytes);
+        head->lines = (parley_bytes){0};
+    }
+}
+
+/// Appends `count` bytes; 0 when out of memory.
+static inline int parley_bytes_append(parley_bytes *buffer, const unsigned char *bytes, size_t count) {
+    if (buffer->count + count > buffer->capacity) {
+        size_t capacity = buffer->capacity ? buffer->capacity * 2 : 512;
+        while (capacity < buffer->count + count) capacity *= 2;
+        unsigned char *grown = (unsigned char *)realloc(buffer->bytes, capacity);
+        if (!grown) return 0;
+        buffer->bytes = grown;
+        buffer->capacity = capacity;
+    }
+    if (count) memcpy(buffer->bytes + buffer->count, bytes, count);
+    buffer->count += count;
+    return 1;
+}
+
+static inline int parley_head_refuse(parley_head *head, int problem, const unsigned char *text, size_t count) {
+    head->problem = problem;
+    head->problem_length = count < sizeof head->problem_text ? count : sizeof head->problem_text;
+    if (head->problem_length) memcpy(head->problem_text, text, head->problem_length);
+    return PARLEY_HEAD_INVALID;
+}
+
+/// Whether `byte` may appear in a field name: an HTTP token character (RFC 9110 §5.6.2).
+static inline int parley_is_token_byte(unsigned char byte) {
+    if ((byte >= 'a' && byte <= 'z') || (byte >= 'A' && byte <= 'Z') || (byte >= '0' && byte <= '9')) return 1;
+    switch (byte) {
+    case '!': case '#': case '$': case '%': case '&': case '\'': case '*': case '+': case '-': case '.':
+    case '^': case '_': case '`': case '|': case '~':
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+/// Whether `text` starts with `lowercase` (ASCII lowercase) in any letter case.
+static inline int parley_starts_ignoring_case(const unsigned char *text, const char *lowercase, size_t count) {
+    for (size_t index = 0; index < count; index++) {
+        unsigned char byte = text[index];
+        if (byte >= 'A' && byte <= 'Z') byte |= 0x20;
+        if (byte != (unsigned char)lowercase[index]) return 0;
+    }
+    return 1;
+}
+
+/// Records the fields the engine acts on: `Content-Length` (digits only, at most 18),
+/// `Content-Encoding` and `Location`. `offset` is where the line starts in `lines`.
+static inline void parley_head_note_field(parley_head *head, const unsigned char *text, size_t count,
+                                          size_t colon, size_t offset) {
+    if (colon != 14 && colon != 16 && colon != 8) return;
+    size_t first = colon + 1, end = count;
+    while (first < end && (text[first] == ' ' || text[first] == '\t')) first++;
+    while (end > first && (text[end - 1] == ' ' || text[end - 1] == '\t')) end--;
+    if (colon == 14 && parley_starts_ignoring_case(text, "content-length", 14)) {
+        size_t length = end - first;
+        int64_t value = 0;
+        int valid = length > 0 && length <= 18;
+        for (size_t index = first; valid && index < end; index++) {
+            if (text[index] < '0' || text[index] > '9') valid = 0;
+            else value = value * 10 + (text[index] - '0');
+        }
+        head->content_length = valid ? value : -1;
+    } else if (colon == 16 && parley_starts_ignoring_case(text, "content-encoding", 16)) {
+        head->has_content_encoding = 1;
+    } else if (colon == 8 && parley_starts_ignoring_case(text, "location", 8)) {
+        head->has_location = 1;
+        head->location_offset = offset + first;
+        head->location_length = end - first;
+    }
+}
+
+/// "HTTP/1.1 200 OK" or "HTTP/2 200": the version, one or more spaces, three digits, and after
+/// one or more spaces the reason, if any.
+static inline int parley_head_status_line(parley_head *head, const unsigned char *text, size_t count) {
+    size_t index = 5;
+    while (index < count && text[index] != ' ') index++;
+    while (index < count && text[index] == ' ') index++;
+    int code = 0, digits = 0;
+    while (index < count && text[index] != ' ') {
+        int digit = (int)text[index] - '0';
+        if (digit < 0 || digit > 9 || digits >= 3)
+            return parley_head_refuse(head, PARLEY_HEAD_PROBLEM_BAD_STATUS_LINE, text, count);
+        code = code * 10 + digit;
+        digits++;
+        index++;
+    }
+    if (digits != 3 || code < 100 || code >= 600)
+        return parley_head_refuse(head, PARLEY_HEAD_PROBLEM_BAD_STATUS_LINE, text, count);
+    while (index < count && text[index] == ' ') index++;
+    parley_head_restart(head, 1);
+    head->status = code;
+    if (!parley_bytes_append(&head->reason, text + index, count - index))
+        return parley_head_refuse(head, PARLEY_HEAD_PROBLEM_OUT_OF_MEMORY, NULL, 0);
+    return PARLEY_HEAD_CONTINUE;
+}
+
+/// Consumes one line, CRLF included; what it meant.
+static inline int parley_head_consume(parley_head *head, const unsigned char *line, size_t count) {
+    if (head->complete) return PARLEY_HEAD_CONTINUE;  // Trailers: not part of the head.
+    if (head->interim_complete) parley_head_restart(head, 1);
+    head->bytes += (int64_t)count;
+    if (head->bytes > head->limit) return PARLEY_HEAD_TOO_LARGE;
+    size_t end = count;
+    while (end > 0 && (line[end - 1] == '\n' || line[end - 1] == '\r')) end--;
+    if (end == 0) {
+        if (head->status == 0) return parley_head_refuse(head, PARLEY_HEAD_PROBLEM_BLANK_BEFORE_STATUS, NULL, 0);
+        if (head->status >= 100 && head->status < 200) {
+            // An interim response (100, 103, 104): the real head follows. It stays readable
+            // until the next line.
+            head->interim_complete = 1;
+            return PARLEY_HEAD_INTERIM;
+        }
+        head->complete = 1;
+        return PARLEY_HEAD_COMPLETE;
+    }
+    if (end >= 5 && memcmp(line, "HTTP/", 5) == 0) return parley_head_status_line(head, line, end);
+    if (line[0] == ' ' || line[0] == '\t') {
+        if (head->lines.count == 0)
+            return parley_head_refuse(head, PARLEY_HEAD_PROBLEM_CONTINUATION_FIRST, NULL, 0);
+    } else {
+        const unsigned char *colon = (const unsigned char *)memchr(line, ':', end);
+        if (!colon || colon == line) return parley_head_refuse(head, PARLEY_HEAD_PROBLEM_NO_COLON, NULL, 0);
+        size_t name_length = (size_t)(colon - line);
+        for (size_t index = 0; index < name_length; index++) {
+            if (!parley_is_token_byte(line[index]))
+                return parley_head_refuse(head, PARLEY_HEAD_PROBLEM_BAD_NAME, line, name_length);
+        }
+        parley_head_note_field(head, line, end, name_length, head->lines.count);
+    }
+    static const unsigned char newline = '\n';
+    if (!parley_bytes_append(&head->lines, line, end) || !parley_bytes_append(&head->lines, &newline, 1))
+        return parley_head_refuse(head, PARLEY_HEAD_PROBLEM_OUT_OF_MEMORY, NULL, 0);
+    return PARLEY_HEAD_CONTINUE;
+}
+
+/// `CURLOPT_HEADERFUNCTION` with a `parley_head` as its data: a line that completes a head or
+/// is refused goes to the head's `on_event`, whose 0 aborts the transfer.
+static inline size_t parley_head_callback(char *data, size_t size, size_t count, void *context) {
+    parley_head *head = (parley_head *)context;
+    size_t length = size * count;
+    head->moved += (int64_t)length;
+    int event = parley_head_consume(head, (const unsigned char *)data, length);
+    if (event == PARLEY_HEAD_CONTINUE) return length;
+    return head->on_event(head->owner, event) ? length : 0;
+}
+
+/// Points the handle's header callback at `head`.
+static inline void parley_easy_set_head(CURL *handle, parley_head *head) {
+    curl_easy_setopt(handle, CURLOPT_HEADERFUNCTION, parley_head_callback);
+    curl_easy_setopt(handle, CURLOPT_HEADERDATA, (void *)head);
+}
+
 #endif

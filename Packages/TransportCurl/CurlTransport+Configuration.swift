@@ -30,10 +30,12 @@ extension CurlTransport {
     ///   share of the limits the same way. Beyond that the oldest idle one is closed. It holds
     ///   every connection four hosts can use at once, and no more, because each cached
     ///   connection keeps a descriptor (and a server's slot) open.
-    /// - **Buffers per transfer:** libcurl's receive buffer (``receiveBufferSize``), its upload
+    /// - **Buffers per transfer:** libcurl's receive buffer (``receiveBufferSize`` for a streamed
+    ///   response, ``collectedReceiveBufferSize`` for one collected whole), its upload
     ///   buffer for a request with a body (64 KiB, libcurl's default, not configurable here),
     ///   and for a streamed response up to ``streamBufferSize`` of bytes the caller has not read.
-    ///   Each loop keeps up to 64 finished easy handles, with their buffers, for reuse.
+    ///   Each loop keeps up to 64 finished easy handles for reuse; libcurl frees a transfer's
+    ///   receive buffer when the transfer ends.
     ///
     /// Nothing else caps how many requests are in flight: a loop waits with `epoll(7)`, which
     /// has no `FD_SETSIZE` limit and wakes for the ready sockets only, and 10,000 requests in
@@ -136,15 +138,26 @@ extension CurlTransport {
         /// connection limits add loops of their own (``loopCount``).
         public static var defaultLoopCount: Int { min(max(1, ProcessInfo.processInfo.activeProcessorCount), 8) }
 
-        /// libcurl's receive buffer per transfer, in bytes (`CURLOPT_BUFFERSIZE`): 64 KiB by
-        /// default. Larger buffers (512 KiB) raise throughput for big downloads at the cost of
-        /// memory per transfer. libcurl accepts 1 KiB to 10 MiB; values outside are clamped.
+        /// libcurl's receive buffer for a streamed response (``CurlTransport/send(_:)``), in bytes
+        /// (`CURLOPT_BUFFERSIZE`): 64 KiB by default. Larger buffers (512 KiB) raise throughput
+        /// for big downloads at the cost of memory per transfer. libcurl accepts 1 KiB to 10 MiB;
+        /// values outside are clamped. A response collected whole takes
+        /// ``collectedReceiveBufferSize`` instead.
         ///
-        /// It is allocated per easy handle and resident only as far as responses fill it: a
-        /// small response touches a page or two, so 10,000 transfers of 200-byte bodies cost
-        /// far less than 10,000 times this size. libcurl's upload buffer, for requests with a
-        /// body, stays at its default of 64 KiB.
+        /// libcurl allocates it when a transfer starts and frees it when the transfer ends; it is
+        /// resident only as far as responses fill it. libcurl's upload buffer, for requests with
+        /// a body, stays at its default of 64 KiB.
         public var receiveBufferSize = 64 * 1024
+
+        /// libcurl's receive buffer for a response collected whole (``CurlTransport/data(for:)``),
+        /// in bytes (`CURLOPT_BUFFERSIZE`): 16 KiB by default, libcurl's own default. Clamped to
+        /// 1 KiB to 10 MiB like ``receiveBufferSize``.
+        ///
+        /// Most collected responses are small, and each waiting request holds its buffer: with
+        /// 10,000 requests in flight, a 16 KiB buffer held 2.2 KiB less per request than a
+        /// 64 KiB one (docs/BENCHMARKS.md, "The engine's cost per request"). Raise it for large
+        /// bodies collected in memory, which a larger buffer reads in fewer calls.
+        public var collectedReceiveBufferSize = 16 * 1024
 
         /// How many response bytes a streaming transfer buffers before it stops reading from
         /// the network until the consumer catches up: 1 MiB by default.

@@ -12,6 +12,9 @@ final class CurlEasyHandle {
     /// Whether a proxy, a Unix socket or credentials may be set on the handle, so that a request
     /// with none must set libcurl's defaults back (`CurlTransfer.configureRouting`).
     var hasRouting = false
+    /// The head of each response, parsed by the header callback into buffers kept for the
+    /// handle's next transfers (`CURLOPT_HEADERDATA`).
+    let head = ResponseHeadParser()
     /// libcurl writes a detailed message here when a transfer fails (`CURLOPT_ERRORBUFFER`).
     let errorBuffer: UnsafeMutablePointer<CChar>
     /// The per-request options last set on the handle, so that a request that needs the same
@@ -40,6 +43,8 @@ final class CurlEasyHandle {
         var hasDefaultHeaders = false
         /// `CURLOPT_NOPROGRESS`.
         var noProgress: Bool?
+        /// `CURLOPT_BUFFERSIZE`.
+        var bufferSize: Int?
     }
 
     /// Creates a handle, or `nil` when libcurl cannot.

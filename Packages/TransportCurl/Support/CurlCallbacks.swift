@@ -12,11 +12,12 @@ let curlWriteCallback: curl_write_callback = { data, size, count, context in
     return transfer.onWrite(UnsafeRawBufferPointer(start: data, count: size * count))
 }
 
-/// `CURLOPT_HEADERFUNCTION`: one header line at a time.
-let curlHeaderCallback: curl_write_callback = { data, size, count, context in
-    guard let context, let data else { return 0 }
+/// What `parley_head_callback`, libcurl's header callback, calls when a head ends or a line is
+/// refused: the event, and non-zero to go on.
+let curlHeadEventCallback: @convention(c) (UnsafeMutableRawPointer?, Int32) -> Int = { context, event in
+    guard let context else { return 0 }
     let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
-    return transfer.onHeader(UnsafeRawBufferPointer(start: data, count: size * count))
+    return transfer.onHeadEvent(event) ? 1 : 0
 }
 
 /// `CURLOPT_READFUNCTION`: request-body bytes.

@@ -5,12 +5,12 @@ import Transport
 // What the C callbacks of `CurlCallbacks.swift` call: one entry point per callback, each run on
 // the loop thread inside `curl_multi_socket_action`.
 extension CurlTransfer {
-    /// One header line (status line, field, or the blank line that ends a head).
-    func onHeader(_ line: UnsafeRawBufferPointer) -> Int {
-        bytesMoved &+= Int64(line.count)
-        switch response.consume(line, limit: request.options.maximumHeaderSize) {
+    /// A header line that ends a head or that the head parser refused (`parley_head_callback`
+    /// calls the transfer for these alone); returns `false` to abort the transfer.
+    func onHeadEvent(_ code: Int32) -> Bool {
+        switch response.event(code) {
         case .continue:
-            return line.count
+            return true
         case .tooLarge:
             abortReason = TransportError(
                 .headersTooLarge,
@@ -18,18 +18,18 @@ extension CurlTransfer {
                     + "\(request.options.maximumHeaderSize) bytes; raise TransferOptions.maximumHeaderSize if the server "
                     + "is trusted.",
                 url: currentURL)
-            return 0
+            return false
         case .invalid(let problem):
             abortReason = TransportError(
                 .invalidResponse, message: "The response from \(currentURL) has a malformed head: \(problem).",
                 url: currentURL)
-            return 0
+            return false
         case .headComplete:
-            return headComplete() ? line.count : 0
+            return headComplete()
         case .interimComplete:
             // Built only for a handler: a transfer without one pays a comparison.
             if let handler = request.options.eventHandler { handler(.informationalResponse(response.makeHead())) }
-            return line.count
+            return true
         }
     }
 

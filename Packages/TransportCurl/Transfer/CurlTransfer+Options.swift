@@ -10,10 +10,13 @@ extension CurlTransfer {
     /// Points libcurl's private pointer and every callback's user data at this transfer.
     func setContext(on handle: CurlEasyHandle) {
         guard let context = retainedSelf?.toOpaque() else { return }
+        // The header callback is C (`parley_head_callback`): its data is the handle's head,
+        // which calls this transfer when a head ends.
+        handle.head.head.pointee.owner = context
+        handle.head.head.pointee.on_event = curlHeadEventCallback
         let easy = handle.pointer
         _ = parley_easy_setopt_pointer(easy, CURLOPT_PRIVATE, context)
         _ = parley_easy_setopt_pointer(easy, CURLOPT_WRITEDATA, context)
-        _ = parley_easy_setopt_pointer(easy, CURLOPT_HEADERDATA, context)
         _ = parley_easy_setopt_pointer(easy, CURLOPT_READDATA, context)
         _ = parley_easy_setopt_pointer(easy, CURLOPT_SEEKDATA, context)
         _ = parley_easy_setopt_pointer(easy, CURLOPT_XFERINFODATA, context)
@@ -34,8 +37,11 @@ extension CurlTransfer {
         let easy = handle.pointer
         let options = request.options
 
-        // Per-hop state.
-        response = ResponseHeadParser()
+        // Per-hop state. The head is parsed into the handle's own buffers, kept between its
+        // transfers.
+        response = handle.head
+        response.restart()
+        response.head.pointee.limit = Int64(options.maximumHeaderSize)
         isRedirectHop = false
         body = Data()
         bodyBytes = 0
@@ -87,6 +93,14 @@ extension CurlTransfer {
             _ = parley_easy_setopt_long(easy, CURLOPT_PIPEWAIT, pipeWait)
             handle.lastSet.pipeWait = pipeWait
         }
+        // libcurl allocates the receive buffer when the transfer starts and frees it when it
+        // ends, so its size may change between the transfers of a handle: a collected response
+        // takes the smaller one (it is held by every request waiting in flight).
+        let bufferSize = Self.receiveBufferSize(collects: isCollecting, configuration: configuration)
+        if handle.lastSet.bufferSize != bufferSize {
+            _ = parley_easy_setopt_long(easy, CURLOPT_BUFFERSIZE, bufferSize)
+            handle.lastSet.bufferSize = bufferSize
+        }
         if handle.lastSet.acceptsEncodings != options.decodesContent {
             if options.decodesContent {
                 _ = parley_easy_setopt_string(easy, CURLOPT_ACCEPT_ENCODING, "")
@@ -132,14 +146,12 @@ extension CurlTransfer {
         _ = parley_easy_setopt_long(
             easy, CURLOPT_HTTP_VERSION,
             configuration.allowsHTTP2 ? parley_http_version_2tls : parley_http_version_1_1)
-        _ = parley_easy_setopt_long(
-            easy, CURLOPT_BUFFERSIZE, min(max(1024, configuration.receiveBufferSize), 10 * 1024 * 1024))
         _ = parley_easy_setopt_long(easy, CURLOPT_TCP_NODELAY, 1)
         // A proxy's answer to CONNECT is not the response: keep it from the header callback.
         _ = parley_easy_setopt_long(easy, CURLOPT_SUPPRESS_CONNECT_HEADERS, 1)
         configureTLS(easy)
         _ = parley_easy_setopt_write_callback(easy, CURLOPT_WRITEFUNCTION, curlWriteCallback)
-        _ = parley_easy_setopt_write_callback(easy, CURLOPT_HEADERFUNCTION, curlHeaderCallback)
+        parley_easy_set_head(easy, handle.head.head)
         _ = parley_easy_setopt_read_callback(easy, CURLOPT_READFUNCTION, curlReadCallback)
         _ = parley_easy_setopt_seek_callback(easy, CURLOPT_SEEKFUNCTION, curlSeekCallback)
         _ = parley_easy_setopt_prereq_callback(easy, CURLOPT_PREREQFUNCTION, curlPrereqCallback)
@@ -298,6 +310,21 @@ extension CurlTransfer {
 
     /// The start of a URL whose scheme is `https`.
     private static let httpsPrefix = Array("https:".utf8)
+
+    /// Whether the body is collected whole (``Mode/collect``) rather than streamed.
+    var isCollecting: Bool {
+        if case .collect = mode { return true }
+        return false
+    }
+
+    /// libcurl's receive buffer for a transfer (`CURLOPT_BUFFERSIZE`): the configuration's
+    /// ``CurlTransport/Configuration/collectedReceiveBufferSize`` for a body collected whole,
+    /// its ``CurlTransport/Configuration/receiveBufferSize`` for a streamed one, within what
+    /// libcurl accepts (1 KiB to 10 MiB).
+    static func receiveBufferSize(collects: Bool, configuration: CurlTransport.Configuration) -> Int {
+        let bytes = collects ? configuration.collectedReceiveBufferSize : configuration.receiveBufferSize
+        return min(max(1024, bytes), 10 * 1024 * 1024)
+    }
 
     /// Whole milliseconds of `duration`, rounded down, for libcurl's `_MS` options.
     static func milliseconds(_ duration: Duration) -> Int {

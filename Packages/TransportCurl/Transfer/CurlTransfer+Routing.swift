@@ -103,7 +103,7 @@ extension CurlTransfer {
         guard isAuthChallengeHop else { return }
         isAuthChallengeHop = false
         authChallengesAnswered += 1
-        response = ResponseHeadParser()
+        response.restart()
         body = Data()
         bodyBytes = 0
     }

@@ -94,8 +94,9 @@ final class CurlTransfer: DeadlineHeapElement, @unchecked Sendable {
     private var redirectCount = 0
 
     // Per hop.
-    /// The response head, as the header callback collects it.
-    var response = ResponseHeadParser()
+    /// The response head, as the header callback collects it: the head of the easy handle,
+    /// from the first hop's configuration on (`nil` before).
+    var response: ResponseHeadParser!
     /// Whether this hop's final head is a redirect the engine follows (its body is discarded).
     var isRedirectHop = false
     /// Whether the head just read is an authentication challenge libcurl answers with a second
@@ -119,8 +120,10 @@ final class CurlTransfer: DeadlineHeapElement, @unchecked Sendable {
     private var metrics: TransferMetrics?
     /// Turns libcurl's progress reports into events.
     var progress = ProgressThrottle()
-    /// Bytes moved in either direction, headers included, for the stall check.
+    /// Body bytes moved in either direction, for the stall check.
     var bytesMoved: Int64 = 0
+    /// Bytes moved in either direction, headers included (the header callback counts those).
+    var movedSoFar: Int64 { bytesMoved &+ (response?.bytesMoved ?? 0) }
     /// Tracks how long ``bytesMoved`` has stood still.
     var stallWatch = StallWatch()
     /// Where the transfer sits in the loop's heap of stall checks while it is attached.
@@ -174,6 +177,7 @@ final class CurlTransfer: DeadlineHeapElement, @unchecked Sendable {
                 url: currentURL, mayHaveReachedServer: false)
         }
         self.firstStart = .now
+        handle.head.bytesMoved = 0
         try configure(handle)
         self.handle = handle
         self.retainedSelf = Unmanaged.passRetained(self)
@@ -221,7 +225,7 @@ final class CurlTransfer: DeadlineHeapElement, @unchecked Sendable {
     /// - Returns: When the loop first checks the transfer.
     func startStallWatch(now: LoopInstant) -> LoopInstant {
         stallCheckInterval = StallWatch.checkIntervalNanoseconds(for: request.options.stallTimeout)
-        stallWatch.start(bytesMoved: bytesMoved, now: now)
+        stallWatch.start(bytesMoved: movedSoFar, now: now)
         return now.advanced(byNanoseconds: stallCheckInterval)
     }
 
@@ -233,7 +237,7 @@ final class CurlTransfer: DeadlineHeapElement, @unchecked Sendable {
         guard let handle else { return next }
         let timeout = request.options.stallTimeout
         let waitingOnCaller = isReceivePaused || isSendPaused
-        guard stallWatch.isStalled(bytesMoved: bytesMoved, excused: waitingOnCaller, now: now, timeout: timeout)
+        guard stallWatch.isStalled(bytesMoved: movedSoFar, excused: waitingOnCaller, now: now, timeout: timeout)
         else { return next }
         var preTransfer: curl_off_t = 0
         _ = parley_easy_getinfo_off_t(handle.pointer, CURLINFO_PRETRANSFER_TIME_T, &preTransfer)
@@ -326,7 +330,8 @@ final class CurlTransfer: DeadlineHeapElement, @unchecked Sendable {
             switch outcome {
             case .success:
                 continuation.resume(
-                    returning: CollectedTransfer(head: response, body: body, url: currentURL, metrics: metrics))
+                    returning: CollectedTransfer(
+                        head: response.receivedHead(), body: body, url: currentURL, metrics: metrics))
             case .failure(let error):
                 continuation.resume(throwing: error)
             }
@@ -367,7 +372,8 @@ final class CurlTransfer: DeadlineHeapElement, @unchecked Sendable {
     func deliverHead() {
         guard !headDelivered, case .stream(let buffer) = mode else { return }
         headDelivered = true
-        headContinuation?.resume(returning: StreamedTransfer(head: response, body: buffer, url: currentURL))
+        headContinuation?.resume(
+            returning: StreamedTransfer(head: response.receivedHead(), body: buffer, url: currentURL))
         headContinuation = nil
     }
 
@@ -394,7 +400,7 @@ final class CurlTransfer: DeadlineHeapElement, @unchecked Sendable {
 /// rather than on the loop thread.
 struct CollectedTransfer: Sendable {
     /// The final head, as received.
-    let head: ResponseHeadParser
+    let head: ReceivedResponseHead
     /// The body, decoded.
     let body: Data
     /// The URL of the last hop.
@@ -404,14 +410,14 @@ struct CollectedTransfer: Sendable {
 
     /// The response, its head built when first read.
     func makeResponse() -> DataResponse {
-        DataResponse(receivedHead: head.receivedHead(), body: body, url: url, metrics: metrics)
+        DataResponse(receivedHead: head, body: body, url: url, metrics: metrics)
     }
 }
 
 /// What a streamed transfer hands back when its head has arrived.
 struct StreamedTransfer: Sendable {
     /// The final head, as received.
-    let head: ResponseHeadParser
+    let head: ReceivedResponseHead
     /// The buffer the body streams through.
     let body: ResponseStreamBuffer
     /// The URL of the last hop.
@@ -419,6 +425,6 @@ struct StreamedTransfer: Sendable {
 
     /// The response, its head built when first read.
     func makeResponse() -> TransportResponse {
-        TransportResponse(receivedHead: head.receivedHead(), body: ResponseBody(stream: body), url: url)
+        TransportResponse(receivedHead: head, body: ResponseBody(stream: body), url: url)
     }
 }

@@ -70,11 +70,13 @@ struct ParleyBench: AsyncParsableCommand {
     @Option(help: "The transport's connections per host; --concurrency if not given.")
     var connectionsPerHost: Int?
 
-    /// libcurl's receive buffer per transfer in KiB (`Configuration.receiveBufferSize`); the
-    /// engine's default when not given (512 KiB in download mode).
+    /// libcurl's receive buffer per transfer in KiB (`Configuration.receiveBufferSize` and
+    /// `collectedReceiveBufferSize`, both); the engine's defaults when not given (512 KiB in
+    /// download mode).
     @Option(
         name: .customLong("receive-buffer-kib"),
-        help: "libcurl's receive buffer per transfer, in KiB; the engine's default if not given (512 in download mode)."
+        help: "libcurl's receive buffer per transfer, streamed or collected, in KiB; the engine's defaults if not "
+            + "given (512 in download mode)."
     )
     var receiveBufferKiB: Int?
 
@@ -108,7 +110,10 @@ struct ParleyBench: AsyncParsableCommand {
         if options.mode == .download {
             configuration.receiveBufferSize = downloadReceiveBufferSize
         }
-        if let receiveBufferKiB { configuration.receiveBufferSize = receiveBufferKiB * 1024 }
+        if let receiveBufferKiB {
+            configuration.receiveBufferSize = receiveBufferKiB * 1024
+            configuration.collectedReceiveBufferSize = receiveBufferKiB * 1024
+        }
         let transport = try CurlTransport(configuration: configuration)
         let uploadSize = try options.input.map { try InputFile.size(atPath: $0) }
         let opened: ConnectionCount? = countConnections ? ConnectionCount() : nil
