@@ -75,8 +75,9 @@ struct ParleyBench: AsyncParsableCommand {
     /// download mode).
     @Option(
         name: .customLong("receive-buffer-kib"),
-        help: "libcurl's receive buffer per transfer, streamed or collected, in KiB; the engine's defaults if not "
-            + "given (512 in download mode)."
+        help: ArgumentHelp(
+            "libcurl's receive buffer per transfer, streamed or collected, in KiB; the engine's defaults if not "
+                + "given (512 in download mode).")
     )
     var receiveBufferKiB: Int?
 
