@@ -221,6 +221,7 @@ let package = Package(
             dependencies: [
                 "Forms",
                 "Mapping",
+                "Retry",
                 "Transport",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "SwiftProtobuf", package: "swift-protobuf", condition: .when(traits: ["Protobuf"])),

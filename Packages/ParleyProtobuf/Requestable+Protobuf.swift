@@ -1,6 +1,7 @@
 #if Protobuf
     public import Forms
     import Foundation
+    import SwiftProtobuf
     public import Transport
 
     extension Requestable {

@@ -2,7 +2,7 @@
     import Forms
     import Foundation
     import HTTPTypes
-    import Transport
+    import Retry
 
     /// A ``MessageFormable`` with its message serialised: an upload of bytes held in memory, so
     /// that Forms' pipeline sends it as any upload, with the form's path, headers, timeout,
