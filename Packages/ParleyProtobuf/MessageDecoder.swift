@@ -21,7 +21,7 @@
     ///
     /// Every method checks the HTTP status first (for a `DataResponse`), then the
     /// `Content-Type`, then reads the body, and fails as `ResponseDecoder` does for JSON, with
-    /// the same errors, so that Feedback's `warn` and `alert` show them the same way:
+    /// the same errors, so that Feedback's `warn` shows them the same way:
     ///
     /// | What went wrong | Error |
     /// |---|---|

@@ -6,14 +6,16 @@
     /// Needs the package trait `Protobuf`.
     @available(
         *, unavailable,
-        message: "ParleyProtobuf needs the package trait Protobuf: .package(url: ..., from: ..., traits: [\"Protobuf\"])"
+        message:
+            "ParleyProtobuf needs the package trait Protobuf: .package(url: ..., from: ..., traits: [\"Protobuf\"])"
     )
     public struct MessageDecoder {}
 
     /// Needs the package trait `Protobuf`.
     @available(
         *, unavailable,
-        message: "ParleyProtobuf needs the package trait Protobuf: .package(url: ..., from: ..., traits: [\"Protobuf\"])"
+        message:
+            "ParleyProtobuf needs the package trait Protobuf: .package(url: ..., from: ..., traits: [\"Protobuf\"])"
     )
     public protocol MessageFormable {}
 #endif

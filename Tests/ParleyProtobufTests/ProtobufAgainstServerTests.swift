@@ -60,8 +60,11 @@
                 let json = try await screen.request(ProtoForm.jsonWeather(city: "北京")).json(at: "data").value
 
                 #expect(message.location == json["location"]?.stringValue)
-                #expect(message.days.map(\.day) == json["three_day_forecast"]?.arrayValue?.map { $0["day"]?.stringValue })
-                #expect(message.days.map { Int($0.temperature) } == json["three_day_forecast"]?.arrayValue?.map { $0["temperature"]?.intValue })
+                #expect(
+                    message.days.map(\.day) == json["three_day_forecast"]?.arrayValue?.compactMap { $0["day"]?.stringValue })
+                #expect(
+                    message.days.map { Int($0.temperature) }
+                        == json["three_day_forecast"]?.arrayValue?.compactMap { $0["temperature"]?.intValue })
             }
         }
 
@@ -76,7 +79,7 @@
 
         @Test func readsAnEmptyBodyWithAProtobufContentTypeAsTheDefaultMessage() async throws {
             try await withScreen { screen, _, _ in
-                let forecast = try await screen.request(ProtoForm.forecast(city: "Toronto", as: "empty-message"))
+                let forecast = try await screen.request(ProtoForm.forecast(city: "Toronto", answer: "empty-message"))
                     .decodeMessage(Parley_Weather_Forecast.self).value
 
                 #expect(forecast == Parley_Weather_Forecast())
@@ -136,10 +139,11 @@
 
         @Test func failsATruncatedMessageAsJSONFailsABodyItCannotParse() async throws {
             try await withScreen { screen, _, _ in
-                let response = try await screen.data(for: ProtoForm.forecast(city: "Toronto", as: "truncated"))
+                let response = try await screen.data(for: ProtoForm.forecast(city: "Toronto", answer: "truncated"))
 
                 let error = try #require(
-                    throws: MappingError.self, performing: { try MessageDecoder().decode(Parley_Weather_Forecast.self, from: response) })
+                    throws: MappingError.self,
+                    performing: { try MessageDecoder().decode(Parley_Weather_Forecast.self, from: response) })
                 let json = try #require(
                     throws: MappingError.self, performing: { try ResponseDecoder().json(from: response) })
 
@@ -154,7 +158,7 @@
 
         @Test func failsAJSONAnswerForItsContentType() async throws {
             try await withScreen { screen, _, _ in
-                let result = await screen.request(ProtoForm.forecast(city: "Toronto", as: "json"))
+                let result = await screen.request(ProtoForm.forecast(city: "Toronto", answer: "json"))
                     .decodeMessage(Parley_Weather_Forecast.self).result
 
                 let error = try #require(result.failure as? MappingError)
@@ -168,10 +172,11 @@
 
         @Test func failsAnEmptyBodyWithTheCategoryJSONFailsItWith() async throws {
             try await withScreen { screen, _, _ in
-                let response = try await screen.data(for: ProtoForm.forecast(city: "Toronto", as: "empty"))
+                let response = try await screen.data(for: ProtoForm.forecast(city: "Toronto", answer: "empty"))
 
                 let error = try #require(
-                    throws: MappingError.self, performing: { try MessageDecoder().decode(Parley_Weather_Forecast.self, from: response) })
+                    throws: MappingError.self,
+                    performing: { try MessageDecoder().decode(Parley_Weather_Forecast.self, from: response) })
                 let json = try #require(
                     throws: MappingError.self, performing: { try ResponseDecoder().json(from: response) })
 
@@ -185,7 +190,8 @@
                 let response = try await screen.data(for: ProtoForm.forecast(city: "Atlantis"))
 
                 let error = try #require(
-                    throws: MappingError.self, performing: { try MessageDecoder().decode(Parley_Weather_Forecast.self, from: response) })
+                    throws: MappingError.self,
+                    performing: { try MessageDecoder().decode(Parley_Weather_Forecast.self, from: response) })
                 let json = try #require(
                     throws: MappingError.self, performing: { try ResponseDecoder().json(from: response) })
 
@@ -211,9 +217,9 @@
 
         @Test func warnsAnUnreadableMessageAsAnUnreadableJSONAnswer() async throws {
             try await withScreen { screen, recorder, _ in
-                _ = await screen.request(ProtoForm.forecast(city: "Toronto", as: "truncated"))
+                _ = await screen.request(ProtoForm.forecast(city: "Toronto", answer: "truncated"))
                     .decodeMessage(Parley_Weather_Forecast.self).warn(screen).result
-                _ = await screen.request(ProtoForm.forecast(city: "Toronto", as: "json"))
+                _ = await screen.request(ProtoForm.forecast(city: "Toronto", answer: "json"))
                     .decodeMessage(Parley_Weather_Forecast.self).warn(screen).result
                 _ = await screen.request(ProtoForm.forecast(city: "Toronto"))
                     .json().warn(screen).result

@@ -4,9 +4,9 @@
 
     /// The mock backend's `/proto` routes, as a feature module would describe them.
     enum ProtoForm: RequestFormable {
-        /// `/proto/forecast`: the forecast message; `as` switches the answer (`truncated`,
-        /// `json`, `empty`, `empty-message`).
-        case forecast(city: String, as: String? = nil)
+        /// `/proto/forecast`: the forecast message; `answer` switches it (`truncated`, `json`,
+        /// `empty`, `empty-message`: the route's `as`).
+        case forecast(city: String, answer: String? = nil)
         /// `/proto/envelope`: the forecast in the envelope message; `code` makes the envelope
         /// carry another code.
         case envelope(city: String, code: Int? = nil)
@@ -23,8 +23,10 @@
 
         var parameters: Parameters {
             switch self {
-            case .forecast(let city, let form): form.map { ["city": city, "as": $0] } ?? ["city": city]
-            case .envelope(let city, let code): code.map { ["city": city, "code": $0] } ?? ["city": city]
+            case .forecast(let city, nil): ["city": city]
+            case .forecast(let city, let answer?): ["city": city, "as": answer]
+            case .envelope(let city, nil): ["city": city]
+            case .envelope(let city, let code?): ["city": city, "code": code]
             case .jsonWeather(let city): ["city": city]
             }
         }
