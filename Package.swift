@@ -531,6 +531,7 @@ let package = Package(
                 "Forms",
                 "Mapping",
                 "ParleyProtobuf",
+                "Retry",
                 "ServerTestSupport",
                 "TestSupport",
                 "Transport",

@@ -3,10 +3,14 @@
     import FeedbackTesting
     import Forms
     import Foundation
+    import HTTPTypes
     import Mapping
     import MockBackend
     import ParleyProtobuf
+    import Retry
     import ServerTestSupport
+    import SwiftProtobuf
+    import TestSupport
     import Testing
     import Transport
     import TransportCurl

@@ -20,7 +20,8 @@ extension MockResponder {
     /// `/weather`. A missing city is HTTP 400, an unknown one HTTP 404, with a text body.
     ///
     /// `as=` switches the answer for decoding tests: `message` (the default), `truncated` (the
-    /// message's first half, still `application/x-protobuf`), `json` (the forecast as
+    /// message without its last byte, which leaves the last day's field short, still
+    /// `application/x-protobuf`), `json` (the forecast as
     /// `/weather?shape=plain` answers it, `application/json`), `empty` (HTTP 200, no body and
     /// no `Content-Type`) or `empty-message` (no body, `application/x-protobuf`: the message
     /// with every field at its default).
@@ -46,8 +47,8 @@ extension MockResponder {
         case "json":
             return try .json(forecast.json)
         case "truncated":
-            let bytes = Self.protobufMessage(forecast).bytes
-            return .bytes(Array(bytes.prefix(bytes.count / 2)), headerFields: [.contentType: Self.protobufMediaType])
+            return .bytes(
+                Array(Self.protobufMessage(forecast).bytes.dropLast()), headerFields: [.contentType: Self.protobufMediaType])
         default:
             return .bytes(Self.protobufMessage(forecast).bytes, headerFields: [.contentType: Self.protobufMediaType])
         }
