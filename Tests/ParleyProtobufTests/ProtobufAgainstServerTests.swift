@@ -65,7 +65,8 @@
 
                 #expect(message.location == json["location"]?.stringValue)
                 #expect(
-                    message.days.map(\.day) == json["three_day_forecast"]?.arrayValue?.compactMap { $0["day"]?.stringValue })
+                    message.days.map(\.day)
+                        == json["three_day_forecast"]?.arrayValue?.compactMap { $0["day"]?.stringValue })
                 #expect(
                     message.days.map { Int($0.temperature) }
                         == json["three_day_forecast"]?.arrayValue?.compactMap { $0["temperature"]?.intValue })

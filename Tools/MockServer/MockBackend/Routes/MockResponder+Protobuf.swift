@@ -48,7 +48,8 @@ extension MockResponder {
             return try .json(forecast.json)
         case "truncated":
             return .bytes(
-                Array(Self.protobufMessage(forecast).bytes.dropLast()), headerFields: [.contentType: Self.protobufMediaType])
+                Array(Self.protobufMessage(forecast).bytes.dropLast()),
+                headerFields: [.contentType: Self.protobufMediaType])
         default:
             return .bytes(Self.protobufMessage(forecast).bytes, headerFields: [.contentType: Self.protobufMediaType])
         }
