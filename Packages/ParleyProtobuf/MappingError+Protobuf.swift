@@ -6,7 +6,7 @@
     extension ErrorCategory where Domain == MappingErrorDomain {
         /// The body is not a Protocol Buffers message of the type asked for: truncated, malformed,
         /// or another format, such as JSON or an HTML page, which its `Content-Type` names. The
-        /// counterpart of ``/Mapping/MappingError/Category-swift.typealias/invalidJSON``: a
+        /// counterpart of `MappingError.Category.invalidJSON`: a
         /// message catalog without an entry of its own (`mapping.invalidProtobuf`) describes it
         /// with the general `mapping` sentence, as it does an answer that is not JSON.
         public static let invalidProtobuf = Self("invalidProtobuf")

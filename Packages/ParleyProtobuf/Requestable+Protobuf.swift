@@ -20,7 +20,7 @@
         ///   - form: The endpoint and its message.
         ///   - options: What this call decides over the form and the client; none by default.
         ///   - startImmediately: `true` (the default) sends now; `false` waits for `start()`.
-        /// - Returns: The handle; decode it with ``/Transport/RequestHandle/decodeMessage(_:decoder:)``.
+        /// - Returns: The handle; decode it with `decodeMessage(_:decoder:)`.
         ///   It fails with a `FormError` of category `invalidParameters` when the message cannot
         ///   be serialised.
         public func request(
