@@ -33,6 +33,9 @@ let package = Package(
         .library(name: "ParleyOpenAPI", targets: ["ParleyOpenAPI"]),
         .library(name: "Feedback", targets: ["Feedback"]),
         .library(name: "Forms", targets: ["Forms"]),
+        // Protocol Buffers bodies (swift-protobuf): message forms, decoding and the envelope, behind
+        // the trait `Protobuf`.
+        .library(name: "ParleyProtobuf", targets: ["ParleyProtobuf"]),
         .library(name: "Mapping", targets: ["Mapping"]),
         .library(name: "Retry", targets: ["Retry"]),
         .library(name: "ServerSentEvents", targets: ["ServerSentEvents"]),
@@ -65,6 +68,12 @@ let package = Package(
             description: "The ParleyOpenAPI product: a ClientTransport of swift-openapi-runtime, so that "
                 + "clients made by swift-openapi-generator send through Parley."
         ),
+        // The same way: only a user of `ParleyProtobuf` resolves swift-protobuf.
+        .trait(
+            name: "Protobuf",
+            description: "The ParleyProtobuf product: forms that send a Protocol Buffers message (swift-protobuf) "
+                + "and handles that decode one, its envelope included."
+        ),
         // As `Observability`: a user of `ParleyServiceLifecycle` names the trait, and a user of
         // the core products never resolves swift-service-lifecycle (nor the async algorithms
         // and collections it brings); `Tests/ConsumerServiceLifecycle` checks both.
@@ -87,6 +96,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         // Behind the `OpenAPI` trait; the release the transport is built and tested with.
         .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.13.4"),
+        // Behind the `Protobuf` trait; the release the product is built, generated and tested with.
+        .package(url: "https://github.com/apple/swift-protobuf", from: "1.39.0"),
         // Behind the `ServiceLifecycle` trait. The floor is the release the service is built and
         // tested with.
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
@@ -202,6 +213,21 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Packages/Forms"
+        ),
+        // Protocol Buffers bodies, behind the trait `Protobuf`. The `.proto` files sit beside the
+        // Swift generated from them (`Tools/scripts/generate-protos.sh`), never generated in a build.
+        .target(
+            name: "ParleyProtobuf",
+            dependencies: [
+                "Forms",
+                "Mapping",
+                "Retry",
+                "Transport",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "SwiftProtobuf", package: "swift-protobuf", condition: .when(traits: ["Protobuf"])),
+            ],
+            path: "Packages/ParleyProtobuf",
+            exclude: ["Protos"]
         ),
         .target(
             name: "Mapping",
@@ -496,6 +522,26 @@ let package = Package(
                     name: "OpenAPIRuntime", package: "swift-openapi-runtime", condition: .when(traits: ["OpenAPI"])),
             ],
             path: "Tests/ParleyOpenAPITests"
+        ),
+        .testTarget(
+            name: "ParleyProtobufTests",
+            dependencies: [
+                "Feedback",
+                "FeedbackTesting",
+                "Forms",
+                "Mapping",
+                "ParleyProtobuf",
+                "Retry",
+                "ServerTestSupport",
+                "TestSupport",
+                "Transport",
+                "TransportCurl",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "MockBackend", package: "ParleyMockServer"),
+                .product(name: "SwiftProtobuf", package: "swift-protobuf", condition: .when(traits: ["Protobuf"])),
+            ],
+            path: "Tests/ParleyProtobufTests",
+            exclude: ["Protos"]
         ),
         .testTarget(
             name: "ParleyServiceLifecycleTests",

@@ -67,6 +67,7 @@ LAYERS: dict[str, int] = {
     "ServerSentEvents": 3,
     # 4 Client: forms sent with the capabilities a client adopts.
     "Forms": 4,
+    "ParleyProtobuf": 4,
     # 5 Implementations and test doubles.
     "TransportCurl": 5,
     "FeedbackConsole": 5,
@@ -111,12 +112,13 @@ ALLOWED_LAYERS: dict[int, set[int]] = {
 }
 
 #: Edges between two targets allowed beyond ALLOWED_LAYERS, each with its reason; the
-#: generated tables print the reasons. An edge between two modules of one layer would be
-#: named here too; there is none.
+#: generated tables print the reasons. An edge between two modules of one layer is named here
+#: too: ParleyProtobuf's on Forms.
 NAMED_EDGES: dict[tuple[str, str], str] = {
     ("Caching", "CZlib"): "Compressing stored responses is part of the cache's job.",
     ("Downloads", "CLibCrypto"): "Verifying a download's SHA-256 is part of its job.",
     ("ParleyServiceLifecycle", "TransportCurl"): "It runs the engine as a service: its graceful shutdown is the engine's.",
+    ("ParleyProtobuf", "Forms"): "Its message forms are Forms' forms, sent by Forms' `Requestable`.",
 }
 
 #: Products of other packages one module may use beyond its layer's, each with its reason; the
@@ -127,6 +129,7 @@ NAMED_PRODUCTS: dict[tuple[str, str], str] = {
     "trait `Observability`).",
     ("ParleyOpenAPI", "OpenAPIRuntime"): "It is swift-openapi-runtime's `ClientTransport` (behind the package trait "
     "`OpenAPI`).",
+    ("ParleyProtobuf", "SwiftProtobuf"): "Its messages are swift-protobuf's (behind the package trait `Protobuf`).",
     ("ParleyServiceLifecycle", "ServiceLifecycle"): "Its `Service` is swift-service-lifecycle's (behind the package "
     "trait `ServiceLifecycle`).",
 }

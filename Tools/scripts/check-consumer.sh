@@ -7,7 +7,8 @@
 # packages of that product, and nothing else. Then Tests/ConsumerOpenAPI, which turns on the trait
 # `OpenAPI` and uses ParleyOpenAPI: it may add swift-openapi-runtime, and nothing else. Then
 # Tests/ConsumerServiceLifecycle, with the trait `ServiceLifecycle` and ParleyServiceLifecycle:
-# swift-service-lifecycle and its two dependencies, and nothing else.
+# swift-service-lifecycle and its two dependencies, and nothing else. Then Tests/ConsumerProtobuf,
+# with the trait `Protobuf` and ParleyProtobuf: swift-protobuf, and nothing else.
 #
 #   Tools/scripts/check-consumer.sh            # needs PARLEY_HTTPBIN_URL (with-test-servers.sh sets it)
 #
@@ -29,6 +30,8 @@ expected_openapi="parley swift-http-types swift-log swift-openapi-runtime"
 # What the trait `ServiceLifecycle` adds: swift-service-lifecycle, and the packages it depends
 # on itself (swift-async-algorithms, which brings swift-collections).
 expected_service_lifecycle="parley swift-async-algorithms swift-collections swift-http-types swift-log swift-service-lifecycle"
+# What the trait `Protobuf` adds: swift-protobuf, which depends on nothing.
+expected_protobuf="parley swift-http-types swift-log swift-protobuf"
 
 log() { printf 'consumer: %s\n' "$*"; }
 die() { printf 'consumer: error: %s\n' "$*" >&2; exit 1; }
@@ -95,3 +98,5 @@ check ConsumerOpenAPI "$expected_openapi" parley-openapi-consumer \
     "The trait OpenAPI brings a package that ParleyOpenAPI does not need: keep it out of the product's dependencies, or add it here and to README.md."
 check ConsumerServiceLifecycle "$expected_service_lifecycle" parley-service-lifecycle-consumer \
     "The trait ServiceLifecycle brings a package that ParleyServiceLifecycle does not need: keep it out of the product's dependencies, or add it here and to README.md."
+check ConsumerProtobuf "$expected_protobuf" parley-protobuf-consumer \
+    "The trait Protobuf brings a package that ParleyProtobuf does not need: keep it out of the product's dependencies, or add it here and to README.md."

@@ -54,6 +54,12 @@ enum MockRoute: Sendable {
     case weatherRadar
     /// `POST /weather/report`: a multipart weather report with a photo, for logged-in users.
     case weatherReport
+    /// `GET /proto/forecast?city=NAME`: the city's forecast as a Protocol Buffers message.
+    case protobufForecast
+    /// `GET /proto/envelope?city=NAME`: the forecast in the Protocol Buffers envelope message.
+    case protobufEnvelope
+    /// `POST /proto/echo`: a posted Protocol Buffers message, sent back as it came.
+    case protobufEcho
     /// `GET /sysTime`: the server's clock.
     case sysTime
     /// `POST /sysVersion`: the releases newer than the client's version, for its platform.
@@ -113,7 +119,7 @@ enum MockRoute: Sendable {
     /// Whether the route reads the request body itself; the responder drains it for the others.
     var readsBody: Bool {
         switch self {
-        case .echo, .upload, .multipart, .sysVersion, .weatherReport, .resumable: true
+        case .echo, .upload, .multipart, .sysVersion, .weatherReport, .resumable, .protobufEcho: true
         default: false
         }
     }
@@ -203,6 +209,13 @@ enum MockRoute: Sendable {
                 case "cities": self = .weatherCities
                 case "radar": self = .weatherRadar
                 case "report": self = .weatherReport
+                default: return nil
+                }
+            case "proto":
+                switch argument {
+                case "forecast": self = .protobufForecast
+                case "envelope": self = .protobufEnvelope
+                case "echo": self = .protobufEcho
                 default: return nil
                 }
             case "faults":
