@@ -20,7 +20,8 @@ extension RequestHandle {
     /// Shows `loadable`'s mask while the request runs.
     ///
     /// The mask goes on when the request starts (at once when it has started already) and
-    /// comes off when it finishes, success or failure; retries are shown beside it.
+    /// comes off when it finishes, success or failure, or when a plugin or a middleware stops
+    /// it (`RequestStop`: ended as cancelled, with no warning); retries are shown beside it.
     ///
     /// - Parameter loadable: What to show; ``LoadType/none`` for nothing.
     /// - Returns: This handle.
@@ -32,6 +33,9 @@ extension RequestHandle {
             if case .retry(let retry) = event { loadable.maskRetrying(activity, notice: retry) }
         }
         completion { result in loadable.end(activity, outcome: ActivityOutcome(result)) }
+        // A run a plugin or a middleware stopped calls back no completion handler: the mask
+        // comes off all the same, as after a cancel, and nothing is warned.
+        onStop { _ in loadable.end(activity, outcome: .cancelled) }
         return self
     }
 
@@ -59,6 +63,7 @@ extension RequestHandle {
             }
         }
         completion { result in progressable.progressEnded(activity, outcome: ActivityOutcome(result)) }
+        onStop { _ in progressable.progressEnded(activity, outcome: .cancelled) }
         return self
     }
 
@@ -85,14 +90,16 @@ extension RequestHandle {
 }
 
 extension ActivityOutcome {
-    /// The outcome of a handle's result: a `.cancelled` transport error, or a task's
-    /// cancellation, is a cancellation.
+    /// The outcome of a handle's result: a `.cancelled` transport error, a task's
+    /// cancellation, or a `RequestStop` (a request stopped on purpose), is a cancellation.
     public init<Value>(_ result: Result<Value, any Error>) {
         switch result {
         case .success:
             self = .succeeded
         case .failure(let error):
-            let cancelled = (error as? TransportError)?.category == .cancelled || error is CancellationError
+            let cancelled =
+                (error as? TransportError)?.category == .cancelled || error is CancellationError
+                || error is RequestStop
             self = cancelled ? .cancelled : .failed
         }
     }

@@ -28,6 +28,29 @@ public struct CallOptions: Sendable {
     /// right after it ends. Without a stored response, or without an `HTTPCache` among the
     /// client's middleware, it is an ordinary request. Requests only, not uploads or downloads.
     public var deliversCachedFirst = false
+    /// Changes to the client's configuration for this call alone; `nil` (the default) for
+    /// none, which costs nothing.
+    ///
+    /// The closure gets a copy of the configuration the call would run with (the client's,
+    /// after its form's `Formable/configure(_:)`) and may change any setting in it: the
+    /// transport, the base URL, headers and dynamic headers, the timeout, the retry policy,
+    /// plugins, middleware, the handler and task executors, logging. The call then runs with
+    /// that copy as a whole, for requests, uploads, downloads and `data(for:options:)` alike;
+    /// ``timeout``, ``userInfo`` and ``executor`` still win over it, as over the client's.
+    ///
+    /// ```swift
+    /// let options = CallOptions(configure: { client in
+    ///     client.headers["X-Trace"] = "1"
+    ///     client.retry = .never
+    ///     client.plugins.append(AuditPlugin())
+    /// })
+    /// let forecast = try await api.request(form, options: options).decode(Forecast.self).value
+    /// ```
+    ///
+    /// The configuration the call runs with travels in the request's user information as
+    /// `RequestUserInfo.callConfiguration`, so that a plugin (in `willSend` and `prepare`)
+    /// or a middleware can tell what this call changed.
+    public var configure: (@Sendable (inout ClientConfiguration) -> Void)?
 
     /// Creates options; every one left out is decided by the form or the client.
     ///
@@ -36,13 +59,15 @@ public struct CallOptions: Sendable {
     ///   - userInfo: Values for the code around the request.
     ///   - executor: Where the handle's handlers run.
     ///   - deliversCachedFirst: Whether the cached answer comes first, then the network's.
+    ///   - configure: Changes to the client's configuration for this call alone.
     public init(
         timeout: Duration? = nil, userInfo: RequestUserInfo = RequestUserInfo(), executor: HandlerExecutor? = nil,
-        deliversCachedFirst: Bool = false
+        deliversCachedFirst: Bool = false, configure: (@Sendable (inout ClientConfiguration) -> Void)? = nil
     ) {
         self.timeout = timeout
         self.userInfo = userInfo
         self.executor = executor
         self.deliversCachedFirst = deliversCachedFirst
+        self.configure = configure
     }
 }

@@ -206,11 +206,16 @@ extension Requestable {
             operation: operation(configuration, resolved))
     }
 
-    /// This type's configuration adjusted by `form`, and the call's options with the client's
+    /// This type's configuration adjusted by `form`, then by the call's `configure`, and the call's options with the client's
     /// user information merged under them; `nil` without a configuration.
     private func resolved(_ form: some Formable, _ options: CallOptions) -> (ClientConfiguration, CallOptions)? {
         guard var configuration = clientConfiguration else { return nil }
         form.configure(&configuration)
+        if let configure = options.configure {
+            // The call's own changes, last; the result travels with the request for its plugins.
+            configure(&configuration)
+            configuration.userInfo.callConfiguration = configuration
+        }
         var resolved = options
         resolved.userInfo = configuration.userInfo.merging(options.userInfo)
         return (configuration, resolved)

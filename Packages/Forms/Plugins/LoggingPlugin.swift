@@ -32,9 +32,12 @@ public struct LoggingPlugin: Plugin {
         logger.debug("\(response.head.headerFields.redactedForLogging)")
     }
 
-    /// Logs failures at warning level.
+    /// Logs failures at warning level, and a request a plugin or a middleware stopped on
+    /// purpose (`RequestStop`) at info level, as no failure.
     public func afterCompletion(_ result: Result<DataResponse, any Error>, form: any Formable) async {
-        if case .failure(let error) = result {
+        if case .failure(let stop as RequestStop) = result {
+            logger.info("⏹ \(LogRedaction.redactedURL(form.path)): \(stop.message)")
+        } else if case .failure(let error) = result {
             logger.warning("✕ \(LogRedaction.redactedURL(form.path)): \(RequestFailure(error).message)")
         }
     }

@@ -14,6 +14,23 @@ public import Transport
 /// the answer that stands. A concern that should run for every attempt is a
 /// `TransportMiddleware` in ``ClientConfiguration/middleware`` instead.
 ///
+/// A hook that has dealt with the answer itself (shown a page of its own, say) stops the
+/// request instead of failing it by throwing a `RequestStop` from ``prepare(_:form:)`` or
+/// ``process(_:form:)``: the later hooks on the way out run as for a failure
+/// (``afterCompletion(_:form:)`` sees the stop), but the handle calls back no `success`,
+/// `failure` or `completion` handler, only its `onStop` hooks; an `await` of it throws the
+/// stop, and it is never retried. A veto in ``willSend(_:form:)`` is a failure, not a stop.
+///
+/// ```swift
+/// struct MaintenancePlugin: Plugin {
+///     func process(_ response: DataResponse, form: any Formable) async throws -> DataResponse {
+///         guard response.status.code == 503 else { return response }
+///         showMaintenanceScreen()
+///         throw RequestStop(by: name, reason: "the maintenance screen is shown")
+///     }
+/// }
+/// ```
+///
 /// Downloads run ``willSend(_:form:)`` and ``prepare(_:form:)`` the same way; their body goes
 /// to a file instead of memory, so in place of the three response hooks they end with
 /// ``afterDownload(_:form:)``.

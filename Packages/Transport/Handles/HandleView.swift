@@ -20,6 +20,11 @@ final class HandleView: @unchecked Sendable {
     protocol Transform: Sendable {
         /// This view's value for the source's `value` and `response`.
         func apply(_ value: any Sendable, _ response: ResponseInfo?) throws -> any Sendable
+        /// This view's value for the source's `value`, the request's own outcome `request` (the
+        /// value of the handle that made the core), and `response`; the two-argument form by
+        /// default, so that only a transform that reads the request's own value pays for it.
+        func apply(_ value: any Sendable, request: RequestCore.Erased, _ response: ResponseInfo?) throws
+            -> any Sendable
     }
 
     /// The view this one was made from; `nil` when made from the handle that owns the core.
@@ -45,7 +50,7 @@ final class HandleView: @unchecked Sendable {
         switch base {
         case .success(let value):
             do {
-                outcome = .success(try transform.apply(value, response))
+                outcome = .success(try transform.apply(value, request: source, response))
             } catch {
                 outcome = .failure(RequestCore.normalized(error))
             }
@@ -54,5 +59,14 @@ final class HandleView: @unchecked Sendable {
         }
         cached = (number, outcome)
         return outcome
+    }
+}
+
+extension HandleView.Transform {
+    /// The two-argument form: the request's own outcome is not needed.
+    func apply(_ value: any Sendable, request: RequestCore.Erased, _ response: ResponseInfo?) throws
+        -> any Sendable
+    {
+        try apply(value, response)
     }
 }

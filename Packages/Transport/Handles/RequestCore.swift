@@ -60,6 +60,9 @@ final class RequestCore: Sendable {
         let view: HandleView?
         /// Runs the handler.
         let run: @Sendable (Erased) -> Void
+        /// Whether it runs for a run that a ``RequestStop`` ended too (an `onStop` hook, a
+        /// stream of values); `success`, `failure` and `completion` handlers do not.
+        var seesStops = false
     }
 
     /// A start or cancel hook.
@@ -314,10 +317,12 @@ final class RequestCore: Sendable {
     /// launches the task of a pending run: its outcome is wanted, whether or not anybody
     /// awaits it.
     func addHandler(
-        once: Bool = false, owner: Int, view: HandleView?, _ handler: @escaping @Sendable (Erased) -> Void
+        once: Bool = false, seesStops: Bool = false, owner: Int, view: HandleView?,
+        _ handler: @escaping @Sendable (Erased) -> Void
     ) {
         let (drain, pending) = state.withLock { state in
-            let drain = state.addHandler(Handler(view: view, run: handler), once: once, owner: owner)
+            let drain = state.addHandler(
+                Handler(view: view, run: handler, seesStops: seesStops), once: once, owner: owner)
             return (drain, once ? nil : state.launchPending())
         }
         if let pending { launch(run: pending) }
@@ -339,7 +344,11 @@ final class RequestCore: Sendable {
         while true {
             switch locked({ $0.nextDrainStep() }) {
             case .deliver(let delivery):
+                // A run a plugin or a middleware stopped calls back only awaits and what asked
+                // for stops (see `RequestStop`).
+                let stopped = RequestStop.isStop(delivery.outcome)
                 for (body, once) in delivery {
+                    if stopped && !once && !body.seesStops { continue }
                     let outcome =
                         body.view?.outcome(of: delivery.outcome, number: delivery.number, response: delivery.response)
                         ?? delivery.outcome
@@ -475,6 +484,13 @@ final class RequestCore: Sendable {
         guard let fanout else { return }
         fanout.yield(.completed(succeeded: succeeded))
         fanout.finish()
+    }
+
+    /// Whether the latest run has ended and its outcome has been handed out, with no run
+    /// begun or queued since: nothing will call the handlers again unless something starts a
+    /// run.
+    var isSettled: Bool {
+        state.withLock { $0.isFinished && !$0.isDraining }
     }
 
     /// The response of the latest run.

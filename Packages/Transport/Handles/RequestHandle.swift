@@ -363,12 +363,12 @@ public final class RequestHandle<Value: Sendable>: Sendable {
     }
 
     /// The value the core boxed; the core only ever holds values of this handle's type.
-    private static func unbox(_ value: any Sendable) -> Value {
+    static func unbox(_ value: any Sendable) -> Value {
         // swift-format-ignore: NeverForceUnwrap
         value as! Value
     }
 
-    private static func unbox(_ result: RequestCore.Erased) -> Result<Value, any Error> {
+    static func unbox(_ result: RequestCore.Erased) -> Result<Value, any Error> {
         switch result {
         case .success(let value): .success(unbox(value))
         case .failure(let error): .failure(error)
@@ -404,10 +404,26 @@ extension RequestHandle {
     public func map<NewValue: Sendable>(
         _ transform: @escaping @Sendable (Value, ResponseInfo?) throws -> NewValue
     ) -> RequestHandle<NewValue> {
-        let view = HandleView(parent: view, transform: TypedTransform(body: transform))
+        makeView(through: TypedTransform(body: transform))
+    }
+
+    /// A view of this handle whose value `transform` makes (see ``map(_:)``).
+    func makeView<NewValue: Sendable>(through transform: some HandleView.Transform) -> RequestHandle<NewValue> {
+        let view = HandleView(parent: view, transform: transform)
         return RequestHandle<NewValue>(
             core: core, view: view, startsImmediately: startsImmediately, userInfo: userInfo, executor: executor)
     }
+
+    /// Adds a handler for every outcome, as ``completion(_:)`` does, on the finishing thread;
+    /// with `seesStops`, for the runs a ``RequestStop`` ended too, which ``completion(_:)``
+    /// handlers do not see.
+    func addOutcomeHandler(seesStops: Bool, _ handler: @escaping @Sendable (Result<Value, any Error>) -> Void) {
+        core.addHandler(seesStops: seesStops, owner: owner, view: view) { handler(Self.unbox($0)) }
+    }
+
+    /// Whether the latest run has ended and its outcome has been handed out, with no run begun
+    /// or queued since.
+    var isSettled: Bool { core.isSettled }
 }
 
 /// Numbers the views of handles (`RequestHandle.map(_:)`) so that each view's registrations in
