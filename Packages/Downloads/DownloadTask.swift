@@ -56,7 +56,7 @@ public final class DownloadTask: Sendable {
         request.completion { [weak request, core] result in
             if case .failure = result, core.runsAgain { request?.reload() }
         }
-        core.setRerun { [weak request] in request?.reload() }
+        core.setRequest(rerun: { [weak request] in request?.reload() }, cancel: { [weak request] in request?.cancel() })
     }
 
     /// A task that has failed before it could be queued (no manager is installed, no client is

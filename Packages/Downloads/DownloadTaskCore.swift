@@ -29,6 +29,8 @@ final class DownloadTaskCore: Sendable {
         var isCancelled = false
         /// Makes the handle run again, for a failed download that is resumed.
         var rerun: (@Sendable () -> Void)?
+        /// Cancels the handle, for a download cancelled through its manager.
+        var cancelRequest: (@Sendable () -> Void)?
         var stateHandlers: [@Sendable (FileDownload.State) -> Void] = []
         var progressHandlers: [@Sendable (TransferProgress) -> Void] = []
         /// Deliveries waiting for the thread that hands them out.
@@ -51,9 +53,13 @@ final class DownloadTaskCore: Sendable {
     var state: FileDownload.State { locked.withLock { $0.state } }
     var progress: TransferProgress? { locked.withLock { $0.progress } }
 
-    /// Sets what makes the task's handle run again (it cannot exist before this core does).
-    func setRerun(_ rerun: @escaping @Sendable () -> Void) {
-        locked.withLock { $0.rerun = rerun }
+    /// Sets what runs the task's handle again and what cancels it (it cannot exist before this
+    /// core does).
+    func setRequest(rerun: @escaping @Sendable () -> Void, cancel: @escaping @Sendable () -> Void) {
+        locked.withLock { locked in
+            locked.rerun = rerun
+            locked.cancelRequest = cancel
+        }
     }
 
     // MARK: - Reports
@@ -61,7 +67,7 @@ final class DownloadTaskCore: Sendable {
     /// Records the manager's new state for the task and hands it to the state handlers; an
     /// outcome also goes to the handle's waiting run.
     func set(_ state: FileDownload.State) {
-        let (waiters, outcome, rerun) = locked.withLock { locked -> Transition in
+        let (waiters, outcome, request) = locked.withLock { locked -> Transition in
             guard locked.state != state else { return ([], nil, nil) }
             let wasFailed = if case .failed = locked.state { true } else { false }
             locked.state = state
@@ -85,16 +91,18 @@ final class DownloadTaskCore: Sendable {
             if locked.waiters.values.contains(where: \.takes) { locked.outcomesTaken = locked.outcomeCount }
             let waiters = locked.waiters.values.map(\.continuation)
             locked.waiters = [:]
-            return (waiters, outcome, nil)
+            // A task cancelled through its manager (`cancelAll()`) may never have started its
+            // handle: cancelling the handle ends it too (a finished one ignores it).
+            return (waiters, outcome, state == .cancelled ? locked.cancelRequest : nil)
         }
         deliver()
         if let outcome { for waiter in waiters { waiter.resume(with: outcome) } }
-        rerun?()
+        request?()
     }
 
     private typealias Transition = (
         waiters: [CheckedContinuation<Summary, any Error>], outcome: Result<Summary, any Error>?,
-        rerun: (@Sendable () -> Void)?
+        request: (@Sendable () -> Void)?
     )
 
     /// Keeps the error a run failed with for the `failed` state that follows, whose own error
