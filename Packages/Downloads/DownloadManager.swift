@@ -4,9 +4,9 @@ public import Transport
 /// Runs many ``FileDownload``s, a few at a time, and lets each be suspended, resumed or
 /// cancelled by its identifier.
 ///
-/// Downloads wait in order of ``enqueue(_:to:options:)`` until one of the
-/// ``maximumConcurrentDownloads`` slots is free. Each task's state is one of
-/// ``FileDownload/State``: `.queued` (waiting for a slot), `.running`, `.suspended`,
+/// Downloads wait in order of ``enqueue(_:to:options:)`` (or of ``DownloadTask/download()``)
+/// until one of the ``maximumConcurrentDownloads`` slots is free. Each task's state is one of
+/// ``FileDownload/State``: `.queued` (made, or waiting for a slot), `.running`, `.suspended`,
 /// `.completed`, `.failed` or `.cancelled`; read it with ``state(of:)`` or follow every change
 /// of every task with ``stateChanges``.
 ///
@@ -18,6 +18,12 @@ public import Transport
 /// }
 /// await manager.waitUntilIdle()
 /// ```
+///
+/// ``task(for:to:options:executor:)-(String,_,_,_)`` makes a ``DownloadTask`` without starting
+/// it, to chain its `progress`, `state` and `response` callbacks on before its `download()`;
+/// ``download(url:to:options:executor:)`` makes one and queues it at once. ``suspendAll()``,
+/// ``resumeAll()`` and ``cancelAll()`` act on every task. ``DownloadSystem`` installs one
+/// manager for the whole process.
 ///
 /// A suspended task frees its slot at once and keeps its partial file; ``resume(_:)`` queues it
 /// again, and it continues from the bytes on disk. A failed task keeps its partial too and may
@@ -341,7 +347,7 @@ public actor DownloadManager {
         task(for: try TransportRequest(method: .get, url: url), to: destination, options: options, executor: executor)
     }
 
-    /// Makes a task for `url` and queues it at once: ``task(for:to:options:executor:)-3ue8x``
+    /// Makes a task for `url` and queues it at once: ``task(for:to:options:executor:)-(String,_,_,_)``
     /// followed by ``DownloadTask/download()``. Handlers added right after still get every
     /// state from `.queued` on, and the outcome.
     ///
@@ -427,10 +433,11 @@ public actor DownloadManager {
     }
 
     private nonisolated func nextID() -> TaskID {
-        TaskID(number: lastNumber.withLock { number in
-            number += 1
-            return number
-        })
+        TaskID(
+            number: lastNumber.withLock { number in
+                number += 1
+                return number
+            })
     }
 
     /// Applies the commands submitted so far, in order.
@@ -456,7 +463,7 @@ public actor DownloadManager {
         changes.yield(StateChange(id: id, state: .queued))
     }
 
-    /// Queues a task made by ``task(for:to:options:executor:)-3ue8x`` that was not queued yet.
+    /// Queues a task made by `task(for:…)` that was not queued yet.
     private func applyStart(_ id: TaskID) {
         guard let record = records[id], !record.isStarted, record.state == .queued else { return }
         records[id]?.isStarted = true

@@ -62,7 +62,7 @@ public enum DownloadSystem {
     }
 
     /// Makes a task for `url` in ``manager``, not started; see
-    /// ``DownloadManager/task(for:to:options:executor:)-3ue8x``.
+    /// ``DownloadManager/task(for:to:options:executor:)-(String,_,_,_)``.
     ///
     /// - Parameters:
     ///   - url: An absolute `http` or `https` URL.

@@ -22,7 +22,8 @@ import Testing
                 run.standardOutput.split(separator: "\n")
                     == ["file-1.bin: 300000 bytes", "file-2.bin: 300000 bytes", "file-3.bin: 300000 bytes"])
             for index in 1...3 {
-                #expect(try Data(contentsOf: URL(fileURLWithPath: folder + "/file-\(index).bin")) == Self.pattern(300_000))
+                #expect(
+                    try Data(contentsOf: URL(fileURLWithPath: folder + "/file-\(index).bin")) == Self.pattern(300_000))
             }
             // Piped, the console writes each bar's end as a plain line.
             for index in 1...3 { #expect(run.standardError.contains("file-\(index).bin"), "\(run.standardError)") }

@@ -26,7 +26,8 @@ import TransportCurl
         try await withDownloadFixture { server, transport, folder in
             let manager = DownloadManager(transport: transport, maximumConcurrentDownloads: 3)
             let count = 200_000
-            let task = try manager.task(for: server.url("/bytes/\(count)"), to: folder + "/a.bin", options: testOptions())
+            let task = try manager.task(
+                for: server.url("/bytes/\(count)"), to: folder + "/a.bin", options: testOptions())
 
             // Made: the manager knows it as queued, runs nothing, and is idle
             #expect(await manager.state(of: task.id) == .queued)
@@ -62,7 +63,10 @@ import TransportCurl
                 executor: marked.executor
             )
             .state { check("state1 \($0)") }
-            .progress { check("progress1"); progress.append($0.completed) }
+            .progress {
+                check("progress1")
+                progress.append($0.completed)
+            }
             .response { check("response1 \((try? $0.get().byteCount) ?? -1)") }
             .state { check("state2 \($0)") }
             .progress { _ in check("progress2") }
@@ -77,13 +81,17 @@ import TransportCurl
 
             let entries = log.all
             #expect(offQueue.all.isEmpty)
-            #expect(entries.filter { $0.hasPrefix("state1") } == ["state1 queued", "state1 running", "state1 completed"])
-            #expect(entries.filter { $0.hasPrefix("state2") } == ["state2 queued", "state2 running", "state2 completed"])
+            #expect(
+                entries.filter { $0.hasPrefix("state1") } == ["state1 queued", "state1 running", "state1 completed"])
+            #expect(
+                entries.filter { $0.hasPrefix("state2") } == ["state2 queued", "state2 running", "state2 completed"])
             #expect(entries.filter { $0.hasPrefix("response") } == ["response1 \(count)", "response2"])
             // Each progress event reaches both handlers, one after the other, in order.
             let progressEntries = entries.filter { $0.hasPrefix("progress") }
             #expect(progressEntries.count == 2 * progress.all.count)
-            #expect(progressEntries == Array(repeating: ["progress1", "progress2"], count: progress.all.count).flatMap { $0 })
+            #expect(
+                progressEntries
+                    == Array(repeating: ["progress1", "progress2"], count: progress.all.count).flatMap { $0 })
             #expect(progress.all == progress.all.sorted())
             #expect(progress.all.last == Int64(count))
             // The response comes after the final state, which comes after the last progress.
@@ -94,7 +102,9 @@ import TransportCurl
 
             // Added after the outcome: the current state and the outcome, at once
             let late = LockedRecorder<String>()
-            task.state { late.append("state \($0)") }.response { late.append("response \((try? $0.get())?.byteCount ?? -1)") }
+            task.state { late.append("state \($0)") }.response {
+                late.append("response \((try? $0.get())?.byteCount ?? -1)")
+            }
             try await waitUntil { late.all.count == 2 }
             #expect(late.all == ["state completed", "response \(count)"])
             #expect(try await task.result.get() == summary)
@@ -165,7 +175,8 @@ import TransportCurl
                     options: testOptions()
                 )
                 .response { result in
-                    let category = (try? result.get()).map { _ in "completed" }
+                    let category =
+                        (try? result.get()).map { _ in "completed" }
                         ?? ((result.failure as? TransportError)?.category.name ?? "other")
                     responses.append("\(index) \(category)")
                 }
@@ -227,9 +238,11 @@ import TransportCurl
             let manager = DownloadManager(transport: transport)
             let states = LockedRecorder<String>()
             let failures = LockedRecorder<TransportError>()
-            let task = try manager.download(url: server.url("/status/404"), to: folder + "/a.bin", options: testOptions())
-                .state { states.append($0.description) }
-                .response { result in if let error = result.failure as? TransportError { failures.append(error) } }
+            let task = try manager.download(
+                url: server.url("/status/404"), to: folder + "/a.bin", options: testOptions()
+            )
+            .state { states.append($0.description) }
+            .response { result in if let error = result.failure as? TransportError { failures.append(error) } }
 
             let error = await #expect(throws: TransportError.self) { try await task.value }
             #expect(error?.category == .downloadFailed)
@@ -255,8 +268,10 @@ import TransportCurl
 
             let manager = DownloadManager(transport: transport)
             let summary = try await DownloadSystem.withManager(manager) {
-                try await DownloadSystem.download(url: server.url("/bytes/10"), to: folder + "/a.bin", options: testOptions())
-                    .value
+                try await DownloadSystem.download(
+                    url: server.url("/bytes/10"), to: folder + "/a.bin", options: testOptions()
+                )
+                .value
             }
             #expect(summary.byteCount == 10)
             #expect(DownloadSystem.manager == nil)

@@ -7,7 +7,7 @@ extension Requestable {
     /// Makes a task of ``downloadManager`` that downloads a form's response to its destination
     /// from zero, not started: add its handlers, then call its `download()`.
     ///
-    /// The task is the form's download as ``download(_:options:startImmediately:)-(DownloadFormable,_,_)``
+    /// The task is the form's download as `download(_:options:startImmediately:)`
     /// sends it (the base URL, the headers, the plugins' `willSend` and `prepare`, the client's
     /// transport and retry policy, the plugins' `afterDownload` after each run), waiting in the
     /// manager's queue for a slot: its request is built when it first gets one. A partial an
@@ -36,8 +36,8 @@ extension Requestable {
     /// Makes a task of ``downloadManager`` that downloads a form's response to its destination,
     /// continuing from the partial file an earlier download left there; not started.
     ///
-    /// As ``task(for:options:)-(DownloadFormable,_)``, resuming as
-    /// ``download(_:options:startImmediately:)-(DownloadResumeFormable,_,_)`` does.
+    /// As `task(for:options:)`, resuming as
+    /// `download(_:options:startImmediately:)` does.
     ///
     /// - Parameters:
     ///   - form: The endpoint and the destination.

@@ -23,7 +23,7 @@ public protocol Requestable {
     var clientConfiguration: ClientConfiguration? { get }
 
     /// The manager the tasks of this type's download forms go to
-    /// (``task(for:options:)-(DownloadFormable,_)``); `DownloadSystem.manager` by default.
+    /// (`task(for:options:)`); `DownloadSystem.manager` by default.
     var downloadManager: DownloadManager? { get }
 }
 
