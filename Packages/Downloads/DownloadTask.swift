@@ -105,7 +105,13 @@ public final class DownloadTask: Sendable {
     }
 
     /// Queues a suspended or failed task again; it continues from its partial file.
+    ///
+    /// For a failed task, ``value``, ``result`` and the ``response(_:)`` handlers are for the
+    /// next outcome from now on: `await task.value` right after `resume()` waits for it.
     public func resume() {
+        // At once, so that an await that follows is for the next outcome (the manager's
+        // `failed` to `queued` runs the handle again too, which a run in progress ignores).
+        if case .failed = core.state { request.reload() }
         manager?.submit(.resume(id))
     }
 

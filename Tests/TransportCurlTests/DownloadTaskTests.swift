@@ -258,6 +258,28 @@ import TransportCurl
         }
     }
 
+    @Test func aFailedTaskResumedRunsItsResponseHandlersAgainForTheNextOutcome() async throws {
+        try await withDownloadFixture { server, transport, folder in
+            let manager = DownloadManager(transport: transport)
+            let count = 1 << 20
+            let responses = LockedRecorder<String>()
+            let url = server.url("/bytes/\(count)?drop-after=300000&key=resume-\(UUID())&drops=1")
+            let task = try manager.download(url: url, to: folder + "/a.bin", options: testOptions(maximumRetries: 0))
+                .response { result in
+                    responses.append((try? result.get()).map { "resumed from \($0.resumedFrom)" } ?? "failure")
+                }
+            _ = await #expect(throws: TransportError.self) { try await task.value }
+            try await waitUntil { responses.all == ["failure"] }
+
+            task.resume()
+            let summary = try await task.value
+            #expect(summary.resumedFrom > 0)
+            #expect(try contents(folder + "/a.bin") == pattern(0..<count))
+            try await waitUntil { responses.all.count == 2 }
+            #expect(responses.all == ["failure", "resumed from \(summary.resumedFrom)"])
+        }
+    }
+
     @Test func theProcessWideManagerIsUsedOnlyOnceInstalledOrScoped() async throws {
         try await withDownloadFixture { server, transport, folder in
             let error = #expect(throws: TransportError.self) {
