@@ -7,7 +7,7 @@ public import Transport
 /// ``bootstrap(_:)``; code anywhere then makes tasks in it with ``task(for:to:options:executor:)``
 /// or ``download(url:to:options:executor:)``, and the business layer's `Requestable` puts the
 /// tasks of its download forms in it. Used before any bootstrap, these throw a
-/// ``/Transport/TransportError`` of category ``/Transport/ErrorCategory/noDownloadManager``;
+/// ``/Transport/TransportError`` of category `noDownloadManager`;
 /// nothing crashes. A second bootstrap throws and changes nothing; a test runs its downloads in
 /// ``withManager(_:isolation:operation:)`` instead.
 ///
@@ -55,7 +55,7 @@ public enum DownloadSystem {
     ///
     /// - Returns: ``manager``.
     /// - Throws: ``/Transport/TransportError`` of category
-    ///   ``/Transport/ErrorCategory/noDownloadManager`` when there is none.
+    ///   `noDownloadManager` when there is none.
     public static func requireManager() throws -> DownloadManager {
         guard let manager else { throw notConfiguredError }
         return manager
