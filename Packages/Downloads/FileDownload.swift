@@ -113,7 +113,7 @@ public final class FileDownload: Sendable {
         options: Options = Options()
     ) {
         self.request = request
-        self.destination = URL(fileURLWithPath: destination).standardizedFileURL.path
+        self.destination = Self.absolutePath(of: destination)
         self.transport = transport
         self.options = options
     }
@@ -137,6 +137,11 @@ public final class FileDownload: Sendable {
         self.init(
             request: try TransportRequest(method: .get, url: url), to: destination, transport: transport,
             options: options)
+    }
+
+    /// `path` resolved against the current directory and standardized, as ``destination`` is.
+    static func absolutePath(of path: String) -> String {
+        URL(fileURLWithPath: path).standardizedFileURL.path
     }
 
     /// `DEST.partial`, where the bytes go until the file is complete.

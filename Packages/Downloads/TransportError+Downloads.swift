@@ -13,4 +13,8 @@ extension TransportError.Category {
     /// bytes on disk, or the partial file could not be written. The message says which, and
     /// whether running the download again resumes it.
     public static let downloadFailed = TransportError.Category("downloadFailed")
+
+    /// A download was asked of ``DownloadSystem`` (or of a client's download form's task)
+    /// before a ``DownloadManager`` was installed with ``DownloadSystem/bootstrap(_:)``.
+    public static let noDownloadManager = TransportError.Category("noDownloadManager")
 }

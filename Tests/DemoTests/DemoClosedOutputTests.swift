@@ -23,6 +23,7 @@ import Testing
         (["weather", "cities", "--all", "--limit", "1"], 5),
         (["weather", "cities", "--all", "--json"], 0),
         (["tour"], 5),
+        (["downloads", "--count", "3", "--size", "100000", "--chunk-delay", "0"], 0),
         (["serve"], 0),
     ]
 

@@ -125,6 +125,32 @@ struct DemoFeedbackTerminalTests {
         }
     }
 
+    @Test func severalDownloadsDrawABarEachWhileTheyRun() async throws {
+        let demo = try ChildProcess.siblingExecutable("parley-demo")
+        try await withTemporaryFolder { folder in
+            try await Tmux.withServer(folder: folder) { tmux in
+                try await tmux.start(
+                    reportingTerminalMode([
+                        demo, "downloads", "--count", "3", "--parallel", "2", "--size", "4194304", "--chunk-delay",
+                        "20",
+                    ]))
+                try await tmux.go()
+                // Two run at once, the third waits for a slot: two bars on the screen together
+                try await waitUntil { try await tmux.capture().filter(isBarLine).count >= 2 }
+                try await waitUntil { try await tmux.capture().contains { $0.contains("exit=") } }
+                let screen = try await tmux.capture(history: true)
+                let shown = screen.joined(separator: "\n")
+                #expect(screen.contains("exit=0"), "\(shown)")
+                for index in 1...3 {
+                    #expect(screen.contains { $0.hasPrefix("✓ file-\(index).bin") }, "the finished bar:\n\(shown)")
+                    #expect(screen.contains("file-\(index).bin: 4194304 bytes"), "\(shown)")
+                }
+                #expect(!screen.contains(where: isBarLine), "no bar is left:\n\(shown)")
+                #expect(screen.contains(restoredMode), "\(shown)")
+            }
+        }
+    }
+
     /// tmux reflows the pane's lines when its window gets narrower: the bar drawn 99 columns
     /// wide takes three rows at 40, and the next redraw clears all three.
     ///

@@ -280,6 +280,45 @@ private func partial(of destination: URL) -> URL {
         }
     }
 
+    @Test func aTaskOfADownloadFormRunsInTheManagerWithThePluginsAndTheClientsHeaders() async throws {
+        let (stub, base) = stubbed(.init(body: Data("file".utf8)))
+        try await withTemporaryFolder { path in
+            let folder = URL(fileURLWithPath: path)
+            let log = LockedRecorder<String>()
+            var configuration = base
+            configuration.plugins = [DownloadRecordingPlugin(log: log)]
+            let screen = Screen(clientConfiguration: configuration)
+            let destination = folder.appendingPathComponent("a.txt")
+
+            // Without a manager: a task that has failed already, saying how to install one
+            let orphan = screen.task(for: PatternDownload(count: 4, destination: destination))
+            let missing = try #require(await orphan.result.failure as? TransportError)
+            #expect(missing.category == .noDownloadManager)
+            #expect(missing.message.contains("DownloadSystem.bootstrap"))
+            #expect(orphan.currentState.description == "failed")
+
+            // In the scope's manager: queued, and nothing sent, until its download
+            let manager = DownloadManager(transport: stub)
+            let task = await DownloadSystem.withManager(manager) {
+                screen.task(for: PatternDownload(count: 4, destination: destination))
+            }
+            let states = LockedRecorder<String>()
+            task.state { states.append($0.description) }
+            #expect(await manager.state(of: task.id) == .queued)
+            #expect(stub.requests.isEmpty && log.all.isEmpty)
+
+            task.download()
+            let summary = try await task.value
+            #expect(summary.byteCount == 4)
+            #expect(try String(contentsOf: destination, encoding: .utf8) == "file")
+            #expect(log.all == ["willSend", "prepare", "afterDownload 4"])
+            #expect(stub.requests.first?.head.headerFields[HTTPField.Name("X-Prepared")!] == "yes")
+            #expect(stub.requests.first?.head.headerFields[.authorization] == "Bearer token-1")
+            try await waitUntil { states.all.last == "completed" }
+            #expect(states.all == ["queued", "running", "completed"])
+        }
+    }
+
     @Test func refusesDownloadsThatAreNotPlainGETs() async throws {
         let (stub, configuration) = stubbed()
         let screen = Screen(clientConfiguration: configuration)

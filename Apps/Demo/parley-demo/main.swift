@@ -23,8 +23,8 @@ struct ParleyDemo: AsyncParsableCommand {
             \(GlobalOptions.helpLines)
             """,
         subcommands: [
-            SystemCommand.self, WeatherCommand.self, LoginCommand.self, FetchCommand.self, EventsCommand.self,
-            ServeCommand.self, TourCommand.self,
+            SystemCommand.self, WeatherCommand.self, LoginCommand.self, FetchCommand.self, DownloadsCommand.self,
+            EventsCommand.self, ServeCommand.self, TourCommand.self,
         ]
     )
 }

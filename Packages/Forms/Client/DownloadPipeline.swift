@@ -62,14 +62,28 @@ struct DownloadPipeline<Form: DownloadFormable>: Sendable {
         }
     }
 
+    /// The download a ``DownloadManager`` task of the form runs: the request built and
+    /// prepared by the plugins, through the client's transport, under its retry policy. The
+    /// task reports the progress; `finish` runs the plugins' `afterDownload`.
+    func taskSource() -> DownloadTaskSource {
+        let plugins = configuration.activePlugins
+        let form = form
+        return DownloadTaskSource(
+            name: form.path,
+            prepare: {
+                var request = try await makeRequest()
+                try await plugins.permit(request, form: form, action: "download of")
+                try await plugins.prepare(&request, form: form)
+                return .init(request: request, transport: configuration.sendingTransport, options: downloadOptions())
+            },
+            finish: { outcome in
+                for plugin in plugins { await plugin.afterDownload(outcome, form: form) }
+            })
+    }
+
     /// The form's download options, reporting progress and retries to the handle as well.
     private func options(events: RequestEventSink) -> FileDownload.Options {
-        var options = form.downloadOptions
-        // One policy per client, as for every other request, unless the form chose its own.
-        if !options.setsRetry { options.retry = configuration.retry }
-        if let digest = form.expectedSHA256 { options.expectedSHA256 = digest }
-        options.resumesEarlierPartial = resumes
-        if options.reloadPrompt == nil { options.reloadPrompt = reloadPrompt }
+        var options = downloadOptions()
         let progressHandler = options.progressHandler
         options.progressHandler = { progress in
             events.send(.transfer(.downloadProgress(progress)))
@@ -80,6 +94,18 @@ struct DownloadPipeline<Form: DownloadFormable>: Sendable {
             events.send(.retry(retry))
             retryHandler?(retry, failure)
         }
+        return options
+    }
+
+    /// The form's download options under the client's retry policy (unless the form chose its
+    /// own), with its digest and the sender's prompt.
+    private func downloadOptions() -> FileDownload.Options {
+        var options = form.downloadOptions
+        // One policy per client, as for every other request, unless the form chose its own.
+        if !options.setsRetry { options.retry = configuration.retry }
+        if let digest = form.expectedSHA256 { options.expectedSHA256 = digest }
+        options.resumesEarlierPartial = resumes
+        if options.reloadPrompt == nil { options.reloadPrompt = reloadPrompt }
         return options
     }
 

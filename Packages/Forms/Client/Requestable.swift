@@ -21,11 +21,18 @@ public import Transport
 public protocol Requestable {
     /// The configuration this type's requests use; ``ClientSystem/configuration`` by default.
     var clientConfiguration: ClientConfiguration? { get }
+
+    /// The manager the tasks of this type's download forms go to
+    /// (`task(for:options:)`); `DownloadSystem.manager` by default.
+    var downloadManager: DownloadManager? { get }
 }
 
 extension Requestable {
     /// ``ClientSystem/configuration``.
     public var clientConfiguration: ClientConfiguration? { ClientSystem.configuration }
+
+    /// `DownloadSystem.manager`, the process's manager.
+    public var downloadManager: DownloadManager? { DownloadSystem.manager }
 
     /// Sends a form; the response is collected in memory.
     ///
@@ -208,7 +215,7 @@ extension Requestable {
 
     /// This type's configuration adjusted by `form`, then by the call's `configure`, and the call's options with the client's
     /// user information merged under them; `nil` without a configuration.
-    private func resolved(_ form: some Formable, _ options: CallOptions) -> (ClientConfiguration, CallOptions)? {
+    func resolved(_ form: some Formable, _ options: CallOptions) -> (ClientConfiguration, CallOptions)? {
         guard var configuration = clientConfiguration else { return nil }
         form.configure(&configuration)
         if let configure = options.configure {
@@ -221,7 +228,7 @@ extension Requestable {
         return (configuration, resolved)
     }
 
-    private var notConfiguredError: FormError {
+    var notConfiguredError: FormError {
         FormError(
             .notConfigured,
             message: "No client is configured for \(type(of: self)). Call ClientSystem.bootstrap(_:) at start-up "
