@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import MockBackend
 import Retry
 import Synchronization
@@ -44,8 +45,9 @@ import TransportCurl
         var request = try TransportRequest(method: .get, url: url)
         request.options.eventHandler = received.handler
         if let stallTimeout { request.options.stallTimeout = stallTimeout }
+        let sent = request
         return RequestHandle(startImmediately: startImmediately, runsInAwaitingTask: true) { _ in
-            let response = try await transport.data(for: request)
+            let response = try await transport.data(for: sent)
             return .init(value: response, response: nil)
         }
     }
