@@ -100,11 +100,13 @@ import TransportCurl
             let received = Received()
             let handle = try Self.handle(
                 server.url("/bytes/\(Self.count)?\(Self.slow)"), transport: transport, received: received,
-                stallTimeout: .milliseconds(200))
+                stallTimeout: .seconds(1))
             let outcome = Task { await handle.result }
             try await waitUntil { received.now >= 256 << 10 }
             handle.suspend()
             _ = try await Self.expectStandsStill(received)
+            // Held well past the stall timeout (and its last check, at nine eighths of it).
+            try await Task.sleep(for: .milliseconds(2500))
             handle.resume()
             let response = try await outcome.value.get()
             #expect(response.body.count == Self.count)
