@@ -83,7 +83,10 @@ import TransportCurl
     @Test func cancellingAMethodAndURLCancelsOnlyThoseRequests() async throws {
         try await withClients { server, screen, _ in
             let failures = LockedRecorder<Bool>()
-            let a = [started(screen, Held(tag: "a"), failures: failures), started(screen, Held(tag: "a"), failures: failures)]
+            let a = [
+                started(screen, Held(tag: "a"), failures: failures),
+                started(screen, Held(tag: "a"), failures: failures),
+            ]
             let b = started(screen, Held(tag: "b"), failures: failures)
             let registry = try #require(screen.clientConfiguration?.requests)
             try await waitUntil { registry.count == 3 }
@@ -108,7 +111,8 @@ import TransportCurl
             let registry = try #require(screen.clientConfiguration?.requests)
             try await waitUntil { registry.count == 2 }
 
-            #expect(screen.cancelRequests { $0.url.hasSuffix("tag=c") && $0.head.path?.hasPrefix("/delay") == true } == 1)
+            #expect(
+                screen.cancelRequests { $0.url.hasSuffix("tag=c") && $0.head.path?.hasPrefix("/delay") == true } == 1)
 
             #expect((await c.result.failure as? TransportError)?.category == .cancelled)
             #expect(registry.count == 1)
@@ -161,7 +165,9 @@ import TransportCurl
                 let failure = try #require(await download.result.failure as? TransportError)
                 #expect(failure.category == .cancelled)
                 #expect(failure.message.contains("kept in"))
-                let kept = (try? FileManager.default.attributesOfItem(atPath: destination.path + ".partial")[.size] as? Int) ?? 0
+                let kept =
+                    (try? FileManager.default.attributesOfItem(atPath: destination.path + ".partial")[.size] as? Int)
+                    ?? 0
                 #expect(kept >= 128 << 10)
             }
         }

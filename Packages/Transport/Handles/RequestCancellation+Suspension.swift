@@ -49,7 +49,8 @@ extension RequestCancellation {
                 // As in the variant without a suspender: the handle keeps both closures only
                 // until the registration is undone below, under its lock, which it also holds
                 // while running either.
-                try await withoutActuallyEscaping(handler) { (handler: @escaping @Sendable () -> Void) async throws -> T in
+                try await withoutActuallyEscaping(handler) {
+                    (handler: @escaping @Sendable () -> Void) async throws -> T in
                     try await withoutActuallyEscaping(suspender) {
                         (suspender: @escaping @Sendable (Bool) -> Void) async throws -> T in
                         let registration = current.register(handler, suspender: suspender)

@@ -25,8 +25,9 @@
 /// is cancelled. Outside a handle's run in an awaiting task, every call here is the task's own
 /// cancellation and nothing more.
 public struct RequestCancellation: Sendable {
-    /// The cancellation current for the code running now; `nil` outside an operation that
-    /// runs in a task awaiting its handle.
+    /// The cancellation current for the code running now: that of the handle's run whose
+    /// operation runs here (in a task awaiting the handle, or in the run's own task, where it
+    /// carries the suspension and the task carries the cancel); `nil` outside any.
     @TaskLocal package static var current: RequestCancellation?
 
     /// The handle's core.

@@ -612,7 +612,9 @@ package struct RequestCoreMachine<Types: RequestCoreMachineTypes>: Sendable {
     /// A handler that is `suspendable` (it also holds its wait still while the handle is
     /// suspended) is kept for a run in a task of its own too, for the suspension only: a cancel
     /// of such a run cancels its task.
-    package mutating func addScopeHandler(_ handler: Types.Hook, run: Int, suspendable: Bool = false) -> ScopeRegistration {
+    package mutating func addScopeHandler(
+        _ handler: Types.Hook, run: Int, suspendable: Bool = false
+    ) -> ScopeRegistration {
         guard runsAwaited(run) else {
             guard suspendable, outcomes == run - 1, !isFinished, !cancelRequested else { return .ignored }
             lastScopeHandler += 1

@@ -16,7 +16,7 @@ public import HTTPTypes
 /// ```
 ///
 /// A cancelled request ends as ``RequestHandle/cancel()`` ends it: its handle fails once with
-/// a ``TransportError`` of category ``ErrorCategory/cancelled``, and a download keeps its
+/// a ``TransportError`` of category `cancelled`, and a download keeps its
 /// partial file as it does on `cancel()`. A request awaited without a handle (Forms'
 /// `data(for:)`) has only its calling task to stop: that task is cancelled, as the caller would
 /// cancel it, and its `data(for:)` throws the same error; when it runs inside a handle's
