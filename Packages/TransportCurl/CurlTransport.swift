@@ -97,13 +97,11 @@ public final class CurlTransport: HTTPTransport {
             },
             cancelTransfer: { [weak transfer] in
                 withExtendedLifetime(token) { transfer?.cancel() }
-            },
-            suspendTransfer: { [weak transfer] suspended in transfer?.setSuspended(suspended) }
+            }
         )
         transfer.mode = .stream(buffer)
         // The task's cancellation, or the cancel of a request handle whose operation runs in
-        // this task, cancels the transfer; that handle's suspension pauses it (until the head,
-        // then through the body's reads).
+        // this task, cancels the transfer.
         let streamed = try await RequestCancellation.withCancellationHandler {
             try await withUnsafeThrowingContinuation { continuation in
                 transfer.headContinuation = continuation
@@ -111,8 +109,6 @@ public final class CurlTransport: HTTPTransport {
             }
         } onCancel: {
             transfer.cancel()
-        } onSuspensionChange: { suspended in
-            transfer.setSuspended(suspended)
         }
         return streamed.makeResponse()
     }
@@ -139,8 +135,6 @@ public final class CurlTransport: HTTPTransport {
             }
         } onCancel: {
             transfer.cancel()
-        } onSuspensionChange: { suspended in
-            transfer.setSuspended(suspended)
         }
         // The head's fields are built when the caller reads them, on its own thread.
         let response = collected.makeResponse()
