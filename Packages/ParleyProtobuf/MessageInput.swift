@@ -1,6 +1,7 @@
 #if Protobuf
     import Foundation
     import HTTPTypes
+    import Mapping
     import Transport
 
     /// What the decoder knows about a body: the bytes and, for a response, where it came from.
@@ -26,18 +27,6 @@
 
         /// `in the response from URL (HTTP 200 OK)`, or `in the body` when nothing is known: the
         /// words of Mapping's errors.
-        var origin: String {
-            switch (url, status) {
-            case (let url?, let status?): "in the response from \(url) (HTTP \(Self.describe(status)))"
-            case (let url?, nil): "in the response from \(url)"
-            case (nil, let status?): "in the response (HTTP \(Self.describe(status)))"
-            case (nil, nil): "in the body"
-            }
-        }
-
-        /// `200 OK`.
-        static func describe(_ status: HTTPResponse.Status) -> String {
-            status.reasonPhrase.isEmpty ? String(status.code) : "\(status.code) \(status.reasonPhrase)"
-        }
+        var origin: String { ResponseInput.origin(url: url, status: status) }
     }
 #endif

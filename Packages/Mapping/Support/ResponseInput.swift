@@ -1,9 +1,9 @@
 import Foundation
-import HTTPTypes
+package import HTTPTypes
 import Transport
 
 /// What the decoder knows about a body: the bytes and, for a response, where it came from.
-struct ResponseInput {
+package struct ResponseInput {
     var body: Data
     var url: String?
     var status: HTTPResponse.Status?
@@ -35,11 +35,16 @@ struct ResponseInput {
     }
 
     /// `in the response from URL (HTTP 200 OK)`, or `in the body` when nothing is known.
-    var origin: String {
+    var origin: String { Self.origin(url: url, status: status) }
+
+    /// Where a body came from, in the words of Mapping's errors: `in the response from URL
+    /// (HTTP 200 OK)`, or `in the body` when neither is known. Other body decoders (Protocol
+    /// Buffers) word their errors with it too.
+    package static func origin(url: String?, status: HTTPResponse.Status?) -> String {
         switch (url, status) {
-        case (let url?, let status?): "in the response from \(url) (HTTP \(Self.describe(status)))"
+        case (let url?, let status?): "in the response from \(url) (HTTP \(describe(status)))"
         case (let url?, nil): "in the response from \(url)"
-        case (nil, let status?): "in the response (HTTP \(Self.describe(status)))"
+        case (nil, let status?): "in the response (HTTP \(describe(status)))"
         case (nil, nil): "in the body"
         }
     }
