@@ -342,8 +342,9 @@ public final class FileDownload: Sendable {
             let outcome: Result<Summary, any Error>
             do {
                 // The run is the download's, stopped by `suspend()` and `cancel()`: it takes no
-                // request handle's cancellation along from the task that started it.
-                outcome = .success(try await RequestCancellation.withoutCurrent { try await run.execute() })
+                // request handle's cancellation along from the task that started it, only its
+                // suspension, which holds the transfer still while the handle is suspended.
+                outcome = .success(try await RequestCancellation.keepingSuspension { try await run.execute() })
             } catch {
                 outcome = .failure(error)
             }

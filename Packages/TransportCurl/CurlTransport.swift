@@ -97,11 +97,13 @@ public final class CurlTransport: HTTPTransport {
             },
             cancelTransfer: { [weak transfer] in
                 withExtendedLifetime(token) { transfer?.cancel() }
-            }
+            },
+            suspendTransfer: { [weak transfer] suspended in transfer?.setSuspended(suspended) }
         )
         transfer.mode = .stream(buffer)
         // The task's cancellation, or the cancel of a request handle whose operation runs in
-        // this task, cancels the transfer.
+        // this task, cancels the transfer; that handle's suspension pauses it (until the head,
+        // then through the body's reads).
         let streamed = try await RequestCancellation.withCancellationHandler {
             try await withUnsafeThrowingContinuation { continuation in
                 transfer.headContinuation = continuation
@@ -109,6 +111,8 @@ public final class CurlTransport: HTTPTransport {
             }
         } onCancel: {
             transfer.cancel()
+        } onSuspensionChange: { suspended in
+            transfer.setSuspended(suspended)
         }
         return streamed.makeResponse()
     }
@@ -135,6 +139,8 @@ public final class CurlTransport: HTTPTransport {
             }
         } onCancel: {
             transfer.cancel()
+        } onSuspensionChange: { suspended in
+            transfer.setSuspended(suspended)
         }
         // The head's fields are built when the caller reads them, on its own thread.
         let response = collected.makeResponse()

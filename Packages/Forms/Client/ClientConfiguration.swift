@@ -92,6 +92,11 @@ public struct ClientConfiguration: Sendable {
     /// Whether requests and responses are logged through ``logger`` (credentials redacted);
     /// `false` by default.
     public var isLoggingEnabled = false
+    /// The client's requests, uploads and downloads in flight, to cancel them by kind
+    /// (`requests.cancelAll()`, `requests.cancel(method:url:)`, `requests.cancel(where:)`;
+    /// ``ClientSystem`` and ``Requestable`` have the same): made with the configuration and
+    /// shared by its copies; assign a new `RequestRegistry` to make a copy a client of its own.
+    public var requests = RequestRegistry()
 
     /// Creates a configuration.
     ///

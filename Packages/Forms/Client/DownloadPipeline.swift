@@ -31,6 +31,9 @@ struct DownloadPipeline<Form: DownloadFormable>: Sendable {
             try await plugins.permit(request, form: form, action: "download of")
             try await plugins.prepare(&request, form: form)
             try RequestCancellation.checkCancellation()
+            // In flight from here on: the client's registry may cancel it by kind.
+            let registration = configuration.requests.register(request)
+            defer { configuration.requests.unregister(registration) }
 
             let lastHop = LastHop(url: request.url)
             request.options.eventHandler = { event in

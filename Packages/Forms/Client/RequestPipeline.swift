@@ -51,6 +51,9 @@ struct RequestPipeline<Form: Formable>: Sendable {
             await plugins.complete(.failure(error), form: form)
             throw error
         }
+        // In flight from here on: the client's registry may cancel it by kind.
+        let registration = configuration.requests.register(request)
+        defer { configuration.requests.unregister(registration) }
         let retry = retryLink
         let middleware = configuration.middleware
         let transport = configuration.transport

@@ -25,19 +25,23 @@
 /// is cancelled. Outside a handle's run in an awaiting task, every call here is the task's own
 /// cancellation and nothing more.
 public struct RequestCancellation: Sendable {
-    /// The cancellation current for the code running now; `nil` outside an operation that
-    /// runs in a task awaiting its handle.
+    /// The cancellation current for the code running now: that of the handle's run whose
+    /// operation runs here (in a task awaiting the handle, or in the run's own task, where it
+    /// carries the suspension and the task carries the cancel); `nil` outside any.
     @TaskLocal package static var current: RequestCancellation?
 
     /// The handle's core.
     let core: RequestCore
     /// The number of the run it cancels.
     let run: Int
+    /// Whether it cancels: `false` for one that only carries the run's suspension into a task
+    /// that outlives the wait it was made in (see ``keepingSuspension(isolation:_:)``).
+    var cancels = true
 
     /// Whether the calling task was cancelled, or the request handle whose operation it runs.
     public static var isCancelled: Bool {
         if Task.isCancelled { return true }
-        guard let current else { return false }
+        guard let current, current.cancels else { return false }
         return current.core.isCancelled(run: current.run)
     }
 
@@ -67,7 +71,7 @@ public struct RequestCancellation: Sendable {
         onCancel handler: @Sendable () -> Void,
         isolation: isolated (any Actor)? = #isolation
     ) async rethrows -> T {
-        guard let current else {
+        guard let current, current.cancels else {
             return try await withTaskCancellationHandler(operation: operation, onCancel: handler, isolation: isolation)
         }
         return try await withTaskCancellationHandler(
@@ -112,5 +116,18 @@ public struct RequestCancellation: Sendable {
     ) async rethrows -> T {
         guard current != nil else { return try await body() }
         return try await $current.withValue(nil, operation: body, isolation: isolation)
+    }
+
+    /// Runs `body` with the current request handle's suspension but not its cancellation: for
+    /// a task that does a run's work but is stopped by other means (a download's runner, which
+    /// the download stops and resumes itself), whose transfers should still hold still while
+    /// the handle is suspended.
+    package static func keepingSuspension<T>(
+        isolation: isolated (any Actor)? = #isolation,
+        _ body: () async throws -> T
+    ) async rethrows -> T {
+        guard var suspension = current else { return try await body() }
+        suspension.cancels = false
+        return try await $current.withValue(suspension, operation: body, isolation: isolation)
     }
 }

@@ -65,10 +65,13 @@ final class RequestCore: Sendable {
         var seesStops = false
     }
 
-    /// A start or cancel hook.
+    /// A start or cancel hook, or a handler registered with a run's cancellation.
     private struct Hook: Sendable {
         /// Runs the hook.
         let run: @Sendable () -> Void
+        /// For a handler registered with a run: holds its wait still (`true`) or moves it again
+        /// (`false`) as the handle is suspended and resumed; `nil` for a wait that cannot.
+        var suspend: (@Sendable (Bool) -> Void)? = nil
     }
 
     /// An observer of events.
@@ -207,8 +210,10 @@ final class RequestCore: Sendable {
         let task = Task(executorPreference: taskExecutor) { [self] in
             guard state.withLock({ $0.claim(run: run) }) else { return }
             // A handle started by an operation running in an awaiting task is no part of that
-            // operation: its task does not take that run's cancellation along.
-            finish(await RequestCancellation.withoutCurrent { await runOperation() })
+            // operation: its task takes its own run's cancellation along, not that run's. A
+            // cancel reaches it through the task; the cancellation carries the suspension.
+            let cancellation = RequestCancellation(core: self, run: run)
+            finish(await RequestCancellation.$current.withValue(cancellation) { await runOperation() })
         }
         switch state.withLock({ $0.launched(task, run: run) }) {
         case .none: break
@@ -231,9 +236,14 @@ final class RequestCore: Sendable {
         }
     }
 
-    /// Stops the run in progress; it fails with a `.cancelled` ``TransportError``.
-    func cancel() {
-        switch state.withLock({ $0.cancel() }) {
+    /// Stops the run in progress; it fails with a `.cancelled` ``TransportError``. With a
+    /// `run`, only when that run is the one in progress: for a cancel decided elsewhere (a
+    /// registry of live requests) that must not reach a later run.
+    func cancel(run: Int? = nil) {
+        let action = state.withLock { state in
+            if let run { state.cancel(run: run) } else { state.cancel() }
+        }
+        switch action {
         case .none:
             break
         case .runHooks(let hooks):
@@ -268,8 +278,22 @@ final class RequestCore: Sendable {
     /// Registers `handler` with the cancellation of run number `run`: a cancel of that run
     /// runs it, under the lock; it runs at once when the run was cancelled already. The number
     /// to undo it with, `nil` when nothing was kept.
-    func register(_ handler: @escaping @Sendable () -> Void, run: Int) -> Int? {
-        switch state.withLock({ $0.addScopeHandler(Hook(run: handler), run: run) }) {
+    ///
+    /// A `suspender` holds the wait still while the handle is suspended (`true`) and moves it
+    /// again when resumed (`false`): it is told at once, under the lock, when the run was
+    /// suspended already, and later on each suspend and resume, under the lock.
+    func register(
+        _ handler: @escaping @Sendable () -> Void, suspender: (@Sendable (Bool) -> Void)? = nil, run: Int
+    ) -> Int? {
+        let registration = state.withLock { state in
+            let registration = state.addScopeHandler(
+                Hook(run: handler, suspend: suspender), run: run, suspendable: suspender != nil)
+            if let suspender, case .kept = registration, let suspended = state.suspensionForNewHandler {
+                suspender(suspended)
+            }
+            return registration
+        }
+        switch registration {
         case .kept(let id):
             return id
         case .runNow:
@@ -288,6 +312,31 @@ final class RequestCore: Sendable {
             // Let go of under the lock, as a cancel does.
             _ = state.removeScopeHandler(registration)
         }
+    }
+
+    // MARK: - Suspension
+
+    /// Suspends the handle: the waits registered with its run hold still (a transfer pauses),
+    /// and those registered later start held, until ``resume()``.
+    func suspend() {
+        state.withLock { Self.tell($0.suspend()) }
+    }
+
+    /// Resumes a suspended handle.
+    func resume() {
+        state.withLock { Self.tell($0.resume()) }
+    }
+
+    /// Whether the handle is suspended.
+    var isSuspended: Bool {
+        state.withLock { $0.isSuspended }
+    }
+
+    /// Tells the waits of a run to hold still or move; under the lock, as a cancel runs its
+    /// handlers, so that a registration undone meanwhile waits for its suspender to return.
+    private static func tell(_ action: Machine.SuspensionAction) {
+        guard case .tell(let suspended, let handlers) = action else { return }
+        for handler in handlers { handler.suspend?(suspended) }
     }
 
     /// Registers work to run on the cancelling thread each time a run in progress is cancelled.

@@ -379,6 +379,13 @@ package struct RequestCoreMachine<Types: RequestCoreMachineTypes>: Sendable {
     package private(set) var scopeHandlers = Callbacks<Types.Hook>()
     /// The number of the last handler registered with a run's cancellation.
     private var lastScopeHandler = 0
+    /// Whether the handle is suspended: what its run waits on holds still until it is resumed
+    /// (see `RequestCoreMachine+Suspension.swift`).
+    package internal(set) var isSuspended = false
+    /// Whether the run in progress has been suspended at least once, so that a registration
+    /// made after a resume learns it must not hold still; `false` for a run never suspended,
+    /// whose registrations are told nothing.
+    package internal(set) var suspensionChanged = false
 
     /// The handlers, in the order added.
     package private(set) var handlers: [Handler] = []
@@ -580,6 +587,13 @@ package struct RequestCoreMachine<Types: RequestCoreMachineTypes>: Sendable {
         }
     }
 
+    /// Cancels run number `run` as ``cancel()`` does, when it is the run in progress (or about
+    /// to begin); nothing otherwise.
+    package mutating func cancel(run: Int) -> CancelAction {
+        guard outcomes == run - 1, !isFinished else { return .none }
+        return cancel()
+    }
+
     // MARK: - Cancellation of a run in an awaiting task
 
     /// Whether run number `run` is in progress in a task that awaits the handle.
@@ -594,8 +608,19 @@ package struct RequestCoreMachine<Types: RequestCoreMachineTypes>: Sendable {
 
     /// Registers `handler` with the cancellation of run number `run`, for as long as the
     /// operation waits on what it cancels.
-    package mutating func addScopeHandler(_ handler: Types.Hook, run: Int) -> ScopeRegistration {
-        guard runsAwaited(run) else { return .ignored }
+    ///
+    /// A handler that is `suspendable` (it also holds its wait still while the handle is
+    /// suspended) is kept for a run in a task of its own too, for the suspension only: a cancel
+    /// of such a run cancels its task.
+    package mutating func addScopeHandler(
+        _ handler: Types.Hook, run: Int, suspendable: Bool = false
+    ) -> ScopeRegistration {
+        guard runsAwaited(run) else {
+            guard suspendable, outcomes == run - 1, !isFinished, !cancelRequested else { return .ignored }
+            lastScopeHandler += 1
+            scopeHandlers.append(handler, owner: lastScopeHandler)
+            return .kept(lastScopeHandler)
+        }
         if cancelRequested { return .runNow }
         lastScopeHandler += 1
         scopeHandlers.append(handler, owner: lastScopeHandler)
@@ -623,6 +648,9 @@ package struct RequestCoreMachine<Types: RequestCoreMachineTypes>: Sendable {
         self.response = response
         phase = .finished
         runsInAwaitingTask = false
+        // A finished handle is not suspended; the next run starts moving.
+        isSuspended = false
+        suspensionChanged = false
         let completing = fanout
         fanout = nil
         if isDraining {

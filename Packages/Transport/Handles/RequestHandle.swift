@@ -62,7 +62,7 @@ public final class RequestHandle<Value: Sendable>: Sendable {
     /// The work behind a handle; it reports events through the given sink.
     public typealias Operation = @Sendable (_ events: RequestEventSink) async throws -> Outcome
 
-    private let core: RequestCore
+    let core: RequestCore
     /// For a handle made by ``map(_:)``, the transform from the request's value to this one's;
     /// `nil` for the handle that made the request.
     private let view: HandleView?

@@ -29,6 +29,8 @@ final class CurlCommandQueue: @unchecked Sendable {
         case resumeReceiving(CurlTransfer)
         /// The request-body producer has bytes again: send again.
         case resumeSending(CurlTransfer)
+        /// The transfer's handle was suspended or resumed: pause or unpause it as it now says.
+        case applySuspension(CurlTransfer)
         /// A streamed transfer has its head or body bytes ready: hand them to the consumer.
         case deliver(CurlTransfer)
         /// A job of a task that prefers the loop as its executor (``CurlLoopExecutor``).

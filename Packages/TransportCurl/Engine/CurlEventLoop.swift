@@ -243,6 +243,9 @@ final class CurlEventLoop: @unchecked Sendable {
         case .resumeSending(let transfer):
             guard transfer.isAttached else { return }
             transfer.resume(receiving: false)
+        case .applySuspension(let transfer):
+            // A transfer not attached yet reads the wish as it attaches.
+            transfer.applySuspension(now: .now())
         case .deliver(let transfer):
             transfer.deliver()
         case .run(let job):
@@ -369,7 +372,7 @@ final class CurlEventLoop: @unchecked Sendable {
             switch command {
             case .start(let transfer): transfer.complete(.failure(shutDown))
             case .run(let job): CurlLoopExecutor.runElsewhere(job)
-            case .cancel, .resumeReceiving, .resumeSending, .deliver: break
+            case .cancel, .resumeReceiving, .resumeSending, .applySuspension, .deliver: break
             }
         }
         for handle in idleHandles {

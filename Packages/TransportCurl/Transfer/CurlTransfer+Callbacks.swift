@@ -65,6 +65,9 @@ extension CurlTransfer {
 
     /// Body bytes, already decoded when the response was compressed.
     func onWrite(_ bytes: UnsafeRawBufferPointer) -> Int {
+        // Held for its handle's suspension: libcurl keeps the bytes and hands them over again
+        // once unpaused (a new hop starts unpaused, so the callback pauses it again).
+        if isSuspended { return Int(parley_writefunc_pause) }
         bytesMoved &+= Int64(bytes.count)
         if isRedirectHop || isAuthChallengeHop { return bytes.count }
         switch mode {
@@ -95,6 +98,7 @@ extension CurlTransfer {
     /// Fills `buffer` with request-body bytes.
     func onRead(_ buffer: UnsafeMutableRawBufferPointer) -> Int {
         guard let upload else { return 0 }
+        if isSuspended { return Int(parley_readfunc_pause) }
         switch upload.read(into: buffer) {
         case .bytes(let count):
             bytesMoved &+= Int64(count)

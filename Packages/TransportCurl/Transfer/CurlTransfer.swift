@@ -52,6 +52,9 @@ final class CurlTransfer: DeadlineHeapElement, @unchecked Sendable {
     var headContinuation: UnsafeContinuation<StreamedTransfer, any Error>?
     /// Set by ``cancel()`` on any thread, so that a cancel before the start is honoured.
     let cancelRequested = Atomic(false)
+    /// Set by ``setSuspended(_:)`` on any thread: whether the request's handle is suspended, so
+    /// that a suspend before the start is honoured; the loop applies it (``applySuspension(now:)``).
+    let suspendRequested = Atomic(false)
 
     // Loop-thread state. The extensions in `CurlTransfer+Options.swift` and
     // `CurlTransfer+Callbacks.swift` use it too, which is why it is not `private`.
@@ -116,6 +119,10 @@ final class CurlTransfer: DeadlineHeapElement, @unchecked Sendable {
     var isReceivePaused = false
     /// Whether the read callback paused sending for an empty request-body buffer.
     var isSendPaused = false
+    /// Whether the request's handle is suspended, as the loop last applied it: both directions
+    /// stay paused whatever the buffers say, and the callbacks pause the transfer again should
+    /// a new hop clear libcurl's pause.
+    var isSuspended = false
     /// The timings and sizes libcurl reports for the finished transfer.
     private var metrics: TransferMetrics?
     /// Turns libcurl's progress reports into events.
@@ -178,6 +185,7 @@ final class CurlTransfer: DeadlineHeapElement, @unchecked Sendable {
         }
         self.firstStart = .now
         handle.head.bytesMoved = 0
+        isSuspended = suspendRequested.load(ordering: .acquiring)
         try configure(handle)
         self.handle = handle
         self.retainedSelf = Unmanaged.passRetained(self)
@@ -236,7 +244,7 @@ final class CurlTransfer: DeadlineHeapElement, @unchecked Sendable {
         let next = StallCheck.checkAgain(at: now.advanced(byNanoseconds: stallCheckInterval))
         guard let handle else { return next }
         let timeout = request.options.stallTimeout
-        let waitingOnCaller = isReceivePaused || isSendPaused
+        let waitingOnCaller = isReceivePaused || isSendPaused || isSuspended
         guard stallWatch.isStalled(bytesMoved: movedSoFar, excused: waitingOnCaller, now: now, timeout: timeout)
         else { return next }
         var preTransfer: curl_off_t = 0
@@ -251,12 +259,37 @@ final class CurlTransfer: DeadlineHeapElement, @unchecked Sendable {
                 url: currentURL))
     }
 
-    /// Unpauses one direction (the other keeps its state).
+    /// Unpauses one direction (the other keeps its state); a suspended transfer stays paused.
     func resume(receiving: Bool) {
         guard let handle else { return }
         if receiving { isReceivePaused = false } else { isSendPaused = false }
-        let bits = (isReceivePaused ? parley_pause_recv : 0) | (isSendPaused ? Int32(CURLPAUSE_SEND) : 0)
-        curl_easy_pause(handle.pointer, bits)
+        curl_easy_pause(handle.pointer, pauseBits)
+    }
+
+    /// The directions libcurl must keep paused: both while suspended, else those a buffer holds.
+    private var pauseBits: Int32 {
+        if isSuspended { return parley_pause_recv | Int32(CURLPAUSE_SEND) }
+        return (isReceivePaused ? parley_pause_recv : 0) | (isSendPaused ? Int32(CURLPAUSE_SEND) : 0)
+    }
+
+    // MARK: - Suspension
+
+    /// Asks the loop to pause (`true`) or unpause (`false`) the transfer for its handle's
+    /// suspension, from any thread; the loop applies the latest wish (``applySuspension(now:)``).
+    func setSuspended(_ suspended: Bool) {
+        guard suspendRequested.exchange(suspended, ordering: .acquiringAndReleasing) != suspended else { return }
+        commands.post(.applySuspension(self))
+    }
+
+    /// Pauses or unpauses both directions as the handle's suspension now says (loop thread).
+    /// A resumed transfer starts its stall clock afresh: the time it was held is not a stall.
+    func applySuspension(now: LoopInstant) {
+        guard let handle else { return }
+        let suspended = suspendRequested.load(ordering: .acquiring)
+        guard suspended != isSuspended else { return }
+        isSuspended = suspended
+        if !suspended { stallWatch.start(bytesMoved: movedSoFar, now: now) }
+        curl_easy_pause(handle.pointer, pauseBits)
     }
 
     // MARK: - Loop thread: completion

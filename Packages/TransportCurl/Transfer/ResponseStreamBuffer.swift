@@ -40,6 +40,7 @@ final class ResponseStreamBuffer: ResponseBodyStream {
     private let state = PThreadMutex(State())
     private let resumeReceiving: @Sendable () -> Void
     private let cancelTransfer: @Sendable () -> Void
+    private let suspendTransfer: @Sendable (Bool) -> Void
 
     /// Creates a buffer.
     ///
@@ -47,14 +48,18 @@ final class ResponseStreamBuffer: ResponseBodyStream {
     ///   - highWaterMark: Bytes buffered before the transfer pauses.
     ///   - resumeReceiving: Asks the loop to unpause the transfer.
     ///   - cancelTransfer: Asks the loop to cancel the transfer.
+    ///   - suspendTransfer: Asks the loop to pause or unpause the transfer as the reading
+    ///     request handle is suspended or resumed (a read is a wait that honours both).
     init(
         highWaterMark: Int,
         resumeReceiving: @escaping @Sendable () -> Void,
-        cancelTransfer: @escaping @Sendable () -> Void
+        cancelTransfer: @escaping @Sendable () -> Void,
+        suspendTransfer: @escaping @Sendable (Bool) -> Void = { _ in }
     ) {
         self.highWaterMark = max(1, highWaterMark)
         self.resumeReceiving = resumeReceiving
         self.cancelTransfer = cancelTransfer
+        self.suspendTransfer = suspendTransfer
         LiveCounts.responseStreamBuffers.increment()
     }
 
@@ -153,6 +158,8 @@ final class ResponseStreamBuffer: ResponseBodyStream {
             }
         } onCancel: {
             cancel()
+        } onSuspensionChange: { suspended in
+            suspendTransfer(suspended)
         }
     }
 
