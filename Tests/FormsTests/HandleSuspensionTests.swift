@@ -15,7 +15,7 @@ import TransportCurl
 @Suite struct HandleSuspensionTests {
     /// A 64 MiB upload to the mock server's `/upload`, which reads and hashes it.
     struct BigUpload: UploadDataFormable {
-        static let data = Data((0..<(64 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 31) })
+        static let data = Data(BytePattern.bytes(0..<(64 << 20)))
         var path: String { "/upload" }
         var method: HTTPRequest.Method { .post }
         var data: Data { Self.data }

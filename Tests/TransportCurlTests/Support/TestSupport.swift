@@ -87,24 +87,9 @@ struct Echo: Decodable {
     func header(_ name: String) -> String? { headers[name.lowercased()]?.first }
 }
 
-/// The mock server's deterministic body pattern (byte `i` is `i % 251`), made with a few
-/// `memcpy`s: building megabytes element by element in a debug build keeps one of the
-/// cooperative pool's threads busy long enough to upset the timing tests running beside.
+/// The mock server's deterministic body pattern (byte `i` is `i % 251`) as `Data`.
 func pattern(_ range: Range<Int>) -> Data {
-    var data = Data(count: range.count)
-    data.withUnsafeMutableBytes { bytes in
-        guard let base = bytes.baseAddress else { return }
-        var filled = min(bytes.count, BytePattern.period)
-        for index in 0..<filled { bytes[index] = BytePattern.byte(at: range.lowerBound + index) }
-        // The pattern repeats every 251 bytes, so the first `filled` bytes (a multiple of the
-        // period once past the first step) continue it.
-        while filled < bytes.count {
-            let count = min(filled, bytes.count - filled)
-            (base + filled).copyMemory(from: base, byteCount: count)
-            filled += count
-        }
-    }
-    return data
+    Data(BytePattern.bytes(range))
 }
 
 /// The mock backend's business envelope, `{"code", "message", "data"}`, as the route tests read it.

@@ -25,10 +25,28 @@ public enum BytePattern {
 
     /// The pattern's bytes at the positions in `range`.
     ///
+    /// Writes one period, then doubles what it wrote (a copy of whole periods continues the
+    /// pattern), so that tens of mebibytes take milliseconds even in a debug build: a test that
+    /// builds its expected body on the concurrency pool must not hold one of its few threads
+    /// for seconds.
+    ///
     /// - Parameter range: Zero-based positions, all `>= 0`.
     /// - Returns: One byte per position, in order.
     public static func bytes(_ range: Range<Int>) -> [UInt8] {
-        range.map { byte(at: $0) }
+        precondition(range.lowerBound >= 0, "BytePattern positions start at 0")
+        let count = range.count
+        return [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+            guard let start = buffer.baseAddress else { return }
+            let first = min(count, period)
+            for index in 0..<first { (start + index).initialize(to: byte(at: range.lowerBound + index)) }
+            var filled = first
+            while filled < count {
+                let run = min(filled, count - filled)
+                (start + filled).initialize(from: start, count: run)
+                filled += run
+            }
+            initialized = count
+        }
     }
 }
 
