@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Testing
+import Transport
 
 /// Runs an executable built beside the tests and reports its exit status, its output and
 /// its peak resident memory.
@@ -55,11 +56,22 @@ package struct ChildProcess {
     ///     with standard error.
     ///   - environment: Variables set for the child on top of this process's own; none by
     ///     default.
+    ///
+    /// Cancelling the awaiting task (a test's time limit, for one) stops the child and what it
+    /// started with `SIGTERM` to its process group, so that a child that cannot finish ends
+    /// the test instead of hanging the suite; the result then has the status of a child killed
+    /// by that signal.
     package static func launch(
         _ path: String, arguments: [String], standardOutput: String? = nil, environment: [String: String] = [:]
     ) async throws -> ChildProcess {
-        try await onOwnThread {
-            try run(path, arguments: arguments, standardOutput: standardOutput, environment: environment)
+        let stop = Stop()
+        return try await withTaskCancellationHandler {
+            try await onOwnThread {
+                try run(
+                    path, arguments: arguments, standardOutput: standardOutput, environment: environment, stop: stop)
+            }
+        } onCancel: {
+            stop.request()
         }
     }
 
@@ -72,14 +84,17 @@ package struct ChildProcess {
     ///     with standard error.
     ///   - environment: Variables set for the child on top of this process's own; none by
     ///     default.
+    ///   - stop: Stops the child once requested; none by default.
     package static func run(
-        _ path: String, arguments: [String], standardOutput: String? = nil, environment: [String: String] = [:]
+        _ path: String, arguments: [String], standardOutput: String? = nil, environment: [String: String] = [:],
+        stop: Stop? = nil
     ) throws -> ChildProcess {
         let outputFile = FileManager.default.temporaryDirectory.appendingPathComponent("parley-child-\(UUID()).out")
         defer { try? FileManager.default.removeItem(at: outputFile) }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 2, outputFile.path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         if let standardOutput {
             posix_spawn_file_actions_addopen(&actions, 1, standardOutput, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
@@ -96,21 +111,27 @@ package struct ChildProcess {
         variables.merge(environment) { _, given in given }
         let envp = variables.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { for pointer in envp { free(pointer) } }
-        var attributes = SignalReset()
+        // A process group of its own, so that a stop reaches the program as well as GNU time;
+        // standard input is /dev/null, so that a child in that group never reads a terminal.
+        var attributes = SignalReset(newProcessGroup: true)
         defer { attributes.destroy() }
         var pid: pid_t = 0
         let spawned = posix_spawn(&pid, "/usr/bin/time", &actions, &attributes.value, argv, envp)
         try #require(spawned == 0, "could not start /usr/bin/time \(path): \(String(cString: strerror(spawned)))")
+        stop?.started(pid)
 
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        stop?.ended()
         let output = (try? String(contentsOf: outputFile, encoding: .utf8)) ?? ""
         let exitStatus = (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
         let report = (try? String(contentsOf: timeFile, encoding: .utf8)) ?? ""
-        let kilobytes = try #require(
-            report.split(separator: "\n").last.flatMap { Int($0.trimmingCharacters(in: .whitespaces)) },
-            "/usr/bin/time printed no peak RSS: \(report)")
-        return ChildProcess(status: exitStatus, output: output, peakResidentBytes: kilobytes * 1024)
+        let kilobytes = report.split(separator: "\n").last.flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+        // GNU time stopped with its program prints no peak; a child that ran to its end has one.
+        if stop?.wasRequested != true {
+            try #require(kilobytes != nil, "/usr/bin/time printed no peak RSS: \(report)")
+        }
+        return ChildProcess(status: exitStatus, output: output, peakResidentBytes: (kilobytes ?? 0) * 1024)
     }
 }
 
@@ -138,6 +159,48 @@ extension ChildProcess {
     }
 }
 
+extension ChildProcess {
+    /// Stops a child of ``ChildProcess/run(_:arguments:standardOutput:environment:stop:)`` from
+    /// another thread: the process group it leads gets `SIGTERM`, at once when it runs, or as
+    /// it starts when the request came first.
+    package final class Stop: Sendable {
+        /// The child's process id while it runs; 0 before and after.
+        private let state = PThreadMutex(State())
+
+        private struct State {
+            var pid: pid_t = 0
+            var requested = false
+        }
+
+        package init() {}
+
+        /// Whether a stop was requested.
+        package var wasRequested: Bool { state.withLock { $0.requested } }
+
+        /// Stops the child now if it runs, or as soon as it starts.
+        package func request() {
+            let pid = state.withLock { state -> pid_t in
+                state.requested = true
+                return state.pid
+            }
+            if pid > 0 { kill(-pid, SIGTERM) }
+        }
+
+        func started(_ pid: pid_t) {
+            let requested = state.withLock { state -> Bool in
+                state.pid = pid
+                return state.requested
+            }
+            if requested { kill(-pid, SIGTERM) }
+        }
+
+        /// The child was reaped: its process id may be reused, so it is never signalled again.
+        func ended() {
+            state.withLock { $0.pid = 0 }
+        }
+    }
+}
+
 /// Spawn attributes that give a child the signal state a shell gives it: nothing blocked, and
 /// `SIGINT`, `SIGTERM`, `SIGHUP`, `SIGCHLD` and `SIGPIPE` at their default dispositions.
 ///
@@ -148,7 +211,8 @@ extension ChildProcess {
 struct SignalReset {
     var value = posix_spawnattr_t()
 
-    init() {
+    /// - Parameter newProcessGroup: Whether the child leads a process group of its own.
+    init(newProcessGroup: Bool = false) {
         posix_spawnattr_init(&value)
         var empty = sigset_t()
         sigemptyset(&empty)
@@ -157,7 +221,12 @@ struct SignalReset {
         sigemptyset(&defaults)
         for signal in [SIGINT, SIGTERM, SIGHUP, SIGCHLD, SIGPIPE] { sigaddset(&defaults, signal) }
         posix_spawnattr_setsigdefault(&value, &defaults)
-        posix_spawnattr_setflags(&value, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        var flags = POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF
+        if newProcessGroup {
+            posix_spawnattr_setpgroup(&value, 0)
+            flags |= POSIX_SPAWN_SETPGROUP
+        }
+        posix_spawnattr_setflags(&value, Int16(flags))
     }
 
     mutating func destroy() { posix_spawnattr_destroy(&value) }
