@@ -93,20 +93,26 @@ import TransportCurl
 
     /// Checked to fail: with the stall check not excusing a suspended transfer, the request
     /// fails with `.stalledTransfer` during the suspension.
+    ///
+    /// Suspended before it starts, and served at full speed, so that no pause of a loaded
+    /// machine before or after the suspension can pass for a stall: the only long wait is the
+    /// suspension's.
     @Test func aStallTimeoutShorterThanTheSuspensionDoesNotFailTheRequest() async throws {
         try await MockServer.withRunning { server in
             let transport = try CurlTransport()
             defer { Task { await transport.shutdown() } }
             let received = Received()
             let handle = try Self.handle(
-                server.url("/bytes/\(Self.count)?\(Self.slow)"), transport: transport, received: received,
-                stallTimeout: .seconds(1))
-            let outcome = Task { await handle.result }
-            try await waitUntil { received.now >= 256 << 10 }
+                server.url("/bytes/\(Self.count)"), transport: transport, received: received,
+                stallTimeout: .seconds(2), startImmediately: false)
             handle.suspend()
+            handle.start()
+            let outcome = Task { await handle.result }
+            try await waitUntil { server.receivedRequests().count == 1 }
             _ = try await Self.expectStandsStill(received)
             // Held well past the stall timeout (and its last check, at nine eighths of it).
-            try await Task.sleep(for: .milliseconds(2500))
+            try await Task.sleep(for: .seconds(3))
+            #expect(received.now < Int64(Self.count))
             handle.resume()
             let response = try await outcome.value.get()
             #expect(response.body.count == Self.count)
