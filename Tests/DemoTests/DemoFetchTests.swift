@@ -10,7 +10,7 @@ import Testing
 @Suite(.serialized) struct DemoFetchTests {
     /// Pattern bytes as the mock server's `/bytes/{n}` sends them.
     static func pattern(_ count: Int) -> Data {
-        Data((0..<count).map { UInt8($0 % 251) })
+        Data(BytePattern.bytes(0..<count))
     }
 
     @Test func writesTheBodyToStandardOutputByteForByte() async throws {
