@@ -42,9 +42,10 @@ public import Transport
 /// request: the storage is asked with ``CacheStorage/entryWithoutWaiting(forKey:)`` and handed
 /// the entry with ``CacheStorage/storeWithoutWaiting(_:)`` (the `async` calls only when a storage
 /// cannot answer so, or a ``DiskCacheStorage`` has 8 MiB waiting for its writer). Nothing is
-/// copied: the mark goes into the response's own fields, and the entry shares them and the body
-/// with the response; the hop-by-hop fields and the mark are left out when an entry's head is
-/// read. A ``DiskCacheStorage`` answers from memory while its writer puts the file in place, and
+/// built or copied: of a head the engine has not built yet, a miss reads the few fields it needs
+/// from the received lines, the mark goes into a head that shares those lines, and the entry
+/// keeps the head unbuilt and shares the body with the response; the hop-by-hop fields and the
+/// mark are left out when an entry's head is read. A ``DiskCacheStorage`` answers from memory while its writer puts the file in place, and
 /// a response never waits for the disk (a write that fails there is counted in
 /// ``CacheStatistics/failedWrites`` rather than logged).
 public final class HTTPCache: TransportMiddleware {
@@ -554,11 +555,14 @@ public final class HTTPCache: TransportMiddleware {
     /// A response from the network: marked as a miss, and stored when allowed (a streamed
     /// body is stored when it has been read to its end).
     ///
-    /// Synchronous, and it copies nothing on the way: the mark is added to the response's own
-    /// fields (which the engine made for this response alone), the entry shares those fields
-    /// and the body with the response (the fields a stored head leaves out, `Connection` and
-    /// the mark among them, are left out when the entry is read), and the storage is handed
-    /// the entry without suspending when it can take it so.
+    /// Synchronous, and it builds and copies nothing on the way: of an engine's head that has
+    /// not been built, only the fields it asks about are made from the received lines, the mark
+    /// goes into a head that shares those lines (it is appended when that head is built), and
+    /// the entry keeps the unmarked head, still unbuilt; a built head gets the mark in its own
+    /// fields (which the engine or transport made for this response alone), and the entry shares
+    /// them. The entry shares the body with the response (the fields a stored head leaves out,
+    /// `Connection` and the mark among them, are left out when the entry is read), and the
+    /// storage is handed the entry without suspending when it can take it so.
     ///
     /// - Returns: The response, and what the storage still needs, done by the caller before it
     ///   returns the response.

@@ -101,8 +101,9 @@ public struct CacheEntry: Sendable, Hashable {
     ///
     /// The fields a stored head leaves out (hop-by-hop fields such as `Connection`, and the
     /// cache's own `X-Parley-Cache` mark) are left out when the head is read, not when the entry
-    /// is made: an ``HTTPCache`` stores the very fields it hands on with a miss, so that storing
-    /// an answer copies none of them.
+    /// is made: an ``HTTPCache`` stores the very head it hands on with a miss (the engine's
+    /// received lines, built on the entry's first read), so that storing an answer copies or
+    /// builds none of its fields.
     public var head: HTTPResponse {
         get { Self.withoutFieldsLeftOut(parts.receivedHead.response) }
         set { parts = parts.with(receivedHead: LazyResponseHead(newValue)) }
@@ -209,7 +210,8 @@ public struct CacheEntry: Sendable, Hashable {
     {
         var entry = self
         entry.parts = parts.with(
-            receivedHead: LazyResponseHead(head), varyingFields: varyingFields, requestTime: requestTime, responseTime: responseTime)
+            receivedHead: LazyResponseHead(head), varyingFields: varyingFields, requestTime: requestTime,
+            responseTime: responseTime)
         return entry
     }
 
