@@ -42,9 +42,10 @@ public import Transport
 /// request: the storage is asked with ``CacheStorage/entryWithoutWaiting(forKey:)`` and handed
 /// the entry with ``CacheStorage/storeWithoutWaiting(_:)`` (the `async` calls only when a storage
 /// cannot answer so, or a ``DiskCacheStorage`` has 8 MiB waiting for its writer). Nothing is
-/// copied: the mark goes into the response's own fields, and the entry shares them and the body
-/// with the response; the hop-by-hop fields and the mark are left out when an entry's head is
-/// read. A ``DiskCacheStorage`` answers from memory while its writer puts the file in place, and
+/// built or copied: of a head the engine has not built yet, a miss reads the few fields it needs
+/// from the received lines, the mark goes into a head that shares those lines, and the entry
+/// keeps the head unbuilt and shares the body with the response; the hop-by-hop fields and the
+/// mark are left out when an entry's head is read. A ``DiskCacheStorage`` answers from memory while its writer puts the file in place, and
 /// a response never waits for the disk (a write that fails there is counted in
 /// ``CacheStatistics/failedWrites`` rather than logged).
 public final class HTTPCache: TransportMiddleware {
@@ -554,27 +555,45 @@ public final class HTTPCache: TransportMiddleware {
     /// A response from the network: marked as a miss, and stored when allowed (a streamed
     /// body is stored when it has been read to its end).
     ///
-    /// Synchronous, and it copies nothing on the way: the mark is added to the response's own
-    /// fields (which the engine made for this response alone), the entry shares those fields
-    /// and the body with the response (the fields a stored head leaves out, `Connection` and
-    /// the mark among them, are left out when the entry is read), and the storage is handed
-    /// the entry without suspending when it can take it so.
+    /// Synchronous, and it builds and copies nothing on the way: of an engine's head that has
+    /// not been built, only the fields it asks about are made from the received lines, the mark
+    /// goes into a head that shares those lines (it is appended when that head is built), and
+    /// the entry keeps the unmarked head, still unbuilt; a built head gets the mark in its own
+    /// fields (which the engine or transport made for this response alone), and the entry shares
+    /// them. The entry shares the body with the response (the fields a stored head leaves out,
+    /// `Connection` and the mark among them, are left out when the entry is read), and the
+    /// storage is handed the entry without suspending when it can take it so.
     ///
     /// - Returns: The response, and what the storage still needs, done by the caller before it
     ///   returns the response.
     private func fromNetwork(
         _ response: consuming TransportResponse, request: TransportRequest, facts: RequestFacts, key: String,
-        sentAt: Date, receivedAt: Date, forced: TimeInterval?, stored: Stored, options: Options
+        sentAt: Date, receivedAt: Date, forced: TimeInterval?, stored storedEntries: Stored, options: Options
     ) -> (TransportResponse, StorageWork) {
-        let old = stored.match
+        let old = storedEntries.match
         misses.add(1, ordering: .relaxed)
-        let answer = ResponseFacts(response.head.headerFields)
-        Self.markMiss(&response.head.headerFields, alreadyMarked: answer.isMarked)
+        // The fields the cache reads, alone when the engine's head has not been built: building
+        // every field to read a few would cost more than the rest of a miss.
+        let isWhole = response.lazyHead.received.map(\.isBuilt) ?? true
+        let read = response.lazyHead.head(keeping: Self.fieldsReadOnMiss)
+        let answer = ResponseFacts(read.headerFields)
+        let stored: LazyResponseHead
+        if let received = response.lazyHead.received, !received.isBuilt, !answer.isMarked {
+            // The mark goes after the received lines in a head that shares them; the entry keeps
+            // the head without it.
+            stored = response.lazyHead
+            response.lazyHead = LazyResponseHead(received: received.adding(Self.missMark))
+        } else {
+            // Into the response's own fields, which the entry then shares.
+            Self.markMiss(&response.head.headerFields, alreadyMarked: answer.isMarked)
+            stored = response.lazyHead
+        }
         guard request.head.method == .get else { return (response, .none) }
         // Decided before anything else: most answers that may not be stored cost nothing more.
         guard
             let varying = storableVaryingFields(
-                response, answer, request: request, facts: facts, key: key, forced: forced, options: options)
+                response, read, answer, isWhole: isWhole, request: request, facts: facts, key: key, forced: forced,
+                options: options)
         else {
             logger?.debug("cache miss \(LogRedaction.redactedURL(key)), not stored")
             // A new answer that may not be stored makes the old one outdated; an error keeps it.
@@ -582,24 +601,24 @@ public final class HTTPCache: TransportMiddleware {
             return (response, .remove(old.key))
         }
         logger?.debug("cache miss \(LogRedaction.redactedURL(key)), storing")
-        let (group, moved) = Self.placement(of: varying, key: key, stored: stored)
+        let (group, moved) = Self.placement(of: varying, key: key, stored: storedEntries)
         let making = moved.map(store) ?? .none
         if let body = response.body.collectedData {
             guard body.count <= options.maximumEntrySize else {
                 return (response, old.map { .remove($0.key) } ?? .none)
             }
             var entry = CacheEntry(
-                key: key, head: response.head, body: body, varyingFields: varying, requestTime: sentAt,
+                key: key, lazyHead: stored, body: body, varyingFields: varying, requestTime: sentAt,
                 responseTime: receivedAt)
             // Set only when there is one: a setter makes the entry's parts anew.
             if let group { entry.variantGroup = group }
             return (response, Self.both(making, store(entry)))
         }
-        let head = response.head
         let recorder = RecordingBodyStream(body: response.body, limit: options.maximumEntrySize) {
             [self] body in
             var entry = CacheEntry(
-                key: key, head: head, body: body, varyingFields: varying, requestTime: sentAt, responseTime: receivedAt)
+                key: key, lazyHead: stored, body: body, varyingFields: varying, requestTime: sentAt,
+                responseTime: receivedAt)
             // Set only when there is one: a setter makes the entry's parts anew.
             if let group { entry.variantGroup = group }
             await perform(store(entry))
@@ -724,15 +743,16 @@ public final class HTTPCache: TransportMiddleware {
 
     /// The varying fields to store with `response`, or `nil` when it may not be stored.
     ///
-    /// `answer` says which fields the response has, so that a field it lacks is not looked for
-    /// again (each lookup is a pass over the fields).
+    /// `head` has the response's ``fieldsReadOnMiss`` (every field when `isWhole`), and `answer`
+    /// says which fields it has, so that a field it lacks is not looked for again (each lookup
+    /// is a pass over the fields). The fields of the lifetime are read only when it decides.
     private func storableVaryingFields(
-        _ response: TransportResponse, _ answer: ResponseFacts, request: TransportRequest, facts: RequestFacts,
-        key: String, forced: TimeInterval?, options: Options
+        _ response: TransportResponse, _ head: HTTPResponse, _ answer: ResponseFacts, isWhole: Bool,
+        request: TransportRequest, facts: RequestFacts, key: String, forced: TimeInterval?, options: Options
     ) -> [CacheEntry.VaryingField]? {
         let code = response.status.code
         guard code >= 200, code != 206, code != 304, !facts.control.noStore, response.url == key else { return nil }
-        let fields = response.head.headerFields
+        let fields = head.headerFields
         let control = answer.hasCacheControl ? CacheControl(fields) : CacheControl()
         guard !control.noStore else { return nil }
         if facts.hasAuthorization, !options.cachesAuthorizedResponses {
@@ -740,16 +760,18 @@ public final class HTTPCache: TransportMiddleware {
         }
         var varying: [CacheEntry.VaryingField] = []
         if answer.hasVary {
-            guard let named = Self.varyingFields(of: response.head, for: request) else { return nil }
+            guard let named = Self.varyingFields(of: head, for: request) else { return nil }
             varying = named
         }
         if forced != nil, code == 200 { return varying }
         // Useful only when it can be fresh for a while or can be revalidated.
+        let timed = isWhole ? head : response.lazyHead.head(keeping: Self.fieldsOfLifetime)
+        let timedFacts = isWhole ? answer : ResponseFacts(timed.headerFields)
         let (lifetime, _) = Freshness.lifetime(
-            of: response.head, responseTime: options.clock(), heuristicCap: options.heuristicCapSeconds)
-        let explicit = control.maxAge != nil || answer.hasExpires || control.isPublic || control.isPrivate
+            of: timed, responseTime: options.clock(), heuristicCap: options.heuristicCapSeconds)
+        let explicit = control.maxAge != nil || timedFacts.hasExpires || control.isPublic || control.isPrivate
         guard explicit || Freshness.heuristicallyCacheableStatuses.contains(code) else { return nil }
-        guard lifetime > 0 || answer.hasValidator else { return nil }
+        guard lifetime > 0 || timedFacts.hasValidator else { return nil }
         return varying
     }
 }
@@ -915,6 +937,16 @@ extension HTTPCache {
         }
         return result
     }
+
+    /// The response fields every miss reads: whether it may be stored and what it varies on,
+    /// and another cache's mark. Of an engine's head that has not been built, a miss makes these
+    /// fields alone (most answers have none of them), and ``fieldsOfLifetime`` only when the
+    /// lifetime decides whether the answer is worth storing.
+    static let fieldsReadOnMiss: [HTTPField.Name] = [.cacheControl, .vary, CacheStatus.headerName]
+
+    /// The response fields its lifetime and validators are read from (`Age` plays no part in a
+    /// new answer's lifetime).
+    static let fieldsOfLifetime: [HTTPField.Name] = [.cacheControl, .expires, .date, .lastModified, .eTag]
 
     /// `X-Parley-Cache: miss`, made once: a field built from a name and a value checks the
     /// value every time.

@@ -1,5 +1,6 @@
 public import Foundation
 public import HTTPTypes
+package import Transport
 
 /// One stored response, as a ``CacheStorage`` keeps it: the head and body the server sent,
 /// what the request said about the headers the response varies on, and when the exchange
@@ -32,7 +33,9 @@ public struct CacheEntry: Sendable, Hashable {
     /// the entry makes a new one.
     private final class Parts: Sendable {
         let key: String
-        let receivedHead: HTTPResponse
+        /// The head as handed over: a received head that nobody has read is kept as its lines,
+        /// and built on the entry's first read.
+        let receivedHead: LazyResponseHead
         let body: Data
         let varyingFields: [VaryingField]
         let variantGroup: String?
@@ -41,7 +44,7 @@ public struct CacheEntry: Sendable, Hashable {
         let approximateSize: Int
 
         init(
-            key: String, receivedHead: HTTPResponse, body: Data, varyingFields: [VaryingField],
+            key: String, receivedHead: LazyResponseHead, body: Data, varyingFields: [VaryingField],
             variantGroup: String?, requestTime: Date, responseTime: Date
         ) {
             self.key = key
@@ -52,11 +55,16 @@ public struct CacheEntry: Sendable, Hashable {
             self.requestTime = requestTime
             self.responseTime = responseTime
             var size = body.count + key.utf8.count + 64
-            let fields = receivedHead.headerFields
-            for index in fields.indices {
-                // A value's `String` is the field's own (no bytes are decoded for one received
-                // as text), and its length is stored with it.
-                size += fields[index].name.canonicalName.utf8.count + fields[index].value.utf8.count + 4
+            if let received = receivedHead.received {
+                // The lines' length: counting the fields would build them.
+                size += received.byteCount
+            } else {
+                let fields = receivedHead.response.headerFields
+                for index in fields.indices {
+                    // A value's `String` is the field's own (no bytes are decoded for one
+                    // received as text), and its length is stored with it.
+                    size += fields[index].name.canonicalName.utf8.count + fields[index].value.utf8.count + 4
+                }
             }
             for field in varyingFields {
                 size += field.name.utf8.count + (field.value?.utf8.count ?? 0) + 4
@@ -67,7 +75,7 @@ public struct CacheEntry: Sendable, Hashable {
 
         /// These parts with some replaced.
         func with(
-            key: String? = nil, receivedHead: HTTPResponse? = nil, body: Data? = nil,
+            key: String? = nil, receivedHead: LazyResponseHead? = nil, body: Data? = nil,
             varyingFields: [VaryingField]? = nil, variantGroup: String?? = nil, requestTime: Date? = nil,
             responseTime: Date? = nil
         ) -> Parts {
@@ -93,11 +101,12 @@ public struct CacheEntry: Sendable, Hashable {
     ///
     /// The fields a stored head leaves out (hop-by-hop fields such as `Connection`, and the
     /// cache's own `X-Parley-Cache` mark) are left out when the head is read, not when the entry
-    /// is made: an ``HTTPCache`` stores the very fields it hands on with a miss, so that storing
-    /// an answer copies none of them.
+    /// is made: an ``HTTPCache`` stores the very head it hands on with a miss (the engine's
+    /// received lines, built on the entry's first read), so that storing an answer copies or
+    /// builds none of its fields.
     public var head: HTTPResponse {
-        get { Self.withoutFieldsLeftOut(parts.receivedHead) }
-        set { parts = parts.with(receivedHead: newValue) }
+        get { Self.withoutFieldsLeftOut(parts.receivedHead.response) }
+        set { parts = parts.with(receivedHead: LazyResponseHead(newValue)) }
     }
     /// The body, decoded when the engine decoded it.
     public var body: Data {
@@ -146,7 +155,7 @@ public struct CacheEntry: Sendable, Hashable {
 
     /// The head as it was handed over, which may still hold fields ``head`` leaves out; read
     /// by the cache wherever those fields make no difference (freshness, validators, `Vary`).
-    var receivedHead: HTTPResponse { parts.receivedHead }
+    var receivedHead: HTTPResponse { parts.receivedHead.response }
 
     /// Creates an entry.
     ///
@@ -163,9 +172,21 @@ public struct CacheEntry: Sendable, Hashable {
         key: String, head: HTTPResponse, body: Data, varyingFields: [VaryingField] = [], requestTime: Date,
         responseTime: Date
     ) {
+        self.init(
+            key: key, lazyHead: LazyResponseHead(head), body: body, varyingFields: varyingFields,
+            requestTime: requestTime, responseTime: responseTime)
+    }
+
+    /// An entry whose head is kept as it came, an engine's received head built only when the
+    /// entry is first read; the parameters are those of
+    /// ``init(key:head:body:varyingFields:requestTime:responseTime:)``.
+    package init(
+        key: String, lazyHead: LazyResponseHead, body: Data, varyingFields: [VaryingField] = [], requestTime: Date,
+        responseTime: Date
+    ) {
         let (fields, group) = Self.separatingGroup(varyingFields)
         parts = Parts(
-            key: key, receivedHead: head, body: body, varyingFields: fields, variantGroup: group,
+            key: key, receivedHead: lazyHead, body: body, varyingFields: fields, variantGroup: group,
             requestTime: requestTime, responseTime: responseTime)
     }
 
@@ -189,7 +210,8 @@ public struct CacheEntry: Sendable, Hashable {
     {
         var entry = self
         entry.parts = parts.with(
-            receivedHead: head, varyingFields: varyingFields, requestTime: requestTime, responseTime: responseTime)
+            receivedHead: LazyResponseHead(head), varyingFields: varyingFields, requestTime: requestTime,
+            responseTime: responseTime)
         return entry
     }
 

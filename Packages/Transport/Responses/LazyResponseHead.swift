@@ -31,6 +31,27 @@ package struct LazyResponseHead: Sendable {
         set { storage = .built(newValue) }
     }
 
+    /// The head an engine received, when this is one and nobody has set it since (it may have
+    /// been built by a read); `nil` for a head made by the caller.
+    package var received: ReceivedResponseHead? {
+        switch storage {
+        case .built: nil
+        case .received(let received): received
+        }
+    }
+
+    /// The head with at least the fields `names` names: a received head nobody has read gives
+    /// those alone, without building the others (see
+    /// ``ReceivedResponseHead/head(keeping:)``); any other gives the whole head.
+    ///
+    /// - Parameter names: The fields the reader asks about.
+    package func head(keeping names: [HTTPField.Name]) -> HTTPResponse {
+        switch storage {
+        case .built(let head): head
+        case .received(let received): received.head(keeping: names)
+        }
+    }
+
     /// The status, without building the head.
     package var status: HTTPResponse.Status {
         switch storage {

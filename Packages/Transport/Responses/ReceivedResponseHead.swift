@@ -20,6 +20,8 @@ package final class ReceivedResponseHead: Sendable {
     package let status: HTTPResponse.Status
     /// The field lines, each followed by `\n`.
     private let lines: [UInt8]
+    /// A field appended after the lines when the head is built (see ``adding(_:)``).
+    private let added: HTTPField?
     /// The `HTTPResponse`, once built; retained here, released by `deinit`.
     private let built = Atomic<Unmanaged<Built>?>(nil)
 
@@ -32,6 +34,48 @@ package final class ReceivedResponseHead: Sendable {
     package init(status: Int, reason: String, lines: [UInt8]) {
         self.status = HTTPResponse.Status(code: status, reasonPhrase: reason)
         self.lines = lines
+        self.added = nil
+    }
+
+    private init(status: HTTPResponse.Status, lines: [UInt8], added: HTTPField) {
+        self.status = status
+        self.lines = lines
+        self.added = added
+    }
+
+    /// The same head with `field` after its lines: a new head that shares the lines, so that a
+    /// field is added to a head nobody has read without building it.
+    ///
+    /// - Parameter field: The field to append (the head must have no field added already; a
+    ///   second one replaces the first).
+    package func adding(_ field: HTTPField) -> ReceivedResponseHead {
+        ReceivedResponseHead(status: status, lines: lines, added: field)
+    }
+
+    /// Whether ``response`` has been built: reading it costs nothing more.
+    package var isBuilt: Bool { built.load(ordering: .acquiring) != nil }
+
+    /// How many bytes the field lines take, an estimate of the head's size without building it.
+    package var byteCount: Int { lines.count + (added.map { $0.name.rawName.utf8.count + $0.value.utf8.count } ?? 0) }
+
+    /// The head with the fields whose names are among `names` (in any case), in the order
+    /// received: what a reader that needs a few fields asks instead of ``response``, which
+    /// makes every field. Not kept: each call scans the lines again.
+    ///
+    /// - Parameter names: The names of the fields to keep.
+    /// - Returns: The status and those fields; ``response`` itself, with every field, when it
+    ///   is built already.
+    package func head(keeping names: [HTTPField.Name]) -> HTTPResponse {
+        if let built = built.load(ordering: .acquiring) { return built.takeUnretainedValue().response }
+        var fields = makeFields(reserving: 0) { bytes in
+            guard let start = bytes.baseAddress else { return nil }
+            for name in names where name.canonicalName.utf8.count == bytes.count {
+                if Self.equalIgnoringCase(start, name.canonicalName.utf8, count: bytes.count) { return name }
+            }
+            return nil
+        }
+        if let added, names.contains(added.name) { fields.append(added) }
+        return HTTPResponse(status: status, headerFields: fields)
     }
 
     deinit {
@@ -58,8 +102,20 @@ package final class ReceivedResponseHead: Sendable {
 
     /// Builds the `HTTPResponse` from the lines.
     private func makeResponse() -> HTTPResponse {
+        var fields = makeFields(reserving: 16, named: Self.name)
+        if let added { fields.append(added) }
+        return HTTPResponse(status: status, headerFields: fields)
+    }
+
+    /// The fields of the lines that `named` gives a name: every field for ``name(_:)``, or
+    /// those a reader asked for.
+    private func makeFields(
+        reserving capacity: Int, named: (UnsafeBufferPointer<UInt8>) -> HTTPField.Name?
+    ) -> HTTPFields {
         var fields = HTTPFields()
-        fields.reserveCapacity(16)
+        if capacity > 0 { fields.reserveCapacity(capacity) }
+        // Whether the last line was a field kept: a folded line continues only that one.
+        var lastKept = false
         lines.withUnsafeBufferPointer { lines in
             var start = 0
             while start < lines.count {
@@ -69,21 +125,39 @@ package final class ReceivedResponseHead: Sendable {
                 guard let first = line.first else { continue }
                 if first == UInt8(ascii: " ") || first == UInt8(ascii: "\t") {
                     // An obsolete folded continuation line: join it to the previous field's value.
-                    guard let last = fields.last else { continue }
+                    guard lastKept, let last = fields.last else { continue }
                     fields.removeLast()
                     let joined = last.value + " " + String(decoding: Self.trimmed(line), as: UTF8.self)
                     fields.append(HTTPField(name: last.name, value: joined))
                     continue
                 }
-                guard let colon = line.firstIndex(of: UInt8(ascii: ":")),
-                    let name = Self.name(UnsafeBufferPointer(rebasing: line[..<colon]))
-                else { continue }
+                guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { continue }
+                guard let name = named(UnsafeBufferPointer(rebasing: line[..<colon])) else {
+                    lastKept = false
+                    continue
+                }
                 let value = String(
                     decoding: Self.trimmed(UnsafeBufferPointer(rebasing: line[(colon + 1)...])), as: UTF8.self)
                 fields.append(HTTPField(name: name, value: value))
+                lastKept = true
             }
         }
-        return HTTPResponse(status: status, headerFields: fields)
+        return fields
+    }
+
+    /// Whether the `count` bytes at `bytes` spell `lowercase` in any case.
+    private static func equalIgnoringCase(
+        _ bytes: UnsafePointer<UInt8>, _ lowercase: some Sequence<UInt8>, count: Int
+    ) -> Bool {
+        var index = 0
+        for expected in lowercase {
+            guard index < count else { return false }
+            var byte = bytes[index]
+            if byte >= UInt8(ascii: "A"), byte <= UInt8(ascii: "Z") { byte += 0x20 }
+            if byte != expected { return false }
+            index += 1
+        }
+        return index == count
     }
 
     /// The field name `bytes` spell: one of ``knownNames`` without a string of its own or a
