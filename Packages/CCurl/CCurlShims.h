@@ -128,6 +128,17 @@ static const long parley_auth_any = (long)CURLAUTH_ANY;
 
 static const int parley_socket_timeout = CURL_SOCKET_TIMEOUT;
 
+// MARK: - Content encodings
+
+// The features of the libcurl the process runs with (`CURL_VERSION_*` bits), for the
+// encodings it decodes: the engine sends the `Accept-Encoding` that libcurl itself would.
+static inline int parley_curl_features(void) {
+    return curl_version_info(CURLVERSION_NOW)->features;
+}
+static const int parley_feature_libz = CURL_VERSION_LIBZ;
+static const int parley_feature_brotli = CURL_VERSION_BROTLI;
+static const int parley_feature_zstd = CURL_VERSION_ZSTD;
+
 // MARK: - epoll and eventfd
 
 // The loop waits in epoll. `struct epoll_event` is packed on x86-64, so Swift never touches

@@ -21,9 +21,13 @@ final class CurlEasyHandle {
     /// values skips setting them again (`CurlTransfer.configure`). Forgotten with the handle's
     /// options when it is reset.
     var lastSet = LastSetOptions()
-    /// The header list of a request with no header fields of its own (the engine's
-    /// `User-Agent` alone): made once for the handle, freed with it.
-    var defaultHeaderList: UnsafeMutablePointer<curl_slist>?
+    /// The header list of a request with no header fields of its own that decodes content:
+    /// the engine's `User-Agent` and libcurl's `Accept-Encoding`
+    /// (``CurlContentEncodings/acceptEncodingLine``). Made once for the handle, freed with it.
+    private var decodingHeaderList: UnsafeMutablePointer<curl_slist>?
+    /// The header list of a request with no header fields of its own that does not decode
+    /// content: the engine's `User-Agent` alone. Made once for the handle, freed with it.
+    private var plainHeaderList: UnsafeMutablePointer<curl_slist>?
 
     /// Per-request options as last set on a handle; `nil` or `false` where unknown.
     struct LastSetOptions {
@@ -39,8 +43,9 @@ final class CurlEasyHandle {
         var acceptsEncodings: Bool?
         /// Whether the method options are a plain GET's (`CURLOPT_HTTPGET`, no custom request).
         var isPlainGet = false
-        /// Whether `CURLOPT_HTTPHEADER` is ``CurlEasyHandle/defaultHeaderList``.
-        var hasDefaultHeaders = false
+        /// `CURLOPT_HTTPHEADER` when it is one of the handle's own lists
+        /// (``CurlEasyHandle/defaultHeaderList(decodingContent:userAgent:)``).
+        var defaultHeaders: UnsafeMutablePointer<curl_slist>?
         /// `CURLOPT_NOPROGRESS`.
         var noProgress: Bool?
         /// `CURLOPT_BUFFERSIZE`.
@@ -61,7 +66,33 @@ final class CurlEasyHandle {
         errorBuffer.pointee == 0 ? nil : String(cString: errorBuffer)
     }
 
-    /// Frees the handle; it must not be used afterwards.
+    /// The header list of a request with no header fields of its own, made the first time it
+    /// is needed: the engine's `User-Agent`, and libcurl's `Accept-Encoding` when the request
+    /// decodes content. `nil` when libcurl could not allocate it.
+    func defaultHeaderList(decodingContent: Bool, userAgent: String) -> UnsafeMutablePointer<curl_slist>? {
+        if decodingContent {
+            if decodingHeaderList == nil {
+                decodingHeaderList = Self.makeList("User-Agent: \(userAgent)", CurlContentEncodings.acceptEncodingLine)
+            }
+            return decodingHeaderList
+        }
+        if plainHeaderList == nil { plainHeaderList = Self.makeList("User-Agent: \(userAgent)") }
+        return plainHeaderList
+    }
+
+    /// A header list of `lines`, or `nil` (nothing left allocated) when libcurl cannot make it.
+    private static func makeList(_ lines: String...) -> UnsafeMutablePointer<curl_slist>? {
+        var list: UnsafeMutablePointer<curl_slist>?
+        for line in lines {
+            guard let longer = curl_slist_append(list, line) else {
+                if let list { curl_slist_free_all(list) }
+                return nil
+            }
+            list = longer
+        }
+        return list
+    }
+
     /// The hops (requests of the engine, redirects included) configured on the handle since it
     /// was last reset.
     var hopsConfigured = 0
@@ -92,9 +123,11 @@ final class CurlEasyHandle {
         requestsSent = 0
     }
 
+    /// Frees the handle; it must not be used afterwards.
     func cleanup() {
         curl_easy_cleanup(pointer)
-        if let defaultHeaderList { curl_slist_free_all(defaultHeaderList) }
+        if let decodingHeaderList { curl_slist_free_all(decodingHeaderList) }
+        if let plainHeaderList { curl_slist_free_all(plainHeaderList) }
         errorBuffer.deallocate()
         LiveCounts.easyHandles.decrement()
     }

@@ -231,29 +231,35 @@ extension CurlTransfer {
 
     /// Builds the header list libcurl sends, with the engine's own additions.
     ///
-    /// A request with no header fields and no body sends the engine's `User-Agent` alone: the
-    /// handle's own list of that one line (``CurlEasyHandle/defaultHeaderList``), made once and
-    /// left set between requests, so that such a request builds, allocates and frees nothing.
+    /// A transfer that decodes content sends libcurl's own `Accept-Encoding`
+    /// (``CurlContentEncodings/acceptEncodingLine``) in this list, unless the request has one:
+    /// libcurl then does not format the field itself for every request.
+    ///
+    /// A request with no header fields and no body sends the engine's `User-Agent` (and that
+    /// `Accept-Encoding`) alone: one of the handle's own lists
+    /// (``CurlEasyHandle/defaultHeaderList(decodingContent:userAgent:)``), made once and left set
+    /// between requests, so that such a request builds, allocates and frees nothing.
     private func configureHeaders(_ handle: CurlEasyHandle) {
         freeHeaderList()
+        let decodes = request.options.decodesContent
         let jarCookies = configuration.cookieJar.flatMap(jarCookieField)
         if request.head.headerFields.isEmpty && upload == nil && jarCookies == nil {
-            if handle.lastSet.hasDefaultHeaders { return }
-            if handle.defaultHeaderList == nil {
-                handle.defaultHeaderList = curl_slist_append(nil, "User-Agent: \(configuration.userAgent)")
-            }
-            _ = parley_easy_setopt_slist(handle.pointer, CURLOPT_HTTPHEADER, handle.defaultHeaderList)
-            handle.lastSet.hasDefaultHeaders = true
+            let defaults = handle.defaultHeaderList(decodingContent: decodes, userAgent: configuration.userAgent)
+            if defaults != nil && handle.lastSet.defaultHeaders == defaults { return }
+            _ = parley_easy_setopt_slist(handle.pointer, CURLOPT_HTTPHEADER, defaults)
+            handle.lastSet.defaultHeaders = defaults
             return
         }
-        handle.lastSet.hasDefaultHeaders = false
+        handle.lastSet.defaultHeaders = nil
         var list: UnsafeMutablePointer<curl_slist>?
         func add(_ line: String) {
             list = curl_slist_append(list, line)
         }
         var hasUserAgent = false
+        var hasAcceptEncoding = false
         for field in request.head.headerFields {
             if field.name == .userAgent { hasUserAgent = true }
+            if field.name == .acceptEncoding { hasAcceptEncoding = true }
             // One `Cookie` field (RFC 6265 §5.4): the caller's, then the jar's, added below.
             if jarCookies != nil && field.name == .cookie { continue }
             // libcurl's syntax for a header with an empty value is `Name;`.
@@ -261,6 +267,7 @@ extension CurlTransfer {
         }
         if let jarCookies { add("Cookie: \(jarCookies)") }
         if !hasUserAgent { add("User-Agent: \(configuration.userAgent)") }
+        if decodes && !hasAcceptEncoding { add(CurlContentEncodings.acceptEncodingLine) }
         // An empty `Expect:` stops libcurl from waiting up to a second for `100 Continue`.
         if upload != nil && request.head.headerFields[.expect] == nil { add("Expect:") }
         if upload?.isGzipped == true { add("Content-Encoding: gzip") }
