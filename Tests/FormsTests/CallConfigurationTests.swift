@@ -87,7 +87,7 @@ import TransportTesting
                 case .baseURL: call.baseURL = server.baseURL
                 case .headers: call.headers["X-Setting"] = "headers"
                 case .dynamicHeaders: call.dynamicHeaders = { ["X-Setting": "dynamic"] }
-                case .timeout: call.timeout = .seconds(7)
+                case .timeout: call.timeout = .seconds(60)
                 case .retry: call.retry = .never
                 case .plugins: call.plugins.append(Stamp(field: "X-Plugin"))
                 case .middleware: call.middleware.append(Stamp(field: "X-Middleware"))
@@ -115,7 +115,7 @@ import TransportTesting
             case .transport, .baseURL: #expect(echoed?.method == "GET", "the server answered")
             case .headers: #expect(echoed?.header("X-Setting") == "headers")
             case .dynamicHeaders: #expect(echoed?.header("X-Setting") == "dynamic")
-            case .timeout: #expect(seen.all.contains("deadline 7.0 seconds"))
+            case .timeout: #expect(seen.all.contains("deadline 60.0 seconds"))
             case .retry:
                 #expect(response.status.code == 503, "not retried")
                 #expect(server.requestCount(for: "/flaky/1") == 1)
