@@ -164,11 +164,12 @@ extension ChildProcess {
     /// another thread: the process group it leads gets `SIGTERM`, at once when it runs, or as
     /// it starts when the request came first.
     package final class Stop: Sendable {
-        /// The child's process id while it runs; 0 before and after.
         private let state = PThreadMutex(State())
 
         private struct State {
+            /// The child's process id while it runs; 0 before and after.
             var pid: pid_t = 0
+            /// Whether a stop was asked for.
             var requested = false
         }
 
@@ -186,6 +187,7 @@ extension ChildProcess {
             if pid > 0 { kill(-pid, SIGTERM) }
         }
 
+        /// Records the started child, and stops it at once when a stop came first.
         func started(_ pid: pid_t) {
             let requested = state.withLock { state -> Bool in
                 state.pid = pid

@@ -45,8 +45,8 @@ public import Transport
 /// built or copied: of a head the engine has not built yet, a miss reads the few fields it needs
 /// from the received lines, the mark goes into a head that shares those lines, and the entry
 /// keeps the head unbuilt and shares the body with the response; the hop-by-hop fields and the
-/// mark are left out when an entry's head is read. A ``DiskCacheStorage`` answers from memory while its writer puts the file in place, and
-/// a response never waits for the disk (a write that fails there is counted in
+/// mark are left out when an entry's head is read. A ``DiskCacheStorage`` answers from memory
+/// while its writer puts the file in place, and a response never waits for the disk (a write that fails there is counted in
 /// ``CacheStatistics/failedWrites`` rather than logged).
 public final class HTTPCache: TransportMiddleware {
     /// What the cache does, adjustable while it runs through ``HTTPCache/options``.
@@ -568,25 +568,26 @@ public final class HTTPCache: TransportMiddleware {
     ///   returns the response.
     private func fromNetwork(
         _ response: consuming TransportResponse, request: TransportRequest, facts: RequestFacts, key: String,
-        sentAt: Date, receivedAt: Date, forced: TimeInterval?, stored storedEntries: Stored, options: Options
+        sentAt: Date, receivedAt: Date, forced: TimeInterval?, stored: Stored, options: Options
     ) -> (TransportResponse, StorageWork) {
-        let old = storedEntries.match
+        let old = stored.match
         misses.add(1, ordering: .relaxed)
         // The fields the cache reads, alone when the engine's head has not been built: building
         // every field to read a few would cost more than the rest of a miss.
-        let isWhole = response.lazyHead.received.map(\.isBuilt) ?? true
+        let received = response.lazyHead.received
+        let isWhole = received?.isBuilt ?? true
         let read = response.lazyHead.head(keeping: Self.fieldsReadOnMiss)
         let answer = ResponseFacts(read.headerFields)
-        let stored: LazyResponseHead
-        if let received = response.lazyHead.received, !received.isBuilt, !answer.isMarked {
+        let entryHead: LazyResponseHead
+        if let received, !isWhole, !answer.isMarked {
             // The mark goes after the received lines in a head that shares them; the entry keeps
             // the head without it.
-            stored = response.lazyHead
+            entryHead = response.lazyHead
             response.lazyHead = LazyResponseHead(received: received.adding(Self.missMark))
         } else {
             // Into the response's own fields, which the entry then shares.
             Self.markMiss(&response.head.headerFields, alreadyMarked: answer.isMarked)
-            stored = response.lazyHead
+            entryHead = response.lazyHead
         }
         guard request.head.method == .get else { return (response, .none) }
         // Decided before anything else: most answers that may not be stored cost nothing more.
@@ -601,14 +602,14 @@ public final class HTTPCache: TransportMiddleware {
             return (response, .remove(old.key))
         }
         logger?.debug("cache miss \(LogRedaction.redactedURL(key)), storing")
-        let (group, moved) = Self.placement(of: varying, key: key, stored: storedEntries)
+        let (group, moved) = Self.placement(of: varying, key: key, stored: stored)
         let making = moved.map(store) ?? .none
         if let body = response.body.collectedData {
             guard body.count <= options.maximumEntrySize else {
                 return (response, old.map { .remove($0.key) } ?? .none)
             }
             var entry = CacheEntry(
-                key: key, lazyHead: stored, body: body, varyingFields: varying, requestTime: sentAt,
+                key: key, lazyHead: entryHead, body: body, varyingFields: varying, requestTime: sentAt,
                 responseTime: receivedAt)
             // Set only when there is one: a setter makes the entry's parts anew.
             if let group { entry.variantGroup = group }
@@ -617,7 +618,7 @@ public final class HTTPCache: TransportMiddleware {
         let recorder = RecordingBodyStream(body: response.body, limit: options.maximumEntrySize) {
             [self] body in
             var entry = CacheEntry(
-                key: key, lazyHead: stored, body: body, varyingFields: varying, requestTime: sentAt,
+                key: key, lazyHead: entryHead, body: body, varyingFields: varying, requestTime: sentAt,
                 responseTime: receivedAt)
             // Set only when there is one: a setter makes the entry's parts anew.
             if let group { entry.variantGroup = group }
