@@ -72,6 +72,11 @@ static inline CURLcode parley_easy_setopt_sockopt_callback(CURL *handle, CURLopt
     return curl_easy_setopt(handle, option, value);
 }
 
+static inline CURLcode parley_easy_setopt_opensocket_callback(CURL *handle, CURLoption option,
+                                                              curl_opensocket_callback value) {
+    return curl_easy_setopt(handle, option, value);
+}
+
 // MARK: - curl_easy_getinfo
 
 static inline CURLcode parley_easy_getinfo_long(CURL *handle, CURLINFO info, long *value) {
@@ -127,6 +132,7 @@ static const long parley_auth_digest = (long)CURLAUTH_DIGEST;
 static const long parley_auth_any = (long)CURLAUTH_ANY;
 
 static const int parley_socket_timeout = CURL_SOCKET_TIMEOUT;
+static const int parley_socket_bad = CURL_SOCKET_BAD;
 
 // MARK: - Content encodings
 

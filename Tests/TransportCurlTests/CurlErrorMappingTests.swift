@@ -131,6 +131,24 @@ import Transport
         #expect(error.message.contains("cannot raise this limit"))
     }
 
+    @Test func saysTheEngineKeptTheLastDescriptorsAndWhatToDo() {
+        let facts = CurlErrorMapping.Facts(
+            detail: "Failed to connect to 127.0.0.1 port 8080 after 0 ms: Couldn't connect to server",
+            wasConnected: false, looksLikePlainHTTPSentToTLS: false, ranOutOfDescriptors: true, descriptorLimit: 4096,
+            keptReserve: true)
+        let error = CurlErrorMapping.error(
+            for: CURLE_COULDNT_CONNECT, facts: facts, url: "http://127.0.0.1:8080/", options: TransferOptions(),
+            elapsed: .zero, headIsComplete: false)
+        #expect(error.category == .outOfDescriptors)
+        #expect(error.message.contains("near the end of its file descriptors"))
+        #expect(error.message.contains("RLIMIT_NOFILE, is 4096"))
+        #expect(error.message.contains("leaves the last 128 to the rest of the process"))
+        #expect(error.message.contains("127.0.0.1:8080"))
+        #expect(error.message.contains("ulimit -n"))
+        #expect(error.message.contains("maximumTotalConnections"))
+        #expect(error.mayHaveReachedServer == false)
+    }
+
     @Test func saysTheProcessRanOutOfDescriptorsAndWhatToDo() {
         let facts = CurlErrorMapping.Facts(
             detail: "Failed to connect to 127.0.0.1 port 8080 after 0 ms: Couldn't connect to server",

@@ -17,6 +17,9 @@ final class CurlEasyHandle {
     let head = ResponseHeadParser()
     /// libcurl writes a detailed message here when a transfer fails (`CURLOPT_ERRORBUFFER`).
     let errorBuffer: UnsafeMutablePointer<CChar>
+    /// `RLIMIT_NOFILE` when the engine last refused a socket of this handle's transfer because
+    /// the system numbered it in the ``DescriptorReserve``; `nil` otherwise. Cleared for each hop.
+    var refusedAtDescriptorLimit: Int?
     /// The per-request options last set on the handle, so that a request that needs the same
     /// values skips setting them again (`CurlTransfer.configure`). Forgotten with the handle's
     /// options when it is reset.

@@ -35,6 +35,9 @@ enum CurlErrorMapping {
         /// The process's file-descriptor limit, the soft `RLIMIT_NOFILE`, read when
         /// ``ranOutOfDescriptors`` is `true`; `nil` otherwise, or when it is unlimited or unreadable.
         var descriptorLimit: Int?
+        /// Whether the engine itself refused the socket, which the system had numbered in the
+        /// ``DescriptorReserve`` (the process was near its limit, not at it).
+        var keptReserve = false
 
         /// The facts of a failure on `handle`.
         init(handle: CurlEasyHandle, code: CURLcode, url: String) {
@@ -47,9 +50,15 @@ enum CurlErrorMapping {
                 && CurlErrorMapping.looksLikePlainHTTPSentToTLS(handle: handle, url: url)
             var osErrno = 0
             _ = parley_easy_getinfo_long(handle.pointer, CURLINFO_OS_ERRNO, &osErrno)
-            ranOutOfDescriptors = CurlErrorMapping.ranOutOfDescriptors(
-                code: code, osErrno: Int32(truncatingIfNeeded: osErrno))
-            descriptorLimit = ranOutOfDescriptors ? CurlErrorMapping.descriptorLimit() : nil
+            if let limit = handle.refusedAtDescriptorLimit, code == CURLE_COULDNT_CONNECT {
+                ranOutOfDescriptors = true
+                keptReserve = true
+                descriptorLimit = limit
+            } else {
+                ranOutOfDescriptors = CurlErrorMapping.ranOutOfDescriptors(
+                    code: code, osErrno: Int32(truncatingIfNeeded: osErrno))
+                descriptorLimit = ranOutOfDescriptors ? CurlErrorMapping.descriptorLimit() : nil
+            }
             var connectStatus = 0
             _ = parley_easy_getinfo_long(handle.pointer, CURLINFO_HTTP_CONNECTCODE, &connectStatus)
             proxyConnectStatus = connectStatus
@@ -61,8 +70,10 @@ enum CurlErrorMapping {
         /// Facts given outright.
         init(
             detail: String, wasConnected: Bool, looksLikePlainHTTPSentToTLS: Bool, ranOutOfDescriptors: Bool = false,
-            descriptorLimit: Int? = nil, proxy: String? = nil, proxyConnectStatus: Int = 0, proxyFailureCode: Int = 0
+            descriptorLimit: Int? = nil, keptReserve: Bool = false, proxy: String? = nil, proxyConnectStatus: Int = 0,
+            proxyFailureCode: Int = 0
         ) {
+            self.keptReserve = keptReserve
             self.proxy = proxy
             self.proxyConnectStatus = proxyConnectStatus
             self.proxyFailureCode = proxyFailureCode
@@ -123,10 +134,20 @@ enum CurlErrorMapping {
 
         if facts.ranOutOfDescriptors {
             let limit = facts.descriptorLimit.map { "its limit, RLIMIT_NOFILE, is \($0)" } ?? "RLIMIT_NOFILE"
+            let what: String
+            if facts.keptReserve, let count = facts.descriptorLimit {
+                what =
+                    "The process is near the end of its file descriptors (\(limit), and the engine leaves the "
+                    + "last \(DescriptorReserve.size(forLimit: count)) to the rest of the process), so no socket was "
+                    + "opened for \(host)."
+            } else {
+                what =
+                    "The process ran out of file descriptors (\(limit)), so no socket could be opened for \(host) "
+                    + "(\(detail))."
+            }
             return make(
                 .outOfDescriptors,
-                "The process ran out of file descriptors (\(limit)), so no socket could be opened for \(host) "
-                    + "(\(detail)). Every open connection, file and pipe of the process takes one. Raise the limit "
+                what + " Every open connection, file and pipe of the process takes one. Raise the limit "
                     + "(ulimit -n, or LimitNOFILE= for a systemd service), or lower CurlTransport.Configuration's "
                     + "maximumConnectionsPerHost or maximumTotalConnections so that fewer connections are open at once.",
                 reached: false)

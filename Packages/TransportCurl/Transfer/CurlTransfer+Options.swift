@@ -55,6 +55,7 @@ extension CurlTransfer {
             handle.isPrepared = true
         }
         handle.errorBuffer.pointee = 0
+        handle.refusedAtDescriptorLimit = nil
         handle.hopsConfigured += 1
 
         // Every option below varies per request. Handles are reused without `curl_easy_reset`
@@ -155,6 +156,9 @@ extension CurlTransfer {
         _ = parley_easy_setopt_read_callback(easy, CURLOPT_READFUNCTION, curlReadCallback)
         _ = parley_easy_setopt_seek_callback(easy, CURLOPT_SEEKFUNCTION, curlSeekCallback)
         _ = parley_easy_setopt_prereq_callback(easy, CURLOPT_PREREQFUNCTION, curlPrereqCallback)
+        // The engine opens libcurl's sockets, to keep the descriptors of `DescriptorReserve`.
+        _ = parley_easy_setopt_opensocket_callback(easy, CURLOPT_OPENSOCKETFUNCTION, curlOpenSocketCallback)
+        _ = parley_easy_setopt_pointer(easy, CURLOPT_OPENSOCKETDATA, Unmanaged.passUnretained(handle).toOpaque())
     }
 
     /// Sets the TLS options of ``CurlTransport/Configuration/tls``.
