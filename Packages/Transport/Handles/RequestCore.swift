@@ -208,12 +208,12 @@ final class RequestCore: Sendable {
     /// operation unless a task that awaits the handle claims the run first.
     private func launch(run: Int) {
         let task = Task(executorPreference: taskExecutor) { [self] in
-            guard state.withLock({ $0.claim(run: run) }) else { return }
+            guard let observed = state.withLock({ $0.claim(run: run) ? $0.isObserved : nil }) else { return }
             // A handle started by an operation running in an awaiting task is no part of that
             // operation: its task takes its own run's cancellation along, not that run's. A
             // cancel reaches it through the task; the cancellation carries the suspension.
             let cancellation = RequestCancellation(core: self, run: run)
-            finish(await RequestCancellation.$current.withValue(cancellation) { await runOperation() })
+            finish(await RequestCancellation.$current.withValue(cancellation) { await runOperation(observed: observed) })
         }
         switch state.withLock({ $0.launched(task, run: run) }) {
         case .none: break
@@ -221,13 +221,12 @@ final class RequestCore: Sendable {
         }
     }
 
-    /// Runs the operation, its errors normalised.
-    private func runOperation() async -> Result<(value: any Sendable, response: ResponseInfo?), any Error> {
+    /// Runs the operation, its errors normalised. `observed`: whether anything takes the
+    /// events as the operation begins (read under the lock that began it); when nothing does,
+    /// the operation may spare the transport its progress reports.
+    private func runOperation(observed: Bool) async -> Result<(value: any Sendable, response: ResponseInfo?), any Error> {
         // swift-format-ignore: NeverForceUnwrap
         let operation = operation!
-        // Whether anything takes the events as the operation begins: when nothing does, the
-        // operation may spare the transport its progress reports.
-        let observed = state.withLock { !$0.observers.isEmpty || $0.fanout != nil }
         let sink = RequestEventSink(core: self, observed: observed)
         do {
             return .success(try await operation.run(sink))
@@ -417,8 +416,9 @@ final class RequestCore: Sendable {
 
     /// What a task that awaits the handle does first.
     private enum Await {
-        /// Runs the operation: it claimed run number `run`.
-        case run(Int)
+        /// Runs the operation: it claimed run number `run`; `observed` says whether anything
+        /// took the handle's events as it did.
+        case run(Int, observed: Bool)
         /// Takes this outcome: the core has finished, and the task is the drainer.
         case take(Erased, response: ResponseInfo?, number: Int)
         /// Waits for the outcome.
@@ -433,15 +433,15 @@ final class RequestCore: Sendable {
     /// claimed and does nothing.
     func result(view: HandleView?, owner: Int) async -> Erased {
         let first = state.withLock { state -> Await in
-            if let run = state.claimForAwait() { return .run(run) }
+            if let run = state.claimForAwait() { return .run(run, observed: state.isObserved) }
             if let (outcome, response, number) = state.takeFinished() {
                 return .take(outcome, response: response, number: number)
             }
             return .wait
         }
         switch first {
-        case .run(let run):
-            return await runAwaited(run: run, view: view, owner: owner)
+        case .run(let run, let observed):
+            return await runAwaited(run: run, observed: observed, view: view, owner: owner)
         case .take(let outcome, let response, let number):
             // As the drainer: the view's outcome may be computed here. The await returns once
             // what was added meanwhile has been handed out, as any await does.
@@ -469,62 +469,123 @@ final class RequestCore: Sendable {
     /// A cancel of the handle reaches the operation through that cancellation only; this
     /// task's own cancellation (or that of an outer handle's run that this one is part of)
     /// cancels the handle.
-    private func runAwaited(run: Int, view: HandleView?, owner: Int) async -> Erased {
+    private func runAwaited(run: Int, observed: Bool, view: HandleView?, owner: Int) async -> Erased {
         let cancellation = RequestCancellation(core: self, run: run)
         let outcome = await RequestCancellation.withCancellationHandler {
             await RequestCancellation.$current.withValue(cancellation) {
                 if let taskExecutor {
-                    await withTaskExecutorPreference(taskExecutor) { await runOperation() }
+                    await withTaskExecutorPreference(taskExecutor) { await runOperation(observed: observed) }
                 } else {
-                    await runOperation()
+                    await runOperation(observed: observed)
                 }
             }
         } onCancel: {
             cancel()
         }
-        // The outcome reaches this task after the handlers: it usually hands it out itself,
-        // and then resumes before suspending.
-        return await withUnsafeContinuation { continuation in
-            finishAwaited(outcome, view: view, owner: owner, continuation: continuation)
+        switch finishAwaited(outcome, view: view, owner: owner) {
+        case .taken(let result):
+            return result
+        case .handedOut(let later):
+            return await later.value
         }
     }
 
+    /// How the task that ran an awaited run gets its outcome.
+    private enum AwaitedOutcome {
+        /// It took the outcome as the drainer, and the handlers have had it.
+        case taken(Erased)
+        /// Another thread hands it out: it comes through this.
+        case handedOut(LaterOutcome)
+    }
+
     /// Ends the run that the calling task ran while awaiting the handle with `outcome`, and
-    /// resumes `continuation` with it (`view`'s, when given) once the handlers have had it.
+    /// gives back that outcome (`view`'s, when given) once the handlers have had it.
     ///
     /// Usually the task hands the outcome out itself, as the drainer: then it applies the
-    /// view's transform, runs the handlers, and resumes `continuation` here, with no handler
-    /// of its own registered. When another thread is handing an earlier outcome out (or the
-    /// run had ended), it registers a one-shot handler, as any await does, in the same lock
-    /// section, so that it gets this run's outcome and no later one.
+    /// view's transform, runs the handlers, and has the outcome at once, with no handler,
+    /// continuation or suspension of its own. When another thread is handing an earlier
+    /// outcome out (or the run had ended), it registers a one-shot handler, as any await does,
+    /// in the same lock section, so that it gets this run's outcome and no later one; the
+    /// handler leaves the outcome in a ``LaterOutcome`` for the task to wait on.
     private func finishAwaited(
         _ outcome: Result<(value: any Sendable, response: ResponseInfo?), any Error>, view: HandleView?,
-        owner: Int, continuation: UnsafeContinuation<Erased, Never>
-    ) {
+        owner: Int
+    ) -> AwaitedOutcome {
         let result = outcome.map { $0.value }
         let response = try? outcome.get().response
+        /// What the lock section made of the task: the drainer of outcome `number`, or a
+        /// waiter for the outcome another thread hands out.
+        enum Either {
+            case drainer(number: Int)
+            case waiting(LaterOutcome)
+        }
         var drain = Machine.DrainAction.none
-        let taken = state.withLock { state -> Int? in
+        let taken = state.withLock { state -> Either in
             let fanout: Broadcast<RequestEvent>?
             switch state.finishAwaited(result, response: response) {
             case .take(let completing, let number):
                 Self.complete(completing, succeeded: result.isSuccess)
-                return number
+                return .drainer(number: number)
             case .queued(let completing):
                 fanout = completing
             case .wait:
                 fanout = nil
             }
             Self.complete(fanout, succeeded: result.isSuccess)
-            let handler = Handler(view: view) { continuation.resume(returning: $0) }
+            let later = LaterOutcome()
+            let handler = Handler(view: view) { later.deliver($0) }
             if case .drain = state.addHandler(handler, once: true, owner: owner) { drain = .drain }
-            return nil
+            return .waiting(later)
         }
-        guard let taken else { return perform(drain) }
-        // The drainer: only it touches what a view keeps.
-        let value = view?.outcome(of: result, number: taken, response: response) ?? result
-        self.drain()
-        continuation.resume(returning: value)
+        switch taken {
+        case .drainer(let number):
+            // The drainer: only it touches what a view keeps.
+            let value = view?.outcome(of: result, number: number, response: response) ?? result
+            self.drain()
+            return .taken(value)
+        case .waiting(let later):
+            perform(drain)
+            return .handedOut(later)
+        }
+    }
+
+    /// The outcome of an awaited run that another thread hands out: the await's one-shot
+    /// handler leaves it here, and the task that ran the run waits for it here.
+    private final class LaterOutcome: Sendable {
+        private enum State {
+            /// Not handed out yet; the task waiting, once it waits.
+            case waiting(UnsafeContinuation<Erased, Never>?)
+            /// Handed out before the task waited.
+            case delivered(Erased)
+        }
+
+        private let state = PThreadMutex(State.waiting(nil))
+
+        /// Hands the outcome over: to the waiting task, or to the one that will wait.
+        func deliver(_ outcome: Erased) {
+            let waiter = state.withLock { state -> UnsafeContinuation<Erased, Never>? in
+                guard case .waiting(let waiter) = state else { return nil }
+                if waiter == nil { state = .delivered(outcome) }
+                return waiter
+            }
+            waiter?.resume(returning: outcome)
+        }
+
+        /// The outcome, once handed over.
+        var value: Erased {
+            get async {
+                // Unsafe is sound here: the continuation is stored once, and `deliver` resumes
+                // it once, or it is resumed here at once with an outcome delivered already.
+                await withUnsafeContinuation { continuation in
+                    let delivered = state.withLock { state -> Erased? in
+                        if case .delivered(let outcome) = state { return outcome }
+                        state = .waiting(continuation)
+                        return nil
+                    }
+                    if let delivered { continuation.resume(returning: delivered) }
+                }
+            }
+        }
     }
 
     /// Completes the subscriptions to a run's events; under the lock, so that a subscription
@@ -545,6 +606,14 @@ final class RequestCore: Sendable {
     /// The response of the latest run.
     var response: ResponseInfo? {
         state.withLock { $0.response }
+    }
+
+    /// The latest run's response when the handle is settled (``isSettled``), read in one lock
+    /// section: an await of ``RequestHandle/response`` then has nothing to wait for or run.
+    var settledResponse: (isSettled: Bool, response: ResponseInfo?) {
+        state.withLock { state in
+            state.isFinished && !state.isDraining ? (true, state.response) : (false, nil)
+        }
     }
 
     // MARK: - Events

@@ -447,6 +447,11 @@ package struct RequestCoreMachine<Types: RequestCoreMachineTypes>: Sendable {
         return false
     }
 
+    /// Whether anything takes the handle's events: an observer or a subscription.
+    package var isObserved: Bool {
+        !observers.isEmpty || fanout != nil
+    }
+
     /// The number of the first outcome a handler added now runs for: the current one when
     /// finished, otherwise that of the run in progress (or the next one).
     package var nextOutcome: Int {

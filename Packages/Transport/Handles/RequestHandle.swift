@@ -307,6 +307,9 @@ public final class RequestHandle<Value: Sendable>: Sendable {
     /// runs the operation in the awaiting task when the run's own task has not begun it yet.
     public var response: ResponseInfo? {
         get async {
+            // Settled (the usual case after `value`): nothing to wait for or run.
+            let settled = core.settledResponse
+            if settled.isSettled { return settled.response }
             _ = await core.result(view: nil, owner: owner)
             return core.response
         }
