@@ -366,11 +366,16 @@ public final class RequestHandle<Value: Sendable>: Sendable {
     }
 
     /// The value the core boxed; the core only ever holds values of this handle's type.
+    ///
+    /// Always inlined: a call from code that is not specialised (a view's transform, say)
+    /// would otherwise look up this class's metadata at run time, on every request, to pass it.
+    @inline(__always)
     static func unbox(_ value: any Sendable) -> Value {
         // swift-format-ignore: NeverForceUnwrap
         value as! Value
     }
 
+    @inline(__always)
     static func unbox(_ result: RequestCore.Erased) -> Result<Value, any Error> {
         switch result {
         case .success(let value): .success(unbox(value))

@@ -24,7 +24,11 @@ public struct RequestUserInfo: Sendable {
 
     /// The value stored under `key`, or `nil`.
     public subscript<Key: RequestUserInfoKey>(_ key: Key.Type) -> Key.Value? {
-        get { values[ObjectIdentifier(key)] as? Key.Value }
+        get {
+            // Most requests carry nothing: no hashing, no cast.
+            guard !values.isEmpty else { return nil }
+            return values[ObjectIdentifier(key)] as? Key.Value
+        }
         set { values[ObjectIdentifier(key)] = newValue }
     }
 
