@@ -358,10 +358,11 @@ static inline void parley_head_restart(parley_head *head, int keep_bytes) {
     }
 }
 
-/// Appends `count` bytes; 0 when out of memory.
-static inline int parley_bytes_append(parley_bytes *buffer, const unsigned char *bytes, size_t count) {
+/// Appends `count` bytes, allocating `first` bytes the first time (and doubling from there);
+/// 0 when out of memory.
+static inline int parley_bytes_append(parley_bytes *buffer, const unsigned char *bytes, size_t count, size_t first) {
     if (buffer->count + count > buffer->capacity) {
-        size_t capacity = buffer->capacity ? buffer->capacity * 2 : 512;
+        size_t capacity = buffer->capacity ? buffer->capacity * 2 : first;
         while (capacity < buffer->count + count) capacity *= 2;
         unsigned char *grown = (unsigned char *)realloc(buffer->bytes, capacity);
         if (!grown) return 0;
@@ -448,7 +449,9 @@ static inline int parley_head_status_line(parley_head *head, const unsigned char
     while (index < count && text[index] == ' ') index++;
     parley_head_restart(head, 1);
     head->status = code;
-    if (!parley_bytes_append(&head->reason, text + index, count - index))
+    // 32 bytes hold the common reason phrases ("OK", "Not Found", "Internal Server Error"):
+    // every easy handle, and so every request in flight, keeps this buffer between its heads.
+    if (!parley_bytes_append(&head->reason, text + index, count - index, 32))
         return parley_head_refuse(head, PARLEY_HEAD_PROBLEM_OUT_OF_MEMORY, NULL, 0);
     return PARLEY_HEAD_CONTINUE;
 }
@@ -487,7 +490,7 @@ static inline int parley_head_consume(parley_head *head, const unsigned char *li
         parley_head_note_field(head, line, end, name_length, head->lines.count);
     }
     static const unsigned char newline = '\n';
-    if (!parley_bytes_append(&head->lines, line, end) || !parley_bytes_append(&head->lines, &newline, 1))
+    if (!parley_bytes_append(&head->lines, line, end, 512) || !parley_bytes_append(&head->lines, &newline, 1, 512))
         return parley_head_refuse(head, PARLEY_HEAD_PROBLEM_OUT_OF_MEMORY, NULL, 0);
     return PARLEY_HEAD_CONTINUE;
 }

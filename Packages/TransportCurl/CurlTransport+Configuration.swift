@@ -31,7 +31,8 @@ extension CurlTransport {
     ///   every connection four hosts can use at once, and no more, because each cached
     ///   connection keeps a descriptor (and a server's slot) open.
     /// - **Buffers per transfer:** libcurl's receive buffer (``receiveBufferSize`` for a streamed
-    ///   response, ``collectedReceiveBufferSize`` for one collected whole), its upload
+    ///   response, ``collectedReceiveBufferSize`` for one collected whole, at most 4 KiB on a
+    ///   loop that runs 64 transfers or more), its upload
     ///   buffer for a request with a body (64 KiB, libcurl's default, not configurable here),
     ///   and for a streamed response up to ``streamBufferSize`` of bytes the caller has not read.
     ///   Each loop keeps up to 64 finished easy handles for reuse; libcurl frees a transfer's
@@ -157,6 +158,13 @@ extension CurlTransport {
         /// 10,000 requests in flight, a 16 KiB buffer held 2.2 KiB less per request than a
         /// 64 KiB one (docs/BENCHMARKS.md, "The engine's cost per request"). Raise it for large
         /// bodies collected in memory, which a larger buffer reads in fewer calls.
+        ///
+        /// A collected request that starts while its loop runs 64 transfers or more takes at
+        /// most 4 KiB instead: among that many, the buffers of the requests that wait are most
+        /// of what they hold (with 10,000 in flight, about 5 KiB of each request's 28 with
+        /// 16 KiB), and a large body read through the smaller one costs more CPU (about a
+        /// quarter more for 1 MiB) without being held back by the others (docs/BENCHMARKS.md,
+        /// "What a waiting request holds"). A smaller value here stays.
         public var collectedReceiveBufferSize = 16 * 1024
 
         /// How many response bytes a streaming transfer buffers before it stops reading from

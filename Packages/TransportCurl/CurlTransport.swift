@@ -129,10 +129,15 @@ public final class CurlTransport: HTTPTransport {
     ///   ``Configuration/defaultOptions``', else 64 MiB) fails with
     ///   `.responseTooLarge` as soon as the limit is passed.
     public func data(for request: TransportRequest) async throws -> DataResponse {
+        // The frame of this function is held by every request waiting in flight, so it keeps
+        // only the transfer and its placement across the wait: the response is read from the
+        // transfer afterwards, not handed through the continuation (whose result would sit in
+        // this frame and in the operation's), and the work before and after the wait is done
+        // in functions of their own, whose locals are not kept.
         let (transfer, placed) = try makeTransfer(request)
         loops.began(on: placed.loop)
         defer { loops.ended(on: placed.loop) }
-        let collected = try await RequestCancellation.withCancellationHandler {
+        try await RequestCancellation.withCancellationHandler {
             try await withUnsafeThrowingContinuation { continuation in
                 transfer.dataContinuation = continuation
                 start(transfer)
@@ -142,8 +147,14 @@ public final class CurlTransport: HTTPTransport {
         } onSuspensionChange: { suspended in
             transfer.setSuspended(suspended)
         }
-        // The head's fields are built when the caller reads them, on its own thread.
-        let response = collected.makeResponse()
+        return collectedResponse(of: transfer, placed: placed)
+    }
+
+    /// The response of a collected transfer that completed, made on the caller's thread: the
+    /// head's fields are built when the caller reads them.
+    @inline(never)
+    private func collectedResponse(of transfer: CurlTransfer, placed: CurlLoopGroup.Placed) -> DataResponse {
+        let response = transfer.collectedResponse()
         if let origin = placed.pinnedOrigin, let version = response.metrics?.httpVersion {
             loops.learn(httpVersion: version, of: origin)
         }
@@ -223,6 +234,7 @@ public final class CurlTransport: HTTPTransport {
     }
 
     /// A transfer for `request` on the loop that will run it, and that loop's index.
+    @inline(never)
     private func makeTransfer(_ request: TransportRequest) throws -> (CurlTransfer, CurlLoopGroup.Placed) {
         if RequestCancellation.isCancelled {
             throw TransportError(

@@ -41,6 +41,21 @@ import Transport
         #expect(head.headerFields.count == 4)
     }
 
+    /// The reason phrase's buffer starts at 32 bytes and grows: a phrase of 100 bytes is kept
+    /// whole, and the next head on the same parser has its own short one.
+    ///
+    /// Checked to fail: with the buffer's growth capped at its first 32 bytes (an append that
+    /// needs more reported as out of memory), the long phrase's head was refused.
+    @Test func keepsAReasonPhraseLongerThanItsFirstBuffer() {
+        var parser = ResponseHeadParser()
+        let long = Array(repeating: "Unusually Long Reason", count: 5).joined(separator: " ")
+        #expect(Self.feed(["HTTP/1.1 299 \(long)", ""], to: &parser) == [.continue, .headComplete])
+        #expect(parser.reason == long)
+        parser.restart()
+        #expect(Self.feed(["HTTP/1.1 200 OK", ""], to: &parser) == [.continue, .headComplete])
+        #expect(parser.reason == "OK")
+    }
+
     @Test func readsAnHTTP2StatusLineWithoutAReason() {
         var parser = ResponseHeadParser()
         #expect(Self.feed(["HTTP/2 204", ""], to: &parser) == [.continue, .headComplete])

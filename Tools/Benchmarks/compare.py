@@ -55,7 +55,12 @@ PEERS = {
     "curl-epoll": "parley-bench-curl",
     "ahc": "parley-bench-ahc",
     "urlsession": "parley-bench-urlsession",
+    # Another build of parley-bench, copied by hand beside the others as `parley-bench-before` (never built here):
+    # an earlier commit measured side by side with this one, in the same rounds.
+    "parley-before": "parley-bench-before",
 }
+# Peers whose binaries are copied in, not built.
+UNBUILT = ("parley-before",)
 BASELINE = "curl"
 # The arguments a peer adds to every run of its binary.
 PEER_ARGUMENTS = {"parley-loop": ("--executor", "loop"), "curl-epoll": ("--socket-interface",)}
@@ -139,7 +144,7 @@ SCENARIOS = [
 INFLIGHT_KEY = "inflight"
 INFLIGHT_TITLE = "(g) Requests in flight: GETs of 200 B answered after 0.5 s, one HTTP/1.1 connection each"
 INFLIGHT_LEVELS = (100, 1_000, 10_000)
-INFLIGHT_PEERS = ("parley", "ahc", "curl", "curl-epoll")
+INFLIGHT_PEERS = ("parley", "parley-before", "ahc", "curl", "curl-epoll")
 INFLIGHT_DELAY_S = 0.5
 INFLIGHT_WAVES = 3
 INFLIGHT_QUICK_WAVES = 1
@@ -251,7 +256,7 @@ def log(message: str) -> None:
 
 def build(peers: list[str]) -> Path:
     # Several peers run the same binary (parley, parley-loop, parley-direct): build each once.
-    for product in dict.fromkeys(PEERS[peer] for peer in peers):
+    for product in dict.fromkeys(PEERS[peer] for peer in peers if peer not in UNBUILT):
         log(f"building {product} (release)")
         subprocess.run(["swift", "build", "-c", "release", "--product", product], cwd=PACKAGE, check=True)
     path = subprocess.run(["swift", "build", "-c", "release", "--show-bin-path"], cwd=PACKAGE, check=True,

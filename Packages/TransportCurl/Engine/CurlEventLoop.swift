@@ -126,6 +126,12 @@ final class CurlEventLoop: @unchecked Sendable {
         thread.start()
     }
 
+    /// The transfers a loop runs from which it counts as crowded: a collected transfer that
+    /// starts on it then takes a smaller receive buffer
+    /// (``CurlTransfer/crowdedCollectedReceiveBufferSize``). With 64 requests in flight over
+    /// two loops no loop is crowded; with 1,000 or more every loop is, after its first 64.
+    static let crowdedThreshold = 64
+
     // MARK: - Any thread
 
     /// Stops the loop: every running transfer fails with a ``/Transport/ErrorCategory/shutDown``
@@ -266,7 +272,7 @@ final class CurlEventLoop: @unchecked Sendable {
         }
         LiveCounts.easyHandlesCheckedOut.increment()
         do {
-            try transfer.attach(to: handle)
+            try transfer.attach(to: handle, crowded: attached.count >= Self.crowdedThreshold)
         } catch {
             recycle(handle)
             transfer.complete(.failure(TransportError(wrapping: error, url: transfer.initialURL)))

@@ -96,8 +96,10 @@ extension CurlTransfer {
         }
         // libcurl allocates the receive buffer when the transfer starts and frees it when it
         // ends, so its size may change between the transfers of a handle: a collected response
-        // takes the smaller one (it is held by every request waiting in flight).
-        let bufferSize = Self.receiveBufferSize(collects: isCollecting, configuration: configuration)
+        // takes the smaller one (it is held by every request waiting in flight), and the
+        // smallest when its loop was crowded as it started.
+        let bufferSize = Self.receiveBufferSize(
+            collects: isCollecting, crowded: startedCrowded, configuration: configuration)
         if handle.lastSet.bufferSize != bufferSize {
             _ = parley_easy_setopt_long(easy, CURLOPT_BUFFERSIZE, bufferSize)
             handle.lastSet.bufferSize = bufferSize
@@ -330,12 +332,30 @@ extension CurlTransfer {
 
     /// libcurl's receive buffer for a transfer (`CURLOPT_BUFFERSIZE`): the configuration's
     /// ``CurlTransport/Configuration/collectedReceiveBufferSize`` for a body collected whole,
-    /// its ``CurlTransport/Configuration/receiveBufferSize`` for a streamed one, within what
-    /// libcurl accepts (1 KiB to 10 MiB).
-    static func receiveBufferSize(collects: Bool, configuration: CurlTransport.Configuration) -> Int {
-        let bytes = collects ? configuration.collectedReceiveBufferSize : configuration.receiveBufferSize
+    /// at most ``crowdedCollectedReceiveBufferSize`` when the transfer started on a crowded loop
+    /// (`crowded`, ``CurlEventLoop/crowdedThreshold``), and its
+    /// ``CurlTransport/Configuration/receiveBufferSize`` for a streamed one, within what libcurl
+    /// accepts (1 KiB to 10 MiB).
+    static func receiveBufferSize(
+        collects: Bool, crowded: Bool = false, configuration: CurlTransport.Configuration
+    ) -> Int {
+        var bytes = collects ? configuration.collectedReceiveBufferSize : configuration.receiveBufferSize
+        if collects && crowded { bytes = min(bytes, crowdedCollectedReceiveBufferSize) }
         return min(max(1024, bytes), 10 * 1024 * 1024)
     }
+
+    /// The most a collected transfer's receive buffer takes when it starts on a crowded loop:
+    /// 4 KiB, a page.
+    ///
+    /// libcurl 7.88.1 allocates the buffer as a transfer starts to connect and keeps it until the
+    /// transfer ends, so every request waiting for its answer holds one, and among thousands
+    /// waiting it is the largest part of each (docs/BENCHMARKS.md, "What a waiting request
+    /// holds": with 10,000 in flight, 23.4 KiB per request in flight with 4 KiB buffers against
+    /// 28.7 with 16 KiB). A loop that crowded spends little of its time reading any one
+    /// transfer, so the smaller buffer costs what it costs a large body read alone (a 1 MiB
+    /// body collected one at a time: about a quarter more CPU than with 16 KiB) only to the few
+    /// large bodies among the many that wait.
+    static let crowdedCollectedReceiveBufferSize = 4 * 1024
 
     /// Whole milliseconds of `duration`, rounded down, for libcurl's `_MS` options.
     static func milliseconds(_ duration: Duration) -> Int {

@@ -22,11 +22,16 @@ final class CurlTransfer: DeadlineHeapElement, @unchecked Sendable {
     // the loop's locked command queue (a happens-before edge). From then on every stored
     // `var` is read and written only on the loop thread. Other threads only post commands
     // through the immutable `commands` reference (a locked queue) and touch
-    // `cancelRequested`, an `Atomic`.
+    // `cancelRequested`, an `Atomic`. The one exception is the end of a collected transfer:
+    // the loop thread writes `collectedHead` (with `body`, `currentURL` and `metrics` written
+    // before it) and then resumes `dataContinuation`, and writes none of them again (a
+    // completed transfer is detached: no callback runs for it, and every later command finds
+    // it so and returns); the resumed task reads them in `collectedResponse()`, after the
+    // resumption, which is a happens-before edge.
 
     /// How the body is handed over.
     enum Mode {
-        /// Gather the body, resume once with a ``DataResponse``.
+        /// Gather the body, resume once; the task then reads the ``DataResponse``.
         case collect
         /// Resume with the head, then stream the body through the buffer.
         case stream(ResponseStreamBuffer)
@@ -46,8 +51,11 @@ final class CurlTransfer: DeadlineHeapElement, @unchecked Sendable {
     // first or marks the head delivered; and at least once, because every transfer posted
     // to the loop is completed (finished, cancelled, failed to attach, or failed at shutdown,
     // leftover `.start` commands included), and `start(_:)` completes one the loop refused.
-    /// Resumed with the collected response (``Mode/collect``).
-    var dataContinuation: UnsafeContinuation<CollectedTransfer, any Error>?
+    /// Resumed when the collected response is complete (``Mode/collect``): the waiting task
+    /// then reads it from the transfer (``collectedResponse()``), which the loop no longer
+    /// changes. Nothing is handed through the continuation, so that no frame of the waiting
+    /// task holds room for a response.
+    var dataContinuation: UnsafeContinuation<Void, any Error>?
     /// Resumed with the response head (``Mode/stream(_:)``).
     var headContinuation: UnsafeContinuation<StreamedTransfer, any Error>?
     /// Set by ``cancel()`` on any thread, so that a cancel before the start is honoured.
@@ -115,6 +123,8 @@ final class CurlTransfer: DeadlineHeapElement, @unchecked Sendable {
     var abortReason: TransportError?
     /// Whether the head went to the streaming consumer.
     private var headDelivered = false
+    /// Whether the transfer started on a crowded loop (``attach(to:crowded:)``).
+    var startedCrowded = false
     /// Whether the write callback paused receiving for a full response buffer.
     var isReceivePaused = false
     /// Whether the read callback paused sending for an empty request-body buffer.
@@ -125,6 +135,9 @@ final class CurlTransfer: DeadlineHeapElement, @unchecked Sendable {
     var isSuspended = false
     /// The timings and sizes libcurl reports for the finished transfer.
     private var metrics: TransferMetrics?
+    /// The final head of a collected transfer that succeeded, copied from the handle's parser
+    /// before the handle goes back to the pool (``Mode/collect``).
+    private var collectedHead: ReceivedResponseHead?
     /// Turns libcurl's progress reports into events.
     var progress = ProgressThrottle()
     /// Body bytes moved in either direction, for the stall check.
@@ -177,13 +190,18 @@ final class CurlTransfer: DeadlineHeapElement, @unchecked Sendable {
     // MARK: - Loop thread: set-up
 
     /// Takes the handle, retains the context for libcurl and configures the first hop.
-    func attach(to handle: CurlEasyHandle) throws {
+    ///
+    /// - Parameter crowded: Whether the loop runs ``CurlEventLoop/crowdedThreshold`` transfers
+    ///   or more as this one starts: a collected body then takes the smallest receive buffer
+    ///   (``crowdedCollectedReceiveBufferSize``), for this hop and its redirects.
+    func attach(to handle: CurlEasyHandle, crowded: Bool = false) throws {
         if cancelRequested.load(ordering: .acquiring) {
             throw TransportError(
                 .cancelled, message: "The request was cancelled before it started.",
                 url: currentURL, mayHaveReachedServer: false)
         }
         self.firstStart = .now
+        startedCrowded = crowded
         handle.head.bytesMoved = 0
         isSuspended = suspendRequested.load(ordering: .acquiring)
         try configure(handle)
@@ -362,9 +380,10 @@ final class CurlTransfer: DeadlineHeapElement, @unchecked Sendable {
             dataContinuation = nil
             switch outcome {
             case .success:
-                continuation.resume(
-                    returning: CollectedTransfer(
-                        head: response.receivedHead(), body: body, url: currentURL, metrics: metrics))
+                // The last writes of the loop thread to this transfer: the task reads them
+                // once resumed (`collectedResponse()`).
+                collectedHead = response.receivedHead()
+                continuation.resume()
             case .failure(let error):
                 continuation.resume(throwing: error)
             }
@@ -425,26 +444,18 @@ final class CurlTransfer: DeadlineHeapElement, @unchecked Sendable {
         }
     }
 
+    /// The collected response, for the task that awaited it, once ``dataContinuation`` resumed
+    /// it without an error: the loop writes nothing of what this reads after that resumption.
+    func collectedResponse() -> DataResponse {
+        // `collectedHead` is set before every successful resumption; the empty head stands
+        // for a transfer completed some other way, which never resumes without an error.
+        DataResponse(
+            receivedHead: collectedHead ?? ReceivedResponseHead(status: 0, reason: "", lines: []), body: body,
+            url: currentURL, metrics: metrics)
+    }
+
     /// Time since the first hop started.
     var elapsed: Duration { firstStart.map { ContinuousClock.now - $0 } ?? .zero }
-}
-
-/// What a collected transfer hands back to the awaiting task, which makes the response there
-/// rather than on the loop thread.
-struct CollectedTransfer: Sendable {
-    /// The final head, as received.
-    let head: ReceivedResponseHead
-    /// The body, decoded.
-    let body: Data
-    /// The URL of the last hop.
-    let url: String
-    /// The transfer's timings and sizes.
-    let metrics: TransferMetrics?
-
-    /// The response, its head built when first read.
-    func makeResponse() -> DataResponse {
-        DataResponse(receivedHead: head, body: body, url: url, metrics: metrics)
-    }
 }
 
 /// What a streamed transfer hands back when its head has arrived.
