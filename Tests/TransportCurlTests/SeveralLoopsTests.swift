@@ -281,6 +281,105 @@ import Transport
         }
     }
 
+    /// Shutdown while each of the loops holds transfers in every state: stalled in the middle
+    /// of a body, waiting for the loop's one connection to the host (queued behind the stalled
+    /// one), paused for a consumer that does not read, connecting to a peer that never answers,
+    /// and just posted. Each loop gets its part from a task preferring its executor. Every one
+    /// fails with `.shutDown`, and shutdown returns.
+    @Test(.timeLimit(.minutes(1))) func shutdownEndsTransfersInEveryStateOnEveryLoop() async throws {
+        let unanswered = try UnansweredListener()
+        try await MockServer.withRunning { server in
+            // Given two loops, with one connection to each host on each
+            var configuration = CurlTransport.Configuration()
+            configuration.loopCount = 2
+            configuration.maximumConnectionsPerHost = 2
+            configuration.streamBufferSize = 64 * 1024
+            let transport = try CurlTransport(configuration: configuration)
+            #expect(transport.loopCount == 2)
+            var midBodies: [Task<Int, any Error>] = []
+            var queued: [Task<DataResponse, any Error>] = []
+            var paused: [ResponseBody] = []
+            var connecting: [Task<DataResponse, any Error>] = []
+            let executors = (0..<2).map { _ in transport.taskExecutor }
+            for (loop, executor) in executors.enumerated() {
+                // Mid-body: the head and 1,000 bytes arrived, then nothing.
+                let midBody = try await Task(executorPreference: executor) {
+                    try await transport.send(
+                        TransportRequest(method: .get, url: server.url("/stall?after=1000&loop=\(loop)")))
+                }.value
+                midBodies.append(
+                    Task(executorPreference: executor) {
+                        var total = 0
+                        for try await chunk in midBody.body { total += chunk.count }
+                        return total
+                    })
+                // Queued: the loop's one connection to the host is taken by the stalled transfer.
+                for index in 0..<3 {
+                    queued.append(
+                        Task(executorPreference: executor) {
+                            try await transport.data(
+                                for: TransportRequest(
+                                    method: .get, url: server.url("/echo?loop=\(loop)&queued=\(index)")))
+                        })
+                }
+                // Paused: another host name, so another connection; the consumer never reads.
+                let pausedURL = "http://localhost:\(server.port)/bytes/\(32 << 20)?loop=\(loop)"
+                paused.append(
+                    try await Task(executorPreference: executor) {
+                        try await transport.send(TransportRequest(method: .get, url: pausedURL))
+                    }.value.body)
+                // Connecting: the peer's accept queue is full, so the connect is never answered.
+                var connectingRequest = try TransportRequest(
+                    method: .get, url: "http://127.0.0.1:\(unanswered.port)/?loop=\(loop)")
+                connectingRequest.options.connectTimeout = .seconds(60)
+                connecting.append(
+                    Task(executorPreference: executor) { try await transport.data(for: connectingRequest) })
+            }
+            // Each loop holds its six: one mid-body, three queued, one paused, one connecting.
+            try await waitUntil { transport.loops.inFlight == [6, 6] }
+            try await Task.sleep(for: .milliseconds(300))
+            // Just posted: may still be a command in a loop's queue when the loops stop.
+            let posted = executors.map { executor in
+                Task(executorPreference: executor) {
+                    try await transport.data(for: TransportRequest(method: .get, url: server.url("/echo?posted")))
+                }
+            }
+
+            // When the transport shuts down
+            await transport.shutdown()
+
+            // Then every one of them, on both loops, fails as shut down
+            var failures: [(state: String, error: TransportError?)] = []
+            for (loop, task) in midBodies.enumerated() {
+                failures.append(("mid-body on loop \(loop)", await task.result.failure as? TransportError))
+            }
+            for (index, task) in queued.enumerated() {
+                failures.append(
+                    ("queued \(index % 3) on loop \(index / 3)", await task.result.failure as? TransportError))
+            }
+            for (loop, body) in paused.enumerated() {
+                do {
+                    for try await _ in body {}
+                    failures.append(("paused on loop \(loop)", nil))
+                } catch {
+                    failures.append(("paused on loop \(loop)", error as? TransportError))
+                }
+            }
+            for (loop, task) in connecting.enumerated() {
+                failures.append(("connecting on loop \(loop)", await task.result.failure as? TransportError))
+            }
+            for (loop, task) in posted.enumerated() {
+                failures.append(("posted on loop \(loop)", await task.result.failure as? TransportError))
+            }
+            #expect(failures.count == 14)
+            for (state, error) in failures {
+                #expect(error?.category == .shutDown, "\(state): \(String(describing: error))")
+            }
+            #expect(server.receivedRequests().filter { $0.path == "/echo" }.isEmpty)
+        }
+        withExtendedLifetime(unanswered) {}
+    }
+
     @Test(.timeLimit(.minutes(1))) func droppingTheTransportStopsStreamsOnEveryLoop() async throws {
         try await MockServer.withRunning { server in
             var configuration = CurlTransport.Configuration()
@@ -338,6 +437,16 @@ import Transport
             #expect(refused.status != 0)
             #expect(refused.output.contains("--loops must be at least 1."), "\(refused.output)")
         }
+    }
+
+    /// The default is a loop per processor, at most 8: on a machine with two or more, every test
+    /// that takes the default configuration (and every sanitizer run of them) runs several loops.
+    @Test func theDefaultRunsALoopPerProcessorUpToEight() throws {
+        let processors = ProcessInfo.processInfo.activeProcessorCount
+        #expect(CurlTransport.Configuration.defaultLoopCount == min(max(1, processors), 8))
+        let transport = try CurlTransport()
+        #expect(transport.loopCount == min(max(1, processors), 8))
+        transport.loops.requestShutdown()
     }
 
     @Test func aLoopCountBelowOneIsAClearError() {
