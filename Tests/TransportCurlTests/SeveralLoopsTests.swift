@@ -12,42 +12,53 @@ import Transport
 /// HTTP/2 keeps one connection per origin, tasks on a loop's executor stay there, and shutting
 /// down (or dropping the transport) stops every loop.
 @Suite struct SeveralLoopsTests {
-    @Test(.timeLimit(.minutes(5))) func thousandsOfConcurrentTransfersEachCompleteOnceWithTheirBody() async throws {
-        try await MockServer.withRunning { server in
-            var configuration = CurlTransport.Configuration()
-            configuration.loopCount = 4
-            configuration.maximumConnectionsPerHost = 64
-            try await withTransport(configuration) { transport in
-                #expect(transport.loopCount == 4)
-                // Given 3,000 requests at once, each for a body of its own length, half collected
-                // and half streamed
-                let count = 3000
-                let completed = LockedRecorder<Int>()
-                try await withThrowingTaskGroup(of: Void.self) { group in
-                    for index in 0..<count {
-                        group.addTask {
-                            let size = 1 + index % 1500
-                            let request = try TransportRequest(
-                                method: .get, url: server.url("/bytes/\(size)?request=\(index)"))
-                            let body: Data
-                            if index.isMultiple(of: 2) {
-                                body = try await transport.data(for: request).body
-                            } else {
-                                var streamed = Data()
-                                for try await chunk in try await transport.send(request).body { streamed.append(chunk) }
-                                body = streamed
-                            }
-                            #expect(body == pattern(0..<size), "request \(index)")
-                            completed.append(index)
+    /// nginx, not the in-process mock server: thousands of connections at once to the mock
+    /// server, whose event loops every suite of the run shares, starve the other suites' servers
+    /// under a sanitizer (`make sanitize`), and their transfers stall.
+    @Test(
+        .enabled(if: ExternalServers.nginxAvailable, "nginx is not running: use `make test`"), .timeLimit(.minutes(5)))
+    func thousandsOfConcurrentTransfersEachCompleteOnceWithTheirBody() async throws {
+        let plainURL = try ExternalServers.require(ExternalServers.nginxURL, "PARLEY_NGINX_URL")
+        let folder = try nginxFolder("several-loops")
+        let sizes = 1...1500
+        for size in sizes { try pattern(0..<size).write(to: folder.appendingPathComponent("\(size).bin")) }
+        var configuration = CurlTransport.Configuration()
+        configuration.loopCount = 4
+        configuration.maximumConnectionsPerHost = 64
+        try await withTransport(configuration) { transport in
+            #expect(transport.loopCount == 4)
+            // Given 3,000 requests at once, each for a body of its own length, half collected
+            // and half streamed, sent from tasks on each loop's executor in turn (which leaves
+            // the cooperative pool to the other suites of the run)
+            let count = 3000
+            let completed = LockedRecorder<Int>()
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for index in 0..<count {
+                    group.addTask(executorPreference: transport.taskExecutor) {
+                        let size = sizes.lowerBound + index % sizes.count
+                        var request = try TransportRequest(
+                            method: .get, url: "\(plainURL)/several-loops/\(size).bin?request=\(index)")
+                        // A busy machine can drop SYNs of so many connects at once; the kernel
+                        // retries them after 1, 3, 7, 15 s, which the default 10 s would cut short.
+                        request.options.connectTimeout = .seconds(60)
+                        let body: Data
+                        if index.isMultiple(of: 2) {
+                            body = try await transport.data(for: request).body
+                        } else {
+                            var streamed = Data()
+                            for try await chunk in try await transport.send(request).body { streamed.append(chunk) }
+                            body = streamed
                         }
+                        #expect(body == pattern(0..<size), "request \(index)")
+                        completed.append(index)
                     }
-                    try await group.waitForAll()
                 }
-
-                // Then each one completed exactly once, and no loop counts one still in flight
-                #expect(completed.all.sorted() == Array(0..<count))
-                try await waitUntil { transport.loops.inFlight == [0, 0, 0, 0] }
+                try await group.waitForAll()
             }
+
+            // Then each one completed exactly once, and no loop counts one still in flight
+            #expect(completed.all.sorted() == Array(0..<count))
+            try await waitUntil { transport.loops.inFlight == [0, 0, 0, 0] }
         }
     }
 
@@ -86,35 +97,46 @@ import Transport
         }
     }
 
-    @Test(.timeLimit(.minutes(2))) func highConnectionLimitsAddLoopsThatTakeTransfersOnlyWhenTheBaseLoopsAreFull()
-        async throws
-    {
-        try await MockServer.withRunning { server in
-            // Given two base loops and room for 3,000 connections to a host: a third loop
-            var configuration = CurlTransport.Configuration()
-            configuration.loopCount = 2
-            configuration.maximumConnectionsPerHost = 3000
-            try await withTransport(configuration) { transport in
-                #expect(transport.loopCount == 3)
+    /// The requests are held by their client, not their server: each is a streamed response
+    /// from nginx whose body is not read until the check, so that it stays in flight, paused at
+    /// its buffer. 900 requests the in-process mock server held would each hold a connection to
+    /// it, and starve the other suites' servers under a sanitizer (`make sanitize`).
+    @Test(
+        .enabled(if: ExternalServers.nginxAvailable, "nginx is not running: use `make test`"), .timeLimit(.minutes(3)))
+    func highConnectionLimitsAddLoopsThatTakeTransfersOnlyWhenTheBaseLoopsAreFull() async throws {
+        let plainURL = try ExternalServers.require(ExternalServers.nginxURL, "PARLEY_NGINX_URL")
+        let length = 64 * 1024
+        try pattern(0..<length).write(to: try nginxFolder("several-loops-held").appendingPathComponent("held.bin"))
+        let url = "\(plainURL)/several-loops-held/held.bin"
+        // Given two base loops and room for 3,000 connections to a host: a third loop
+        var configuration = CurlTransport.Configuration()
+        configuration.loopCount = 2
+        configuration.maximumConnectionsPerHost = 3000
+        configuration.streamBufferSize = 4 * 1024
+        configuration.receiveBufferSize = 4 * 1024
+        try await withTransport(configuration) { transport in
+            #expect(transport.loopCount == 3)
 
-                // When a light load runs, the extra loop carries none of it
-                let light = startHeldRequests(40, to: server, on: transport, tag: "light")
-                try await waitUntil { transport.loops.inFlight.reduce(0, +) == 40 }
-                #expect(transport.loops.inFlight[2] == 0, "in flight per loop: \(transport.loops.inFlight)")
-                #expect(try await light.value == 40)
+            // When a light load runs, the extra loop carries none of it
+            var light = try await sendHeld(40, to: url, on: transport, tag: "light")
+            #expect(transport.loops.inFlight.reduce(0, +) == 40)
+            #expect(transport.loops.inFlight[2] == 0, "in flight per loop: \(transport.loops.inFlight)")
+            #expect(try await readWhole(light) == Array(repeating: length, count: 40))
+            light = []
+            try await waitUntil { transport.loops.inFlight == [0, 0, 0] }
 
-                // When 900 run at once, the base loops fill to 256 each before the extra loop
-                // takes any, and then all three share them
-                let heavy = startHeldRequests(900, to: server, on: transport, tag: "heavy")
-                try await waitUntil { transport.loops.inFlight.reduce(0, +) == 900 }
-                let inFlight = transport.loops.inFlight
-                #expect(inFlight[0] >= 256 && inFlight[1] >= 256, "in flight per loop: \(inFlight)")
-                #expect(inFlight[2] >= 256, "in flight per loop: \(inFlight)")
+            // When 900 run at once, the base loops fill to 256 each before the extra loop
+            // takes any, and then all three share them
+            var heavy = try await sendHeld(900, to: url, on: transport, tag: "heavy")
+            let inFlight = transport.loops.inFlight
+            #expect(inFlight.reduce(0, +) == 900, "in flight per loop: \(inFlight)")
+            #expect(inFlight[0] >= 256 && inFlight[1] >= 256, "in flight per loop: \(inFlight)")
+            #expect(inFlight[2] >= 256, "in flight per loop: \(inFlight)")
 
-                // Then every request completed once
-                #expect(try await heavy.value == 900)
-                try await waitUntil { transport.loops.inFlight == [0, 0, 0] }
-            }
+            // Then every request completed once, with its whole body
+            #expect(try await readWhole(heavy) == Array(repeating: length, count: 900))
+            heavy = []
+            try await waitUntil { transport.loops.inFlight == [0, 0, 0] }
         }
     }
 
@@ -281,6 +303,105 @@ import Transport
         }
     }
 
+    /// Shutdown while each of the loops holds transfers in every state: stalled in the middle
+    /// of a body, waiting for the loop's one connection to the host (queued behind the stalled
+    /// one), paused for a consumer that does not read, connecting to a peer that never answers,
+    /// and just posted. Each loop gets its part from a task preferring its executor. Every one
+    /// fails with `.shutDown`, and shutdown returns.
+    @Test(.timeLimit(.minutes(1))) func shutdownEndsTransfersInEveryStateOnEveryLoop() async throws {
+        let unanswered = try UnansweredListener()
+        try await MockServer.withRunning { server in
+            // Given two loops, with one connection to each host on each
+            var configuration = CurlTransport.Configuration()
+            configuration.loopCount = 2
+            configuration.maximumConnectionsPerHost = 2
+            configuration.streamBufferSize = 64 * 1024
+            let transport = try CurlTransport(configuration: configuration)
+            #expect(transport.loopCount == 2)
+            var midBodies: [Task<Int, any Error>] = []
+            var queued: [Task<DataResponse, any Error>] = []
+            var paused: [ResponseBody] = []
+            var connecting: [Task<DataResponse, any Error>] = []
+            let executors = (0..<2).map { _ in transport.taskExecutor }
+            for (loop, executor) in executors.enumerated() {
+                // Mid-body: the head and 1,000 bytes arrived, then nothing.
+                let midBody = try await Task(executorPreference: executor) {
+                    try await transport.send(
+                        TransportRequest(method: .get, url: server.url("/stall?after=1000&loop=\(loop)")))
+                }.value
+                midBodies.append(
+                    Task(executorPreference: executor) {
+                        var total = 0
+                        for try await chunk in midBody.body { total += chunk.count }
+                        return total
+                    })
+                // Queued: the loop's one connection to the host is taken by the stalled transfer.
+                for index in 0..<3 {
+                    queued.append(
+                        Task(executorPreference: executor) {
+                            try await transport.data(
+                                for: TransportRequest(
+                                    method: .get, url: server.url("/echo?loop=\(loop)&queued=\(index)")))
+                        })
+                }
+                // Paused: another host name, so another connection; the consumer never reads.
+                let pausedURL = "http://localhost:\(server.port)/bytes/\(32 << 20)?loop=\(loop)"
+                paused.append(
+                    try await Task(executorPreference: executor) {
+                        try await transport.send(TransportRequest(method: .get, url: pausedURL))
+                    }.value.body)
+                // Connecting: the peer's accept queue is full, so the connect is never answered.
+                var connectingRequest = try TransportRequest(
+                    method: .get, url: "http://127.0.0.1:\(unanswered.port)/?loop=\(loop)")
+                connectingRequest.options.connectTimeout = .seconds(60)
+                connecting.append(
+                    Task(executorPreference: executor) { try await transport.data(for: connectingRequest) })
+            }
+            // Each loop holds its six: one mid-body, three queued, one paused, one connecting.
+            try await waitUntil { transport.loops.inFlight == [6, 6] }
+            try await Task.sleep(for: .milliseconds(300))
+            // Just posted: may still be a command in a loop's queue when the loops stop.
+            let posted = executors.map { executor in
+                Task(executorPreference: executor) {
+                    try await transport.data(for: TransportRequest(method: .get, url: server.url("/echo?posted")))
+                }
+            }
+
+            // When the transport shuts down
+            await transport.shutdown()
+
+            // Then every one of them, on both loops, fails as shut down
+            var failures: [(state: String, error: TransportError?)] = []
+            for (loop, task) in midBodies.enumerated() {
+                failures.append(("mid-body on loop \(loop)", await task.result.failure as? TransportError))
+            }
+            for (index, task) in queued.enumerated() {
+                failures.append(
+                    ("queued \(index % 3) on loop \(index / 3)", await task.result.failure as? TransportError))
+            }
+            for (loop, body) in paused.enumerated() {
+                do {
+                    for try await _ in body {}
+                    failures.append(("paused on loop \(loop)", nil))
+                } catch {
+                    failures.append(("paused on loop \(loop)", error as? TransportError))
+                }
+            }
+            for (loop, task) in connecting.enumerated() {
+                failures.append(("connecting on loop \(loop)", await task.result.failure as? TransportError))
+            }
+            for (loop, task) in posted.enumerated() {
+                failures.append(("posted on loop \(loop)", await task.result.failure as? TransportError))
+            }
+            #expect(failures.count == 14)
+            for (state, error) in failures {
+                #expect(error?.category == .shutDown, "\(state): \(String(describing: error))")
+            }
+            #expect(server.receivedRequests().filter { $0.path == "/echo" }.isEmpty)
+        }
+        withExtendedLifetime(unanswered) {}
+    }
+
     @Test(.timeLimit(.minutes(1))) func droppingTheTransportStopsStreamsOnEveryLoop() async throws {
         try await MockServer.withRunning { server in
             var configuration = CurlTransport.Configuration()
@@ -340,6 +461,16 @@ import Transport
         }
     }
 
+    /// The default is a loop per processor, at most 8: on a machine with two or more, every test
+    /// that takes the default configuration (and every sanitizer run of them) runs several loops.
+    @Test func theDefaultRunsALoopPerProcessorUpToEight() throws {
+        let processors = ProcessInfo.processInfo.activeProcessorCount
+        #expect(CurlTransport.Configuration.defaultLoopCount == min(max(1, processors), 8))
+        let transport = try CurlTransport()
+        #expect(transport.loopCount == min(max(1, processors), 8))
+        transport.loops.requestShutdown()
+    }
+
     @Test func aLoopCountBelowOneIsAClearError() {
         var configuration = CurlTransport.Configuration()
         configuration.loopCount = 0
@@ -369,21 +500,41 @@ private func currentThreadName() -> String? {
         .trimmingCharacters(in: .whitespacesAndNewlines)
 }
 
-/// Starts `count` requests that the server holds for 1.5 s, and returns the task that counts
-/// those that succeeded.
-private func startHeldRequests(_ count: Int, to server: MockServer, on transport: CurlTransport, tag: String)
-    -> Task<Int, any Error>
+/// The folder `name` under nginx's root, made if missing.
+private func nginxFolder(_ name: String) throws -> URL {
+    let root = try ExternalServers.require(ExternalServers.nginxRoot, "PARLEY_NGINX_ROOT")
+    let folder = URL(fileURLWithPath: root).appendingPathComponent(name)
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    return folder
+}
+
+/// Sends `count` requests for `url` at once and returns their responses, whose bodies nobody
+/// reads yet: each transfer stays in flight, paused at its stream buffer.
+private func sendHeld(_ count: Int, to url: String, on transport: CurlTransport, tag: String) async throws
+    -> [TransportResponse]
 {
-    Task {
-        try await withThrowingTaskGroup(of: Int.self) { group in
-            for index in 0..<count {
-                group.addTask {
-                    let request = try TransportRequest(
-                        method: .get, url: server.url("/delay/1500?\(tag)=\(index)"))
-                    return try await transport.data(for: request).head.status.kind == .successful ? 1 : 0
-                }
+    try await withThrowingTaskGroup(of: TransportResponse.self) { group in
+        for index in 0..<count {
+            group.addTask {
+                var request = try TransportRequest(method: .get, url: "\(url)?\(tag)=\(index)")
+                // A busy machine can drop SYNs of so many connects at once; the kernel retries
+                // them after 1, 3, 7, 15 s, which the default 10 s would cut short.
+                request.options.connectTimeout = .seconds(60)
+                return try await transport.send(request)
             }
-            return try await group.reduce(0, +)
         }
+        return try await group.reduce(into: []) { $0.append($1) }
     }
+}
+
+/// Reads each response's body to its end, one after another, and returns their lengths.
+private func readWhole(_ responses: [TransportResponse]) async throws -> [Int] {
+    var lengths: [Int] = []
+    for response in responses {
+        #expect(response.head.status.kind == .successful)
+        var length = 0
+        for try await chunk in response.body { length += chunk.count }
+        lengths.append(length)
+    }
+    return lengths
 }
