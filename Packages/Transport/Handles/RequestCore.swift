@@ -213,7 +213,8 @@ final class RequestCore: Sendable {
             // operation: its task takes its own run's cancellation along, not that run's. A
             // cancel reaches it through the task; the cancellation carries the suspension.
             let cancellation = RequestCancellation(core: self, run: run)
-            finish(await RequestCancellation.$current.withValue(cancellation) { await runOperation(observed: observed) })
+            finish(
+                await RequestCancellation.$current.withValue(cancellation) { await runOperation(observed: observed) })
         }
         switch state.withLock({ $0.launched(task, run: run) }) {
         case .none: break
@@ -224,7 +225,8 @@ final class RequestCore: Sendable {
     /// Runs the operation, its errors normalised. `observed`: whether anything takes the
     /// events as the operation begins (read under the lock that began it); when nothing does,
     /// the operation may spare the transport its progress reports.
-    private func runOperation(observed: Bool) async -> Result<(value: any Sendable, response: ResponseInfo?), any Error> {
+    private func runOperation(observed: Bool) async -> Result<(value: any Sendable, response: ResponseInfo?), any Error>
+    {
         // swift-format-ignore: NeverForceUnwrap
         let operation = operation!
         let sink = RequestEventSink(core: self, observed: observed)
