@@ -94,6 +94,7 @@ package struct ChildProcess {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
+        closeInheritedDescriptors(&actions)
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 2, outputFile.path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         if let standardOutput {
@@ -145,6 +146,7 @@ extension ChildProcess {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
+        closeInheritedDescriptors(&actions)
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
@@ -243,4 +245,23 @@ package func onOwnThread<T: Sendable>(_ work: @escaping @Sendable () throws -> T
     try await withCheckedThrowingContinuation { continuation in
         Thread { continuation.resume(with: Result { try work() }) }.start()
     }
+}
+
+/// Has a child close every descriptor above standard error before it runs: the test process
+/// holds hundreds of sockets without close-on-exec (the in-process servers' connections).
+///
+/// A child that inherited them kept each connection open after the server closed it, so no
+/// end of stream reached the client: a client that reused such a connection, or waited for a
+/// dropped one to close, stalled for as long as the child lived (a child running for seconds
+/// stalled the clients of every in-process server for 30 s). The inherited sockets also took
+/// the low descriptor numbers that a child under a small `ulimit -n` needs.
+///
+/// glibc 2.34 and later have `posix_spawn_file_actions_addclosefrom_np`, which Swift's Glibc
+/// module does not declare: it is looked up by name, and a C library without it leaves the
+/// actions as they are.
+func closeInheritedDescriptors(_ actions: inout posix_spawn_file_actions_t) {
+    typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+    guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np")
+    else { return }
+    _ = unsafeBitCast(symbol, to: CloseFrom.self)(&actions, 3)
 }
