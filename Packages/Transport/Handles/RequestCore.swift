@@ -515,19 +515,16 @@ final class RequestCore: Sendable {
     ) -> AwaitedOutcome {
         let result = outcome.map { $0.value }
         let response = try? outcome.get().response
-        /// What the lock section made of the task: the drainer of outcome `number`, or a
-        /// waiter for the outcome another thread hands out.
-        enum Either {
-            case drainer(number: Int)
-            case waiting(LaterOutcome)
-        }
         var drain = Machine.DrainAction.none
-        let taken = state.withLock { state -> Either in
+        // The number of the outcome the task hands out, when it is the drainer.
+        var number = 0
+        let later = state.withLock { state -> LaterOutcome? in
             let fanout: Broadcast<RequestEvent>?
             switch state.finishAwaited(result, response: response) {
-            case .take(let completing, let number):
+            case .take(let completing, let taken):
                 Self.complete(completing, succeeded: result.isSuccess)
-                return .drainer(number: number)
+                number = taken
+                return nil
             case .queued(let completing):
                 fanout = completing
             case .wait:
@@ -537,18 +534,16 @@ final class RequestCore: Sendable {
             let later = LaterOutcome()
             let handler = Handler(view: view) { later.deliver($0) }
             if case .drain = state.addHandler(handler, once: true, owner: owner) { drain = .drain }
-            return .waiting(later)
+            return later
         }
-        switch taken {
-        case .drainer(let number):
-            // The drainer: only it touches what a view keeps.
-            let value = view?.outcome(of: result, number: number, response: response) ?? result
-            self.drain()
-            return .taken(value)
-        case .waiting(let later):
+        if let later {
             perform(drain)
             return .handedOut(later)
         }
+        // The drainer: only it touches what a view keeps.
+        let value = view?.outcome(of: result, number: number, response: response) ?? result
+        self.drain()
+        return .taken(value)
     }
 
     /// The outcome of an awaited run that another thread hands out: the await's one-shot
@@ -602,7 +597,7 @@ final class RequestCore: Sendable {
     /// begun or queued since: nothing will call the handlers again unless something starts a
     /// run.
     var isSettled: Bool {
-        state.withLock { $0.isFinished && !$0.isDraining }
+        state.withLock { $0.isSettled }
     }
 
     /// The response of the latest run.
@@ -613,9 +608,7 @@ final class RequestCore: Sendable {
     /// The latest run's response when the handle is settled (``isSettled``), read in one lock
     /// section: an await of ``RequestHandle/response`` then has nothing to wait for or run.
     var settledResponse: (isSettled: Bool, response: ResponseInfo?) {
-        state.withLock { state in
-            state.isFinished && !state.isDraining ? (true, state.response) : (false, nil)
-        }
+        state.withLock { state in state.isSettled ? (true, state.response) : (false, nil) }
     }
 
     // MARK: - Events

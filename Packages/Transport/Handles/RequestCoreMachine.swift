@@ -447,6 +447,12 @@ package struct RequestCoreMachine<Types: RequestCoreMachineTypes>: Sendable {
         return false
     }
 
+    /// Whether the latest run has ended and its outcome has been handed out, with no run begun
+    /// or queued since (a run begun leaves the finished phase).
+    package var isSettled: Bool {
+        isFinished && !isDraining
+    }
+
     /// Whether anything takes the handle's events: an observer or a subscription.
     package var isObserved: Bool {
         !observers.isEmpty || fanout != nil
