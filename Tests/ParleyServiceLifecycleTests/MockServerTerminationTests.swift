@@ -19,16 +19,11 @@ import TransportCurl
 @Suite struct MockServerTerminationTests {
     @Test func sigtermLetsTheResponseInFlightFinishThenExitsZero() async throws {
         // Given the server started on a port of the kernel's choosing
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try ChildProcess.siblingExecutable("parley-mock-server"))
-        process.arguments = ["--port", "0"]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+        let server = try SpawnedChild.start(
+            try ChildProcess.siblingExecutable("parley-mock-server"), arguments: ["--port", "0"], output: .pipe)
         let line = try await onOwnThread { () -> String in
             var text = ""
-            while !text.contains("\n"), let chunk = output.fileHandleForReading.readChunkRetryingInterrupts() {
+            while !text.contains("\n"), let chunk = server.output?.readChunkRetryingInterrupts() {
                 text += String(decoding: chunk, as: UTF8.self)
             }
             return text.split(separator: "\n", omittingEmptySubsequences: false).first.map(String.init) ?? ""
@@ -46,7 +41,7 @@ import TransportCurl
         #expect(response.status == .ok)
 
         // When the server gets SIGTERM
-        process.terminate()
+        server.send(SIGTERM)
 
         // Then the body still arrives whole, byte for byte, and the server exits with status 0
         let body: Data
@@ -59,8 +54,7 @@ import TransportCurl
         await transport.shutdown()
         #expect(body.count == size)
         #expect(body.enumerated().allSatisfy { $0.element == UInt8($0.offset % 251) }, "not the pattern bytes")
-        try await onOwnThread { process.waitUntilExit() }
-        #expect(process.terminationReason == .exit)
-        #expect(process.terminationStatus == 0)
+        let ended = try await onOwnThread { server.waitForExit() }
+        #expect(ended.exitStatus == 0, "ended by signal \(ended.signal ?? 0)")
     }
 }

@@ -91,41 +91,18 @@ package struct ChildProcess {
     ) throws -> ChildProcess {
         let outputFile = FileManager.default.temporaryDirectory.appendingPathComponent("parley-child-\(UUID()).out")
         defer { try? FileManager.default.removeItem(at: outputFile) }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        closeInheritedDescriptors(&actions)
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 2, outputFile.path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        if let standardOutput {
-            posix_spawn_file_actions_addopen(&actions, 1, standardOutput, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        } else {
-            posix_spawn_file_actions_adddup2(&actions, 2, 1)
-        }
-
         let timeFile = FileManager.default.temporaryDirectory.appendingPathComponent("parley-child-\(UUID()).rss")
         defer { try? FileManager.default.removeItem(at: timeFile) }
-        let timed = ["/usr/bin/time", "-o", timeFile.path, "-f", "%M", path] + arguments
-        let argv = timed.map { strdup($0) } + [nil]
-        defer { for pointer in argv { free(pointer) } }
-        var variables = ProcessInfo.processInfo.environment
-        variables.merge(environment) { _, given in given }
-        let envp = variables.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer { for pointer in envp { free(pointer) } }
         // A process group of its own, so that a stop reaches the program as well as GNU time;
         // standard input is /dev/null, so that a child in that group never reads a terminal.
-        var attributes = SignalReset(newProcessGroup: true)
-        defer { attributes.destroy() }
-        var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, "/usr/bin/time", &actions, &attributes.value, argv, envp)
-        try #require(spawned == 0, "could not start /usr/bin/time \(path): \(String(cString: strerror(spawned)))")
-        stop?.started(pid)
-
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        let child = try SpawnedChild.start(
+            "/usr/bin/time", arguments: ["-o", timeFile.path, "-f", "%M", path] + arguments, environment: environment,
+            output: standardOutput.map { .file($0) } ?? .standardError, errors: .file(outputFile.path),
+            newProcessGroup: true)
+        stop?.started(child)
+        let exitStatus = child.waitForExit().shellStatus
         stop?.ended()
         let output = (try? String(contentsOf: outputFile, encoding: .utf8)) ?? ""
-        let exitStatus = (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
         let report = (try? String(contentsOf: timeFile, encoding: .utf8)) ?? ""
         let kilobytes = report.split(separator: "\n").last.flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
         // GNU time stopped with its program prints no peak; a child that ran to its end has one.
@@ -169,8 +146,8 @@ extension ChildProcess {
         private let state = PThreadMutex(State())
 
         private struct State {
-            /// The child's process id while it runs; 0 before and after.
-            var pid: pid_t = 0
+            /// The child while it runs.
+            var child: SpawnedChild?
             /// Whether a stop was asked for.
             var requested = false
         }
@@ -182,25 +159,25 @@ extension ChildProcess {
 
         /// Stops the child now if it runs, or as soon as it starts.
         package func request() {
-            let pid = state.withLock { state -> pid_t in
+            let child = state.withLock { state -> SpawnedChild? in
                 state.requested = true
-                return state.pid
+                return state.child
             }
-            if pid > 0 { kill(-pid, SIGTERM) }
+            child?.send(SIGTERM, group: true)
         }
 
         /// Records the started child, and stops it at once when a stop came first.
-        func started(_ pid: pid_t) {
+        func started(_ child: SpawnedChild) {
             let requested = state.withLock { state -> Bool in
-                state.pid = pid
+                state.child = child
                 return state.requested
             }
-            if requested { kill(-pid, SIGTERM) }
+            if requested { child.send(SIGTERM, group: true) }
         }
 
-        /// The child was reaped: its process id may be reused, so it is never signalled again.
+        /// The child was reaped.
         func ended() {
-            state.withLock { $0.pid = 0 }
+            state.withLock { $0.child = nil }
         }
     }
 }

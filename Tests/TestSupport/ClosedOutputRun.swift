@@ -60,76 +60,34 @@ package struct ClosedOutputRun: Sendable {
         _ path: String, arguments: [String], bytes: Int, environment: [String: String], ignoringSIGPIPE: Bool,
         stop: Int32?, limit: Duration
     ) throws -> ClosedOutputRun {
-        var descriptors: [Int32] = [-1, -1]
-        // Close-on-exec, so that no other child started meanwhile holds the pipe open.
-        try #require(pipe(&descriptors) == 0, "pipe: \(String(cString: strerror(errno)))")
-        let (readEnd, writeEnd) = (descriptors[0], descriptors[1])
-        _ = fcntl(readEnd, F_SETFD, FD_CLOEXEC)
-        _ = fcntl(writeEnd, F_SETFD, FD_CLOEXEC)
         let errorFile = FileManager.default.temporaryDirectory.appendingPathComponent("parley-closed-\(UUID()).err")
         defer { try? FileManager.default.removeItem(at: errorFile) }
-
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_adddup2(&actions, writeEnd, 1)
-        posix_spawn_file_actions_addopen(&actions, 2, errorFile.path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-
-        var attributes = SignalReset()
-        defer { attributes.destroy() }
-
         let command = (ignoringSIGPIPE ? ["/usr/bin/env", "--ignore-signal=PIPE", path] : [path]) + arguments
-        var variables = ProcessInfo.processInfo.environment
-        variables.merge(environment) { _, new in new }
-        let argv = command.map { strdup($0) } + [nil]
-        defer { for pointer in argv { free(pointer) } }
-        let envp = variables.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer { for pointer in envp { free(pointer) } }
-        var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, command[0], &actions, &attributes.value, argv, envp)
-        close(writeEnd)
-        guard spawned == 0 else {
-            close(readEnd)
-            try #require(Bool(false), "could not start \(command[0]): \(String(cString: strerror(spawned)))")
-            throw CancellationError()
-        }
+        let child = try SpawnedChild.start(
+            command[0], arguments: Array(command.dropFirst()), environment: environment, output: .pipe,
+            errors: .file(errorFile.path))
 
         var read = Data()
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while read.count < bytes {
-            let count = buffer.withUnsafeMutableBytes {
-                Glibc.read(readEnd, $0.baseAddress, min($0.count, bytes - read.count))
+        if let output = child.output {
+            while read.count < bytes, let chunk = output.readChunkRetryingInterrupts(upTo: bytes - read.count) {
+                read.append(chunk)
             }
-            if count > 0 {
-                read.append(contentsOf: buffer[0..<count])
-            } else if count < 0 && errno == EINTR {
-                continue
-            } else {
-                break
-            }
+            try? output.close()
         }
-        close(readEnd)
-        if let stop { kill(pid, stop) }
+        if let stop { child.send(stop) }
 
-        var status: Int32 = 0
         let clock = ContinuousClock()
         let deadline = clock.now + limit
-        while true {
-            let done = waitpid(pid, &status, WNOHANG)
-            if done == pid { break }
-            if done < 0 && errno != EINTR { break }
+        while child.isRunning {
             if clock.now > deadline {
-                kill(pid, SIGKILL)
-                while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+                child.kill()
                 break
             }
             usleep(10_000)
         }
+        let ended = child.waitForExit()
         let standardError = (try? String(contentsOf: errorFile, encoding: .utf8)) ?? ""
-        let signaled = (status & 0x7F) != 0
         return ClosedOutputRun(
-            signal: signaled ? status & 0x7F : nil, exitStatus: signaled ? nil : (status >> 8) & 0xFF, read: read,
-            standardError: standardError)
+            signal: ended.signal, exitStatus: ended.exitStatus, read: read, standardError: standardError)
     }
 }

@@ -14,10 +14,10 @@ extension FileHandle {
         return data
     }
 
-    /// The next bytes the writer sent, blocking until there are some; `nil` at the end (or on
-    /// an error other than `EINTR`).
-    package func readChunkRetryingInterrupts() -> Data? {
-        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+    /// The next bytes the writer sent, at most `limit`, blocking until there are some; `nil` at
+    /// the end (or on an error other than `EINTR`).
+    package func readChunkRetryingInterrupts(upTo limit: Int = 64 * 1024) -> Data? {
+        var buffer = [UInt8](repeating: 0, count: max(1, limit))
         while true {
             let count = buffer.withUnsafeMutableBytes { Glibc.read(fileDescriptor, $0.baseAddress, $0.count) }
             if count > 0 { return Data(buffer[0..<count]) }

@@ -94,8 +94,9 @@ struct DownloadCrashTests {
             // When parley-fetch is killed somewhere in the middle
             let target = Int.random(in: (length / 4)...(3 * length / 4))
             let killed = try await onOwnThread {
-                let process = try BackgroundProcess(
-                    nice, arguments: ["-n", "19", fetch] + arguments, output: folder + "/first.log")
+                let process = try SpawnedChild.start(
+                    nice, arguments: ["-n", "19", fetch] + arguments, output: .standardError,
+                    errors: .file(folder + "/first.log"))
                 while (fileSize(destination + ".partial") ?? 0) < target, process.isRunning { usleep(1000) }
                 return process.kill()
             }
@@ -172,8 +173,9 @@ private func killRepeatedly(
     var kills = Kills()
     for run in 1...times {
         let sizeBefore = fileSize(destination + ".partial") ?? 0
-        let process = try BackgroundProcess(
-            nice, arguments: ["-n", "19", path] + arguments, output: destination + "-run-\(run).log")
+        let process = try SpawnedChild.start(
+            nice, arguments: ["-n", "19", path] + arguments, output: .standardError,
+            errors: .file(destination + "-run-\(run).log"))
         if Bool.random(using: &generator) {
             usleep(UInt32.random(in: 0...60_000, using: &generator))
         } else {
@@ -222,46 +224,4 @@ private func fileSize(_ path: String) -> Int? {
     defer { close(descriptor) }
     let end = lseek(descriptor, 0, SEEK_END)
     return end < 0 ? nil : Int(end)
-}
-
-/// A process started in the background, with its output in a file, to be killed.
-private final class BackgroundProcess {
-    let pid: pid_t
-    private var exited = false
-
-    /// Starts `path` with `arguments`, its standard output and error going to `output`.
-    init(_ path: String, arguments: [String], output: String) throws {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        let argv = ([path] + arguments).map { strdup($0) } + [nil]
-        defer { for pointer in argv { free(pointer) } }
-        var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, path, &actions, nil, argv, environ)
-        try #require(spawned == 0, "could not start \(path): \(String(cString: strerror(spawned)))")
-        self.pid = pid
-    }
-
-    /// Whether it is still running (reaping it if it has exited).
-    var isRunning: Bool {
-        guard !exited else { return false }
-        var status: Int32 = 0
-        if waitpid(pid, &status, WNOHANG) == pid { exited = true }
-        return !exited
-    }
-
-    /// Sends SIGKILL and reaps it.
-    ///
-    /// - Returns: `true` when it was killed, `false` when it had already exited by itself.
-    func kill() -> Bool {
-        guard isRunning else { return false }
-        _ = Glibc.kill(pid, SIGKILL)
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-        exited = true
-        // Killed by the signal, unless it exited between the check and the kill.
-        return (status & 0x7F) == SIGKILL
-    }
 }

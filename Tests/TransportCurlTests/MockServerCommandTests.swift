@@ -11,18 +11,13 @@ import TransportCurl
 @Suite struct MockServerCommandTests {
     @Test func servesOnTheAnnouncedPortAndExitsCleanlyOnSIGTERM() async throws {
         // Given the server started on a port of the kernel's choosing
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try ChildProcess.siblingExecutable("parley-mock-server"))
-        process.arguments = ["--port", "0"]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        defer { if process.isRunning { process.terminate() } }
+        let server = try SpawnedChild.start(
+            try ChildProcess.siblingExecutable("parley-mock-server"), arguments: ["--port", "0"], output: .pipe)
 
         // When it announces its address and is asked for /echo
         let line = try await onOwnThread { () -> String in
             var text = ""
-            while !text.contains("\n"), let chunk = output.fileHandleForReading.readChunkRetryingInterrupts() {
+            while !text.contains("\n"), let chunk = server.output?.readChunkRetryingInterrupts() {
                 text += String(decoding: chunk, as: UTF8.self)
             }
             return text.split(separator: "\n", omittingEmptySubsequences: false).first.map(String.init) ?? ""
@@ -37,10 +32,9 @@ import TransportCurl
         // Then it answers, and SIGTERM ends it with status 0
         #expect(response.status == .ok)
         #expect(String(decoding: response.body, as: UTF8.self).contains("\"from\""))
-        process.terminate()
-        try await onOwnThread { process.waitUntilExit() }
-        #expect(process.terminationReason == .exit)
-        #expect(process.terminationStatus == 0)
+        server.send(SIGTERM)
+        let ended = try await onOwnThread { server.waitForExit() }
+        #expect(ended.exitStatus == 0, "ended by signal \(ended.signal ?? 0)")
     }
 
     @Test(arguments: [false, true])

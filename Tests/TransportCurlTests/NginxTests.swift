@@ -229,15 +229,10 @@ struct NginxTests {
               | openssl x509 -pubkey -noout | openssl pkey -pubin -outform der \
               | openssl dgst -sha256 -binary | openssl enc -base64
             """
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", script]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        process.waitUntilExit()
-        let output = String(decoding: pipe.fileHandleForReading.readToEndRetryingInterrupts(), as: UTF8.self)
-            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let child = try SpawnedChild.start("/bin/sh", arguments: ["-c", script], output: .pipe)
+        let printed = child.output?.readToEndRetryingInterrupts() ?? Data()
+        child.waitForExit()
+        let output = String(decoding: printed, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         try #require(output.count == 44, "openssl did not print a SHA-256 pin: \(output)")
         return "sha256//" + output
     }

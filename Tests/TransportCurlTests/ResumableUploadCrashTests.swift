@@ -32,7 +32,7 @@ struct ResumableUploadCrashTests {
             let url = server.url("/resumable?pace-ms=2")
 
             // When parley-fetch is killed once the server holds at least 1 MB
-            let pid = try ChildProcess.start(fetch, arguments: [url, "--upload", path, "--quiet"])
+            let child = try SpawnedChild.start(fetch, arguments: [url, "--upload", path, "--quiet"])
             var uploadURL: String?
             var held = 0
             let clock = ContinuousClock()
@@ -53,9 +53,7 @@ struct ResumableUploadCrashTests {
                 }
                 try await Task.sleep(for: .milliseconds(5))
             }
-            Glibc.kill(pid, SIGKILL)
-            var status: Int32 = 0
-            waitpid(pid, &status, 0)
+            child.kill()
             let resource = try #require(uploadURL, "the sidecar never named the upload")
             #expect(held >= 1_000_000 && held < data.count, "killed with \(held) bytes on the server")
 

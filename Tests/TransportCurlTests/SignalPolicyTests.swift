@@ -55,16 +55,16 @@ import Testing
     func aProgramUsingTheEngineKeepsItsSIGPIPEDisposition() async throws {
         try await ScriptedSocketServer.withRunning(.holdOpen) { server in
             let bench = try ChildProcess.siblingExecutable("parley-bench")
-            let child = try ChildProcess.start(
+            let child = try SpawnedChild.start(
                 bench, arguments: ["--url", server.baseURL + "/held", "--requests", "1"])
-            defer { Self.stop(child) }
+            defer { child.kill() }
 
             try await waitUntil { server.acceptedConnections >= 1 }
-            let status = try String(contentsOfFile: "/proc/\(child)/status", encoding: .utf8)
+            let status = try String(contentsOfFile: "/proc/\(child.pid)/status", encoding: .utf8)
             let ignored = try #require(
                 status.split(separator: "\n").first { $0.hasPrefix("SigIgn:") }.flatMap {
                     UInt64($0.dropFirst("SigIgn:".count).trimmingCharacters(in: .whitespaces), radix: 16)
-                }, "no SigIgn line in /proc/\(child)/status")
+                }, "no SigIgn line in /proc/\(child.pid)/status")
             #expect(ignored & (1 << (UInt64(SIGPIPE) - 1)) == 0, "SIGPIPE is ignored in the child: SigIgn \(ignored)")
         }
     }
@@ -92,20 +92,13 @@ import Testing
                 .appendingPathComponent("Tools/scripts/closing-server.py").path
             let portFile = folder + "/port"
             let tlsArguments = tls.map { [$0.certificate, $0.key] } ?? []
-            let server = try ChildProcess.start(
+            let server = try SpawnedChild.start(
                 "/usr/bin/env", arguments: ["python3", script, portFile] + tlsArguments)
-            defer { stop(server) }
+            defer { server.kill() }
             try await waitUntil { FileManager.default.fileExists(atPath: portFile) }
             let text = try String(contentsOfFile: portFile, encoding: .utf8)
             let port = try #require(Int(text.trimmingCharacters(in: .whitespacesAndNewlines)), "port file: \(text)")
             try await body(port)
         }
-    }
-
-    /// Ends a child started with `ChildProcess.start` and reaps it.
-    private static func stop(_ pid: Int32) {
-        kill(pid, SIGKILL)
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
     }
 }

@@ -34,28 +34,13 @@ func runDemo(
 ) async throws -> DemoRun {
     let path = try ChildProcess.siblingExecutable("parley-demo")
     return try await onOwnThread {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = arguments
-        var variables = ProcessInfo.processInfo.environment
-        variables["NO_COLOR"] = "1"
-        variables["CI"] = "1"
-        variables["LANG"] = "C.UTF-8"
-        variables.merge(environment) { _, new in new }
-        process.environment = variables
-        let outputPipe = Pipe()
-        let errorPipe = Pipe()
-        process.standardOutput = outputPipe
-        process.standardError = errorPipe
-        if let input {
-            let inputPipe = Pipe()
-            process.standardInput = inputPipe
-            try process.run()
-            inputPipe.fileHandleForWriting.write(input)
-            try inputPipe.fileHandleForWriting.close()
-        } else {
-            process.standardInput = FileHandle.nullDevice
-            try process.run()
+        let child = try SpawnedChild.start(
+            path, arguments: arguments,
+            environment: ["NO_COLOR": "1", "CI": "1", "LANG": "C.UTF-8"].merging(environment) { _, new in new },
+            input: input == nil ? .null : .pipe, output: .pipe, errors: .pipe)
+        if let input, let writer = child.input {
+            writer.write(input)
+            try writer.close()
         }
         // Both pipes are read to their end before waiting, so a large output cannot block the child.
         let group = DispatchGroup()
@@ -64,14 +49,12 @@ func runDemo(
         nonisolated(unsafe) var errorData = Data()
         group.enter()
         DispatchQueue.global().async {
-            errorData = errorPipe.fileHandleForReading.readToEndRetryingInterrupts()
+            errorData = child.errors?.readToEndRetryingInterrupts() ?? Data()
             group.leave()
         }
-        let outputData = outputPipe.fileHandleForReading.readToEndRetryingInterrupts()
+        let outputData = child.output?.readToEndRetryingInterrupts() ?? Data()
         group.wait()
-        process.waitUntilExit()
-        let status =
-            process.terminationReason == .uncaughtSignal ? 128 + process.terminationStatus : process.terminationStatus
+        let status = child.waitForExit().shellStatus
         return DemoRun(
             status: status, standardOutput: String(decoding: outputData, as: UTF8.self),
             standardError: String(decoding: errorData, as: UTF8.self), outputData: outputData)
@@ -80,18 +63,15 @@ func runDemo(
 
 /// A `parley-demo serve` running in the background, for other runs to use with `--server`.
 final class DemoServer: Sendable {
-    let process: Process
+    /// The server; a test that threw before ``stop(with:)`` leaves no server running, as a
+    /// dropped child is killed.
+    let child: SpawnedChild
     /// `http://127.0.0.1:PORT`, from the line the server prints once listening.
     let baseURL: String
 
-    private init(process: Process, baseURL: String) {
-        self.process = process
+    private init(child: SpawnedChild, baseURL: String) {
+        self.child = child
         self.baseURL = baseURL
-    }
-
-    /// A test that threw before ``stop()`` leaves no server running.
-    deinit {
-        if process.isRunning { process.terminate() }
     }
 
     /// Starts `parley-demo serve` with `arguments` (and `globalOptions` before `serve`) and
@@ -99,29 +79,22 @@ final class DemoServer: Sendable {
     static func start(_ arguments: [String], globalOptions: [String] = []) async throws -> DemoServer {
         let path = try ChildProcess.siblingExecutable("parley-demo")
         return try await onOwnThread {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: path)
-            process.arguments = globalOptions + ["serve"] + arguments
-            let output = Pipe()
-            process.standardOutput = output
-            process.standardError = FileHandle.nullDevice
-            process.standardInput = FileHandle.nullDevice
-            try process.run()
+            let child = try SpawnedChild.start(path, arguments: globalOptions + ["serve"] + arguments, output: .pipe)
             var text = ""
             while !text.contains("\n") {
-                guard let data = output.fileHandleForReading.readChunkRetryingInterrupts() else { break }
+                guard let data = child.output?.readChunkRetryingInterrupts() else { break }
                 text += String(decoding: data, as: UTF8.self)
             }
             let line = text.split(separator: "\n").first.map(String.init) ?? ""
             if line.hasPrefix("listening on ") {
-                return DemoServer(process: process, baseURL: String(line.dropFirst("listening on ".count)))
+                return DemoServer(child: child, baseURL: String(line.dropFirst("listening on ".count)))
             }
             if let document = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: String],
                 let url = document["url"]
             {
-                return DemoServer(process: process, baseURL: url)
+                return DemoServer(child: child, baseURL: url)
             }
-            process.terminate()
+            child.kill()
             throw DemoServerError(output: text)
         }
     }
@@ -129,11 +102,9 @@ final class DemoServer: Sendable {
     /// Sends `signal` (SIGTERM by default) and waits for the exit; returns the exit status, or
     /// 128 plus the signal that ended it.
     func stop(with signal: Int32 = SIGTERM) async throws -> Int32 {
-        try await onOwnThread { [process] in
-            kill(process.processIdentifier, signal)
-            process.waitUntilExit()
-            return process.terminationReason == .uncaughtSignal
-                ? 128 + process.terminationStatus : process.terminationStatus
+        try await onOwnThread { [child] in
+            child.send(signal)
+            return child.waitForExit().shellStatus
         }
     }
 }
