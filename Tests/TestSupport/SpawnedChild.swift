@@ -1,6 +1,5 @@
 package import Foundation
 import Glibc
-import Testing
 import Transport
 
 /// A child process, started the way every test starts one: `posix_spawn`, the signal state a
@@ -21,6 +20,8 @@ package final class SpawnedChild: Sendable {
         case file(String)
         /// For standard output only: wherever standard error goes.
         case standardError
+        /// This process's own.
+        case inherited
     }
 
     /// The child's process id; it is never signalled after ``waitForExit()`` reaped it.
@@ -52,7 +53,7 @@ package final class SpawnedChild: Sendable {
     /// - Parameters:
     ///   - path: The executable.
     ///   - arguments: Its arguments.
-    ///   - environment: Variables set over this process's own.
+    ///   - environment: Variables set over this process's own; a `nil` value removes one.
     ///   - input: Standard input; `/dev/null` by default.
     ///   - output: Standard output; `/dev/null` by default.
     ///   - errors: Standard error; `/dev/null` by default.
@@ -60,7 +61,7 @@ package final class SpawnedChild: Sendable {
     ///     signal to `-pid` reaches what it starts too.
     /// - Returns: The running child.
     package static func start(
-        _ path: String, arguments: [String], environment: [String: String] = [:], input: Stream = .null,
+        _ path: String, arguments: [String], environment: [String: String?] = [:], input: Stream = .null,
         output: Stream = .null, errors: Stream = .null, newProcessGroup: Bool = false
     ) throws -> SpawnedChild {
         var actions = posix_spawn_file_actions_t()
@@ -72,17 +73,19 @@ package final class SpawnedChild: Sendable {
         defer { for descriptor in theirs { close(descriptor) } }
         func route(_ stream: Stream, to target: Int32) throws {
             switch stream {
+            case .inherited:
+                break
             case .null:
                 posix_spawn_file_actions_addopen(&actions, target, "/dev/null", target == 0 ? O_RDONLY : O_WRONLY, 0)
             case .file(let file):
                 let flags = target == 0 ? O_RDONLY : O_WRONLY | O_CREAT | O_TRUNC
                 posix_spawn_file_actions_addopen(&actions, target, file, flags, 0o600)
             case .standardError:
-                try #require(target == 1, "only standard output can go where standard error goes")
+                guard target == 1 else { throw StartFailure("only standard output can go where standard error goes") }
                 posix_spawn_file_actions_adddup2(&actions, 2, 1)
             case .pipe:
                 var ends: [Int32] = [-1, -1]
-                try #require(pipe(&ends) == 0, "pipe: \(String(cString: strerror(errno)))")
+                guard pipe(&ends) == 0 else { throw StartFailure("pipe: \(String(cString: strerror(errno)))") }
                 // Close-on-exec, so that no other program this process starts holds the pipe
                 // open (a child started here in between closes it with the rest); dup2 clears
                 // the flag on the child's copy.
@@ -110,15 +113,14 @@ package final class SpawnedChild: Sendable {
         let argv = ([path] + arguments).map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
         var variables = ProcessInfo.processInfo.environment
-        variables.merge(environment) { _, given in given }
+        for (name, value) in environment { variables[name] = value }
         let envp = variables.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { for pointer in envp { free(pointer) } }
         var pid: pid_t = 0
         let spawned = posix_spawn(&pid, path, &actions, &attributes.value, argv, envp)
         guard spawned == 0 else {
             for descriptor in ours.values { close(descriptor) }
-            try #require(Bool(false), "could not start \(path): \(String(cString: strerror(spawned)))")
-            throw CancellationError()
+            throw StartFailure("could not start \(path): \(String(cString: strerror(spawned)))")
         }
         let handle = { (target: Int32) in ours[target].map { FileHandle(fileDescriptor: $0, closeOnDealloc: true) } }
         return SpawnedChild(pid: pid, input: handle(0), output: handle(1), errors: handle(2))
@@ -130,6 +132,12 @@ package final class SpawnedChild: Sendable {
         reaped.withLock { status in
             if status == nil { Glibc.kill(group ? -pid : pid, signal) }
         }
+    }
+
+    /// A child that could not be started, and why.
+    package struct StartFailure: Error, CustomStringConvertible {
+        package let description: String
+        package init(_ description: String) { self.description = description }
     }
 
     /// How a child ended.

@@ -124,12 +124,11 @@ package struct Tmux: Sendable {
         let command = [executable, "-L", socket, "-f", configuration] + arguments
         // The server inherits this environment, and the pane the server's: nothing that would
         // change how the program under test draws (CI, TERM=dumb, NO_COLOR) or nest in a user's tmux.
-        var environment = ProcessInfo.processInfo.environment
+        var removed: [String: String?] = [:]
         for name in ["TMUX", "TMUX_PANE", "CI", "TERM", "NO_COLOR", "FORCE_COLOR", "COLUMNS", "LINES"] {
-            environment[name] = nil
+            removed[name] = .some(nil)
         }
-        let variables = environment.map { "\($0.key)=\($0.value)" }
-        let (status, text) = try await onOwnThread { try Self.spawn(command, environment: variables) }
+        let (status, text) = try await onOwnThread { [removed] in try Self.spawn(command, environment: removed) }
         try #require(
             !checked || status == 0, "tmux \(arguments.joined(separator: " ")) exited with \(status): \(text)")
         return text
@@ -137,35 +136,19 @@ package struct Tmux: Sendable {
 
     /// Runs `command` and waits for it; returns its exit status and its output.
     ///
-    /// Spawned with an empty signal mask and default dispositions, whatever the calling
-    /// thread's: started through Foundation's `Process`, the tmux server ran with every signal
-    /// blocked (a mask is inherited through `exec`), so it never saw `SIGCHLD` (its panes'
-    /// exits) or `SIGTERM` (`kill-server`), nor would parley-fetch in its pane see `SIGINT`. The
-    /// output goes to a file rather than a pipe, which the server that `new-session` forks
-    /// would hold open.
-    private static func spawn(_ command: [String], environment: [String]) throws -> (Int32, String) {
+    /// Started as every child of the tests is (``SpawnedChild``): with a shell's signal state,
+    /// or the tmux server that `new-session` forks would run with every signal blocked and never
+    /// see `SIGCHLD` (its panes' exits) or `SIGTERM` (`kill-server`); and without this process's
+    /// sockets, which that long-lived server would otherwise hold open. The output goes to a
+    /// file rather than a pipe, which the server would hold open too.
+    private static func spawn(_ command: [String], environment: [String: String?]) throws -> (Int32, String) {
         let outputFile = FileManager.default.temporaryDirectory.appendingPathComponent("parley-tmux-\(UUID())")
         defer { try? FileManager.default.removeItem(at: outputFile) }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, outputFile.path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
-
-        var attributes = SignalReset()
-        defer { attributes.destroy() }
-
-        let argv = command.map { strdup($0) } + [nil]
-        defer { for pointer in argv { free(pointer) } }
-        let envp = environment.map { strdup($0) } + [nil]
-        defer { for pointer in envp { free(pointer) } }
-        var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, command[0], &actions, &attributes.value, argv, envp)
-        try #require(spawned == 0, "could not start \(command[0]): \(String(cString: strerror(spawned)))")
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        let child = try SpawnedChild.start(
+            command[0], arguments: Array(command.dropFirst()), environment: environment, output: .standardError,
+            errors: .file(outputFile.path))
+        let status = child.waitForExit().shellStatus
         let text = (try? String(contentsOf: outputFile, encoding: .utf8)) ?? ""
-        return ((status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F), text)
+        return (status, text)
     }
 }

@@ -9,53 +9,21 @@ import Testing
 /// killed with SIGKILL or waited for. Blocking: use it from ``onOwnThread(_:)``, and record
 /// expectations on the test's task with what it returns (an issue needs the test's context).
 final class WriterProcess {
-    /// A failure to start the process.
-    struct StartFailure: Error, CustomStringConvertible {
-        let description: String
-    }
-
-    let pid: pid_t
+    private let child: SpawnedChild
     /// Every line it has printed so far.
     private(set) var lines: [String] = []
     private let output: Int32
     private var pending = Data()
     private var isAtEnd = false
-    private var exitStatus: Int32?
 
     /// Starts the writer at `path` with `arguments`, its standard output into a pipe this object
     /// reads, its standard input from `/dev/null`, its standard error the test's.
     init(_ path: String, _ arguments: [String]) throws {
-        var pipe: [Int32] = [0, 0]
-        guard Glibc.pipe(&pipe) == 0 else {
-            throw StartFailure(description: "pipe: \(String(cString: strerror(errno)))")
+        child = try SpawnedChild.start(path, arguments: arguments, output: .pipe, errors: .inherited)
+        guard let output = child.output?.fileDescriptor else {
+            throw SpawnedChild.StartFailure("\(path) started without a pipe for its output")
         }
-        // Not inherited by other children this process starts (the writer's copy is dup2'ed).
-        for end in pipe { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, pipe[1], 1)
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        let argv = ([path] + arguments).map { strdup($0) } + [nil]
-        defer { for pointer in argv { free(pointer) } }
-        var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, path, &actions, nil, argv, environ)
-        close(pipe[1])
-        guard spawned == 0 else {
-            close(pipe[0])
-            throw StartFailure(description: "could not start \(path): \(String(cString: strerror(spawned)))")
-        }
-        self.pid = pid
-        output = pipe[0]
-    }
-
-    deinit {
-        if exitStatus == nil {
-            _ = Glibc.kill(pid, SIGKILL)
-            var status: Int32 = 0
-            while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-        }
-        close(output)
+        self.output = output
     }
 
     /// Reads lines until one satisfies `condition`, and returns it; `nil` when the output ends
@@ -112,15 +80,7 @@ final class WriterProcess {
     /// - Returns: `false` when it had already exited by itself.
     @discardableResult
     func kill() -> Bool {
-        var status: Int32 = 0
-        if waitpid(pid, &status, WNOHANG) == pid {
-            exitStatus = status
-            return false
-        }
-        _ = Glibc.kill(pid, SIGKILL)
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-        exitStatus = status
-        return true
+        child.kill()
     }
 
     /// Reads the rest of the output and waits for the process to exit.
@@ -128,10 +88,7 @@ final class WriterProcess {
     /// - Returns: Its exit status (128 + the signal when a signal ended it).
     func waitForExit() -> Int32 {
         waitForLine { _ in false }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-        exitStatus = status
-        return (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
+        return child.waitForExit().shellStatus
     }
 }
 
