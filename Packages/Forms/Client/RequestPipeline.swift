@@ -4,19 +4,40 @@ import Retry
 import Transport
 
 /// Turns a form into a request, runs the plugins around sending it, and produces the
-/// handle's outcome. One pipeline serves every form kind.
-struct RequestPipeline<Form: Formable>: Sendable {
+/// handle's outcome. One pipeline serves every form kind; it is the operation of the handle a
+/// form's request makes (``BoxedOperation``).
+///
+/// Not generic over the form: a generic pipeline's every copy, capture and call in code that
+/// is not specialised for the caller's form (all of it, as forms live in other modules) looked
+/// up its type's metadata at run time, several times per request. The form sits in an
+/// existential instead, read through its witness table. A class: the handle holds it in an
+/// existential's inline buffer, where a struct of its size took a box of its own and a copy.
+final class RequestPipeline: BoxedOperation {
     let configuration: ClientConfiguration
-    let form: Form
+    let form: any Formable
     let uploadBody: (RequestBody, String)?
     /// The call's own options, with the client's user information merged under them.
-    var options = CallOptions()
+    let options: CallOptions
     /// What the logical request keeps between runs: its `Idempotency-Key`, the server's wait.
-    var memory = RetryMemory()
+    let memory: RetryMemory
     /// Asked before a network failure stands, when the sender is `Reloadable`.
-    var reloadPrompt: (any ReloadPrompt)?
+    let reloadPrompt: (any ReloadPrompt)?
     /// The turns of a call that asked for the cached answer first; `nil` otherwise.
-    var cachedFirst: CachedFirst?
+    let cachedFirst: CachedFirst?
+
+    init(
+        configuration: ClientConfiguration, form: any Formable, uploadBody: (RequestBody, String)?,
+        options: CallOptions = CallOptions(), memory: RetryMemory = RetryMemory(),
+        reloadPrompt: (any ReloadPrompt)? = nil, cachedFirst: CachedFirst? = nil
+    ) {
+        self.configuration = configuration
+        self.form = form
+        self.uploadBody = uploadBody
+        self.options = options
+        self.memory = memory
+        self.reloadPrompt = reloadPrompt
+        self.cachedFirst = cachedFirst
+    }
 
     /// Sends the request through the client's onion: the plugins' links, the retries, the
     /// middleware, the transport (see ``ClientConfiguration``).
@@ -24,7 +45,7 @@ struct RequestPipeline<Form: Formable>: Sendable {
     /// - Parameter events: Where the transfer's events and the retries are reported; `nil`
     ///   when nobody can observe them (a direct `data(for:)`), which also spares the transfer
     ///   its progress reports, as does a sink nothing observed as the run began.
-    func run(events: RequestEventSink?) async throws -> DataRequest<DataResponse>.Outcome {
+    nonisolated(nonsending) func run(events: RequestEventSink?) async throws -> DataRequest<DataResponse>.Outcome {
         let plugins = configuration.activePlugins
         var request: TransportRequest
         do {
@@ -79,6 +100,14 @@ struct RequestPipeline<Form: Formable>: Sendable {
         return .init(
             value: collected,
             response: ResponseInfo(head: collected.head, url: collected.url, metrics: collected.metrics))
+    }
+
+    /// The handle's operation: ``run(events:)``, its response boxed.
+    nonisolated(nonsending) func run(_ events: RequestEventSink) async throws
+        -> (value: any Sendable, response: ResponseInfo?)
+    {
+        let outcome = try await run(events: events)
+        return (outcome.value, outcome.response)
     }
 
     /// The retries of the logical request, as a link: the client's policy, with the request's

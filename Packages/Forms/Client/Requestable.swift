@@ -164,12 +164,18 @@ extension Requestable {
         let memory = RetryMemory(idempotencyKey: form.idempotencyKey?.resolve())
         let reloadPrompt = (self as? any Reloadable)?.reloadPrompt
         let cachedFirst = options.deliversCachedFirst && body == nil ? CachedFirst() : nil
-        let handle = handle(for: form, options: options, startImmediately: startImmediately) { configuration, options in
-            let pipeline = RequestPipeline(
-                configuration: configuration, form: form, uploadBody: body, options: options, memory: memory,
-                reloadPrompt: reloadPrompt, cachedFirst: cachedFirst)
-            return { events in try await pipeline.run(events: events) }
+        guard let (configuration, options) = prepared(form, options) else {
+            return DataRequest(finished: .failure(notConfiguredError))
         }
+        let pipeline = RequestPipeline(
+            configuration: configuration, form: form, uploadBody: body, options: options, memory: memory,
+            reloadPrompt: reloadPrompt, cachedFirst: cachedFirst)
+        // The pipeline is the operation, its response boxed: no closure around it. Everything it
+        // waits on (the transport, retry, sharing, limits) honours `RequestCancellation`, so an
+        // awaiting task may run it.
+        let handle = DataRequest<DataResponse>(
+            startImmediately: startImmediately, userInfo: options.userInfo, executor: options.executor,
+            taskExecutor: configuration.taskExecutor, runsInAwaitingTask: true, boxedOperation: pipeline)
         if let cachedFirst {
             // Weakly: a handler lives as long as its handle.
             handle.completion { [weak handle] _ in
@@ -183,34 +189,25 @@ extension Requestable {
         _ form: some DownloadFormable, resumes: Bool, options: CallOptions, startImmediately: Bool
     ) -> DownloadRequest {
         let reloadPrompt = (self as? any Reloadable)?.reloadPrompt
-        return handle(for: form, options: options, startImmediately: startImmediately) { configuration, options in
-            let pipeline = DownloadPipeline(
-                configuration: configuration, form: form, resumes: resumes, options: options,
-                reloadPrompt: reloadPrompt)
-            return { events in try await pipeline.run(events: events) }
+        guard let (configuration, options) = prepared(form, options) else {
+            return DownloadRequest(finished: .failure(notConfiguredError))
         }
+        let pipeline = DownloadPipeline(
+            configuration: configuration, form: form, resumes: resumes, options: options, reloadPrompt: reloadPrompt)
+        // A download waits on the transport and the retries, which honour `RequestCancellation`.
+        return DownloadRequest(
+            startImmediately: startImmediately, userInfo: options.userInfo, executor: options.executor,
+            taskExecutor: configuration.taskExecutor, runsInAwaitingTask: true,
+            operation: { events in try await pipeline.run(events: events) })
     }
 
-    /// A handle running the operation made for the configuration of `form` (this type's,
-    /// adjusted by the form) and the call's options (with the client's user information
-    /// merged under them and its executor when the call names none), or one that has already
-    /// failed when there is no configuration.
-    private func handle<Value: Sendable>(
-        for form: some Formable,
-        options: CallOptions,
-        startImmediately: Bool,
-        _ operation: (ClientConfiguration, CallOptions) -> RequestHandle<Value>.Operation
-    ) -> RequestHandle<Value> {
-        guard case (let configuration, var resolved)? = resolved(form, options) else {
-            return RequestHandle(finished: .failure(notConfiguredError))
-        }
+    /// What a handle for `form` runs with: the configuration of `form` (this type's, adjusted
+    /// by the form) and the call's options, with the client's user information merged under
+    /// them and the client's executor when the call names none; `nil` without a configuration.
+    private func prepared(_ form: some Formable, _ options: CallOptions) -> (ClientConfiguration, CallOptions)? {
+        guard case (let configuration, var resolved)? = resolved(form, options) else { return nil }
         resolved.executor = options.executor ?? configuration.handlerExecutor
-        // Everything a client's operation waits on (the transport, retry, sharing, limits,
-        // downloads) honours `RequestCancellation`: an awaiting task may run it.
-        return RequestHandle(
-            startImmediately: startImmediately, userInfo: resolved.userInfo, executor: resolved.executor,
-            taskExecutor: configuration.taskExecutor, runsInAwaitingTask: true,
-            operation: operation(configuration, resolved))
+        return (configuration, resolved)
     }
 
     /// This type's configuration adjusted by `form`, then by the call's `configure`, and the call's options with the client's

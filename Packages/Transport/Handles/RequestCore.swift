@@ -23,14 +23,7 @@ final class RequestCore: Sendable {
     /// The value, boxed.
     typealias Erased = Result<any Sendable, any Error>
     /// The work behind a handle, its value boxed as it returns.
-    ///
-    /// A protocol rather than a closure type: the handle's typed operation is wrapped in a
-    /// struct holding it, which fits an existential's inline buffer, where a closure wrapping
-    /// it would be a context on the heap, an allocation per request.
-    protocol Operation: Sendable {
-        /// Runs the work, reporting its events to `events`.
-        func run(_ events: RequestEventSink) async throws -> (value: any Sendable, response: ResponseInfo?)
-    }
+    typealias Operation = BoxedOperation
 
     /// What the machine holds for a core: its tasks, its closures, its event fan-out.
     ///
@@ -122,7 +115,7 @@ final class RequestCore: Sendable {
     init(runsInAwaitingTask: Bool = false, taskExecutor: (any TaskExecutor)? = nil, operation: any Operation) {
         self.operation = operation
         self.taskExecutor = taskExecutor
-        state = PThreadMutex(Machine(allowsAwaitedRuns: runsInAwaitingTask))
+        state = PThreadMutex { Machine(allowsAwaitedRuns: runsInAwaitingTask) }
         LiveCounts.requestCores.increment()
     }
 
@@ -130,7 +123,7 @@ final class RequestCore: Sendable {
     init(finished result: Erased) {
         operation = nil
         taskExecutor = nil
-        state = PThreadMutex(Machine(finished: result))
+        state = PThreadMutex { Machine(finished: result) }
         LiveCounts.requestCores.increment()
     }
 
@@ -225,8 +218,9 @@ final class RequestCore: Sendable {
     /// Runs the operation, its errors normalised. `observed`: whether anything takes the
     /// events as the operation begins (read under the lock that began it); when nothing does,
     /// the operation may spare the transport its progress reports.
-    private func runOperation(observed: Bool) async -> Result<(value: any Sendable, response: ResponseInfo?), any Error>
-    {
+    private nonisolated(nonsending) func runOperation(observed: Bool) async -> Result<
+        (value: any Sendable, response: ResponseInfo?), any Error
+    > {
         // swift-format-ignore: NeverForceUnwrap
         let operation = operation!
         let sink = RequestEventSink(core: self, observed: observed)
@@ -433,7 +427,11 @@ final class RequestCore: Sendable {
     /// When the run's task has not begun the operation yet, the awaiting task claims the run
     /// and runs the operation itself (if the core allows it): its task then finds the run
     /// claimed and does nothing.
-    func result(view: HandleView?, owner: Int) async -> Erased {
+    ///
+    /// It and the layers it runs (``runAwaited(run:observed:view:owner:)``, the operation) run
+    /// on the caller's executor (`nonisolated(nonsending)`): the handle's public awaits hop once,
+    /// as they begin, and each layer below would otherwise check for a hop of its own.
+    nonisolated(nonsending) func result(view: HandleView?, owner: Int) async -> Erased {
         let first = state.withLock { state -> Await in
             if let run = state.claimForAwait() { return .run(run, observed: state.isObserved) }
             if let (outcome, response, number) = state.takeFinished() {
@@ -471,7 +469,9 @@ final class RequestCore: Sendable {
     /// A cancel of the handle reaches the operation through that cancellation only; this
     /// task's own cancellation (or that of an outer handle's run that this one is part of)
     /// cancels the handle.
-    private func runAwaited(run: Int, observed: Bool, view: HandleView?, owner: Int) async -> Erased {
+    private nonisolated(nonsending) func runAwaited(
+        run: Int, observed: Bool, view: HandleView?, owner: Int
+    ) async -> Erased {
         let cancellation = RequestCancellation(core: self, run: run)
         let outcome = await RequestCancellation.withCancellationHandler {
             await RequestCancellation.$current.withValue(cancellation) {

@@ -65,7 +65,7 @@ public final class RequestHandle<Value: Sendable>: Sendable {
     let core: RequestCore
     /// For a handle made by ``map(_:)``, the transform from the request's value to this one's;
     /// `nil` for the handle that made the request.
-    private let view: HandleView?
+    let view: HandleView?
     /// Who this handle's registrations belong to in the core: `0` for the handle that made
     /// the request, a number of its own for each view.
     private let owner: Int
@@ -96,7 +96,7 @@ public final class RequestHandle<Value: Sendable>: Sendable {
     ///   - operation: The work; cancelled through Swift task cancellation when it runs in a
     ///     task of its own, through ``RequestCancellation`` as well when it runs in an awaiting
     ///     task.
-    public init(
+    public convenience init(
         startImmediately: Bool = true,
         userInfo: RequestUserInfo = RequestUserInfo(),
         executor: HandlerExecutor? = nil,
@@ -104,9 +104,17 @@ public final class RequestHandle<Value: Sendable>: Sendable {
         runsInAwaitingTask: Bool = false,
         operation: @escaping Operation
     ) {
-        core = RequestCore(
-            runsInAwaitingTask: runsInAwaitingTask, taskExecutor: taskExecutor,
-            operation: TypedOperation(body: operation))
+        self.init(
+            startImmediately: startImmediately, userInfo: userInfo, executor: executor,
+            core: RequestCore(
+                runsInAwaitingTask: runsInAwaitingTask, taskExecutor: taskExecutor,
+                operation: TypedOperation(body: operation)))
+    }
+
+    /// A handle around `core`, which holds its operation; it starts the operation now when
+    /// `startImmediately`.
+    init(startImmediately: Bool, userInfo: RequestUserInfo, executor: HandlerExecutor?, core: RequestCore) {
+        self.core = core
         view = nil
         owner = 0
         startsImmediately = startImmediately
@@ -134,7 +142,7 @@ public final class RequestHandle<Value: Sendable>: Sendable {
     }
 
     /// A view of `core` through `view`, with registrations of its own.
-    private init(
+    init(
         core: RequestCore, view: HandleView, startsImmediately: Bool, userInfo: RequestUserInfo,
         executor: HandlerExecutor?
     ) {
@@ -305,14 +313,25 @@ public final class RequestHandle<Value: Sendable>: Sendable {
     /// The status, headers and metrics of the response, once the handle has finished: that
     /// of the latest run, `nil` when it failed before a response arrived. Like ``value``, it
     /// runs the operation in the awaiting task when the run's own task has not begun it yet.
-    public var response: ResponseInfo? {
+    ///
+    /// Read where the caller runs: settled (the usual case after ``value``), the handle has
+    /// nothing to wait for or run, and the read needs no hop to another executor and back.
+    /// Otherwise the wait, and the operation if this task runs it, leave the caller's actor as
+    /// any other await of the handle does.
+    public nonisolated(nonsending) var response: ResponseInfo? {
         get async {
-            // Settled (the usual case after `value`): nothing to wait for or run.
             let settled = core.settledResponse
             if settled.isSettled { return settled.response }
-            _ = await core.result(view: nil, owner: owner)
-            return core.response
+            return await awaitedResponse()
         }
+    }
+
+    /// The response of the run in progress (or the next), once it has ended: ``response``
+    /// when the handle is not settled.
+    @concurrent
+    private func awaitedResponse() async -> ResponseInfo? {
+        _ = await core.result(view: nil, owner: owner)
+        return core.response
     }
 
     // MARK: - Events
@@ -345,11 +364,13 @@ public final class RequestHandle<Value: Sendable>: Sendable {
     // MARK: - Boxing
 
     /// The operation as the core runs it, its value boxed as it returns; a struct, so that
-    /// wrapping the operation allocates nothing (see ``RequestCore/Operation``).
-    private struct TypedOperation: RequestCore.Operation {
+    /// wrapping the operation allocates nothing (see ``BoxedOperation``).
+    private struct TypedOperation: BoxedOperation {
         let body: RequestHandle.Operation
 
-        func run(_ events: RequestEventSink) async throws -> (value: any Sendable, response: ResponseInfo?) {
+        nonisolated(nonsending) func run(_ events: RequestEventSink) async throws
+            -> (value: any Sendable, response: ResponseInfo?)
+        {
             let outcome = try await body(events)
             return (outcome.value, outcome.response)
         }

@@ -46,8 +46,20 @@ package struct PThreadMutex<Value>: @unchecked Sendable {
     private let storage: Storage
 
     /// A lock protecting `initialValue`.
+    ///
+    /// The value is copied into the lock, and the argument destroyed; ``init(making:)`` makes
+    /// a large value in place instead.
     package init(_ initialValue: sending Value) {
         let buffer = Storage.create(minimumCapacity: 1) { _ in Header(value: initialValue) }
+        storage = unsafeDowncast(buffer, to: Storage.self)
+        _ = storage.withUnsafeMutablePointerToElements { pthread_mutex_init($0, nil) }
+    }
+
+    /// A lock protecting the value `make` returns, made in place: neither copied into the lock
+    /// nor destroyed after, which for a value of many fields (a handle's state machine, made on
+    /// every request) costs as much as the rest of making the lock.
+    package init(making make: () -> sending Value) {
+        let buffer = Storage.create(minimumCapacity: 1) { _ in Header(value: make()) }
         storage = unsafeDowncast(buffer, to: Storage.self)
         _ = storage.withUnsafeMutablePointerToElements { pthread_mutex_init($0, nil) }
     }
