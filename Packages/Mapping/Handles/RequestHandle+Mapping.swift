@@ -1,7 +1,7 @@
 public import Foundation
 public import Transport
 
-/// The decoders are views of the response's handle (``RequestHandle/map(_:)``), made through
+/// The decoders are views of the response's handle (``/Transport/RequestHandle/map(_:)``), made through
 /// `mapBoxed(as:_:)`, whose transform and new handle need no run-time metadata lookup; the
 /// ones generic over the model are inlinable, so that the module that names the model makes
 /// its handle from a metatype it already has.
