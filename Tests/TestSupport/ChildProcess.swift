@@ -101,7 +101,6 @@ package struct ChildProcess {
             newProcessGroup: true)
         stop?.started(child)
         let exitStatus = child.waitForExit().shellStatus
-        stop?.ended()
         let output = (try? String(contentsOf: outputFile, encoding: .utf8)) ?? ""
         let report = (try? String(contentsOf: timeFile, encoding: .utf8)) ?? ""
         let kilobytes = report.split(separator: "\n").last.flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
@@ -114,31 +113,6 @@ package struct ChildProcess {
 }
 
 extension ChildProcess {
-    /// Starts `path` with `arguments` in the background, as a shell would: with no signal blocked
-    /// and `SIGINT`, `SIGTERM`, `SIGHUP` and `SIGPIPE` at their default dispositions. Standard
-    /// input is `/dev/null`; standard output and error go to `/dev/null` too.
-    ///
-    /// - Returns: The child's process id; stop it with `kill` and reap it with `waitpid`.
-    package static func start(_ path: String, arguments: [String]) throws -> Int32 {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        closeInheritedDescriptors(&actions)
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        var attributes = SignalReset()
-        defer { attributes.destroy() }
-        let argv = ([path] + arguments).map { strdup($0) } + [nil]
-        defer { for pointer in argv { free(pointer) } }
-        var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, path, &actions, &attributes.value, argv, environ)
-        try #require(spawned == 0, "could not start \(path): \(String(cString: strerror(spawned)))")
-        return pid
-    }
-}
-
-extension ChildProcess {
     /// Stops a child of ``ChildProcess/run(_:arguments:standardOutput:environment:stop:)`` from
     /// another thread: the process group it leads gets `SIGTERM`, at once when it runs, or as
     /// it starts when the request came first.
@@ -146,7 +120,8 @@ extension ChildProcess {
         private let state = PThreadMutex(State())
 
         private struct State {
-            /// The child while it runs.
+            /// The child, once started: a signal to it after it was reaped reaches nothing
+            /// (`SpawnedChild.send`).
             var child: SpawnedChild?
             /// Whether a stop was asked for.
             var requested = false
@@ -174,43 +149,7 @@ extension ChildProcess {
             }
             if requested { child.send(SIGTERM, group: true) }
         }
-
-        /// The child was reaped.
-        func ended() {
-            state.withLock { $0.child = nil }
-        }
     }
-}
-
-/// Spawn attributes that give a child the signal state a shell gives it: nothing blocked, and
-/// `SIGINT`, `SIGTERM`, `SIGHUP`, `SIGCHLD` and `SIGPIPE` at their default dispositions.
-///
-/// Every child the tests start gets them. The threads of this test process (Foundation's among them) run with signals blocked, and a
-/// child inherits the blocked set of the thread that starts it: a child that cannot receive
-/// `SIGTERM` never stops, and one with `SIGPIPE` blocked would hide the very signal a test looks
-/// for.
-struct SignalReset {
-    var value = posix_spawnattr_t()
-
-    /// - Parameter newProcessGroup: Whether the child leads a process group of its own.
-    init(newProcessGroup: Bool = false) {
-        posix_spawnattr_init(&value)
-        var empty = sigset_t()
-        sigemptyset(&empty)
-        posix_spawnattr_setsigmask(&value, &empty)
-        var defaults = sigset_t()
-        sigemptyset(&defaults)
-        for signal in [SIGINT, SIGTERM, SIGHUP, SIGCHLD, SIGPIPE] { sigaddset(&defaults, signal) }
-        posix_spawnattr_setsigdefault(&value, &defaults)
-        var flags = POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF
-        if newProcessGroup {
-            posix_spawnattr_setpgroup(&value, 0)
-            flags |= POSIX_SPAWN_SETPGROUP
-        }
-        posix_spawnattr_setflags(&value, Int16(flags))
-    }
-
-    mutating func destroy() { posix_spawnattr_destroy(&value) }
 }
 
 /// Runs `work` on a thread of its own and waits for it.
@@ -222,23 +161,4 @@ package func onOwnThread<T: Sendable>(_ work: @escaping @Sendable () throws -> T
     try await withCheckedThrowingContinuation { continuation in
         Thread { continuation.resume(with: Result { try work() }) }.start()
     }
-}
-
-/// Has a child close every descriptor above standard error before it runs: the test process
-/// holds hundreds of sockets without close-on-exec (the in-process servers' connections).
-///
-/// A child that inherited them kept each connection open after the server closed it, so no
-/// end of stream reached the client: a client that reused such a connection, or waited for a
-/// dropped one to close, stalled for as long as the child lived (a child running for seconds
-/// stalled the clients of every in-process server for 30 s). The inherited sockets also took
-/// the low descriptor numbers that a child under a small `ulimit -n` needs.
-///
-/// glibc 2.34 and later have `posix_spawn_file_actions_addclosefrom_np`, which Swift's Glibc
-/// module does not declare: it is looked up by name, and a C library without it leaves the
-/// actions as they are.
-func closeInheritedDescriptors(_ actions: inout posix_spawn_file_actions_t) {
-    typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
-    guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np")
-    else { return }
-    _ = unsafeBitCast(symbol, to: CloseFrom.self)(&actions, 3)
 }

@@ -201,3 +201,53 @@ package final class SpawnedChild: Sendable {
         }
     }
 }
+
+/// Spawn attributes that give a child the signal state a shell gives it: nothing blocked, and
+/// `SIGINT`, `SIGTERM`, `SIGHUP`, `SIGCHLD` and `SIGPIPE` at their default dispositions.
+///
+/// The threads of this test process (Foundation's among them) run with signals blocked, and a
+/// child inherits the blocked set of the thread that starts it: a child that cannot receive
+/// `SIGTERM` never stops, and one with `SIGPIPE` blocked would hide the very signal a test looks
+/// for.
+private struct SignalReset {
+    var value = posix_spawnattr_t()
+
+    /// - Parameter newProcessGroup: Whether the child leads a process group of its own.
+    init(newProcessGroup: Bool = false) {
+        posix_spawnattr_init(&value)
+        var empty = sigset_t()
+        sigemptyset(&empty)
+        posix_spawnattr_setsigmask(&value, &empty)
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        for signal in [SIGINT, SIGTERM, SIGHUP, SIGCHLD, SIGPIPE] { sigaddset(&defaults, signal) }
+        posix_spawnattr_setsigdefault(&value, &defaults)
+        var flags = POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF
+        if newProcessGroup {
+            posix_spawnattr_setpgroup(&value, 0)
+            flags |= POSIX_SPAWN_SETPGROUP
+        }
+        posix_spawnattr_setflags(&value, Int16(flags))
+    }
+
+    mutating func destroy() { posix_spawnattr_destroy(&value) }
+}
+
+/// Has a child close every descriptor above standard error before it runs: the test process
+/// holds hundreds of sockets without close-on-exec (the in-process servers' connections).
+///
+/// A child that inherited them kept each connection open after the server closed it, so no
+/// end of stream reached the client: a client that reused such a connection, or waited for a
+/// dropped one to close, stalled for as long as the child lived (a child running for seconds
+/// stalled the clients of every in-process server for 30 s). The inherited sockets also took
+/// the low descriptor numbers that a child under a small `ulimit -n` needs.
+///
+/// glibc 2.34 and later have `posix_spawn_file_actions_addclosefrom_np`, which Swift's Glibc
+/// module does not declare: it is looked up by name, and a C library without it leaves the
+/// actions as they are.
+private func closeInheritedDescriptors(_ actions: inout posix_spawn_file_actions_t) {
+    typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+    guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np")
+    else { return }
+    _ = unsafeBitCast(symbol, to: CloseFrom.self)(&actions, 3)
+}

@@ -22,9 +22,6 @@ import Synchronization
 final class RequestCore: Sendable {
     /// The value, boxed.
     typealias Erased = Result<any Sendable, any Error>
-    /// The work behind a handle, its value boxed as it returns.
-    typealias Operation = BoxedOperation
-
     /// What the machine holds for a core: its tasks, its closures, its event fan-out.
     ///
     /// Each closure is wrapped in a struct of its own: a function type given as a generic
@@ -101,7 +98,7 @@ final class RequestCore: Sendable {
     /// A `PThreadMutex`, not a `Mutex`, so that ThreadSanitizer sees the locking (see `PThreadMutex`).
     private let state: PThreadMutex<Machine>
     /// The work of every run; `nil` for an already finished core.
-    private let operation: (any Operation)?
+    private let operation: (any BoxedOperation)?
     /// The executor each run's operation prefers; `nil` for the global executor (or, in an
     /// awaiting task, that task's own preference).
     private let taskExecutor: (any TaskExecutor)?
@@ -112,7 +109,7 @@ final class RequestCore: Sendable {
     /// A core that runs `operation` once started, and again on each reload, each run
     /// preferring `taskExecutor` (the global executor when `nil`); in a task that awaits it
     /// when `runsInAwaitingTask` (the operation honours ``RequestCancellation``).
-    init(runsInAwaitingTask: Bool = false, taskExecutor: (any TaskExecutor)? = nil, operation: any Operation) {
+    init(runsInAwaitingTask: Bool = false, taskExecutor: (any TaskExecutor)? = nil, operation: any BoxedOperation) {
         self.operation = operation
         self.taskExecutor = taskExecutor
         state = PThreadMutex { Machine(allowsAwaitedRuns: runsInAwaitingTask) }

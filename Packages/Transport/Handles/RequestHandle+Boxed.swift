@@ -30,9 +30,7 @@ extension RequestHandle where Value == DataResponse {
         as handle: RequestHandle<NewValue>.Type,
         _ transform: @escaping @Sendable (DataResponse, ResponseInfo?) throws -> any Sendable
     ) -> RequestHandle<NewValue> {
-        handle.init(
-            core: core, view: HandleView(parent: view, transform: BoxedResponseTransform(body: transform)),
-            startsImmediately: startsImmediately, userInfo: userInfo, executor: executor)
+        makeView(as: handle, through: BoxedResponseTransform(body: transform))
     }
 }
 

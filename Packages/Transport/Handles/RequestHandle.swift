@@ -65,7 +65,7 @@ public final class RequestHandle<Value: Sendable>: Sendable {
     let core: RequestCore
     /// For a handle made by ``map(_:)``, the transform from the request's value to this one's;
     /// `nil` for the handle that made the request.
-    let view: HandleView?
+    private let view: HandleView?
     /// Who this handle's registrations belong to in the core: `0` for the handle that made
     /// the request, a number of its own for each view.
     private let owner: Int
@@ -142,7 +142,7 @@ public final class RequestHandle<Value: Sendable>: Sendable {
     }
 
     /// A view of `core` through `view`, with registrations of its own.
-    init(
+    private init(
         core: RequestCore, view: HandleView, startsImmediately: Bool, userInfo: RequestUserInfo,
         executor: HandlerExecutor?
     ) {
@@ -437,10 +437,19 @@ extension RequestHandle {
     }
 
     /// A view of this handle whose value `transform` makes (see ``map(_:)``).
-    func makeView<NewValue: Sendable>(through transform: some HandleView.Transform) -> RequestHandle<NewValue> {
-        let view = HandleView(parent: view, transform: transform)
-        return RequestHandle<NewValue>(
-            core: core, view: view, startsImmediately: startsImmediately, userInfo: userInfo, executor: executor)
+    ///
+    /// - Parameters:
+    ///   - handle: The new handle's type. A caller that has it at hand, specialised for the new
+    ///     value, passes it: made from the value type in code that is not specialised, it is
+    ///     looked up at run time.
+    ///   - transform: The new handle's transform.
+    func makeView<NewValue: Sendable>(
+        as handle: RequestHandle<NewValue>.Type = RequestHandle<NewValue>.self,
+        through transform: some HandleView.Transform
+    ) -> RequestHandle<NewValue> {
+        handle.init(
+            core: core, view: HandleView(parent: view, transform: transform), startsImmediately: startsImmediately,
+            userInfo: userInfo, executor: executor)
     }
 
     /// Adds a handler for every outcome, as ``completion(_:)`` does, on the finishing thread;
