@@ -1,8 +1,11 @@
+import Foundation
+import HTTPTypes
 import Testing
 
 @testable import Caching
 
-/// What the entry file format decides on its own: which media types are not deflated again.
+/// What the entry file format decides on its own: which media types are not deflated again,
+/// and that an entry reads back as it was written.
 @Suite struct EntryFileTests {
     // Checked to fail: with the comparison made case-sensitive, the upper-case rows fail. The
     // rows give what the earlier reading (split, trim, lowercase) gave for each.
@@ -20,5 +23,25 @@ import Testing
 
     @Test func noContentTypeIsDeflated() {
         #expect(!EntryFile.isCompressedAlready(nil))
+    }
+
+    /// Found by the fuzzer. Checked to fail: with the group taken from the first field of the
+    /// reserved name, the two reserved fields swap places on the way back.
+    @Test func varyingFieldsGivenTheGroupsReservedNameTwiceReadBackAsWritten() throws {
+        let reserved = CacheEntry.variantGroupFieldName
+        let entry = CacheEntry(
+            key: "http://x/", head: HTTPResponse(status: .ok), body: Data("body".utf8),
+            varyingFields: [
+                CacheEntry.VaryingField(name: "accept", value: "text/plain"),
+                CacheEntry.VaryingField(name: reserved, value: "first"),
+                CacheEntry.VaryingField(name: reserved, value: "second"),
+            ],
+            requestTime: Date(timeIntervalSince1970: 1), responseTime: Date(timeIntervalSince1970: 2))
+
+        let decoded = try EntryFile.decode(Data(EntryFile.encode(entry, compressionLevel: 1))).get()
+
+        #expect(decoded == entry)
+        #expect(decoded.variantGroup == "second")
+        #expect(decoded.storedVaryingFields == entry.storedVaryingFields)
     }
 }

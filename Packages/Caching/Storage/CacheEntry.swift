@@ -191,8 +191,12 @@ public struct CacheEntry: Sendable, Hashable {
     }
 
     /// `fields` without the one that carries a variant group, and that group.
+    ///
+    /// The group is the last field of the reserved name, where ``storedVaryingFields`` puts it:
+    /// fields given with that name more than once (only a damaged or forged entry has them)
+    /// then read back as they were written, the others kept in order among the varying fields.
     private static func separatingGroup(_ fields: [VaryingField]) -> ([VaryingField], String?) {
-        guard let index = fields.firstIndex(where: { $0.name == variantGroupFieldName }) else { return (fields, nil) }
+        guard let index = fields.lastIndex(where: { $0.name == variantGroupFieldName }) else { return (fields, nil) }
         var others = fields
         let group = others.remove(at: index).value
         return (others, group)
