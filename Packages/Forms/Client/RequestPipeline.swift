@@ -61,7 +61,7 @@ final class RequestPipeline: BoxedOperation {
                     if let cached = try await CachedFirst.cachedResponse(for: request, in: configuration) {
                         cachedFirst.cacheAnswered()
                         return .init(
-                            value: cached, response: ResponseInfo(head: cached.head, url: cached.url, metrics: nil))
+                            value: cached, response: ResponseInfo(cached))
                     }
                 } else {
                     // The network's turn: the cache revalidates what it holds instead of answering.
@@ -99,7 +99,7 @@ final class RequestPipeline: BoxedOperation {
         let collected = try await response.collected(upTo: request.options.maximumBodySize)
         return .init(
             value: collected,
-            response: ResponseInfo(head: collected.head, url: collected.url, metrics: collected.metrics))
+            response: ResponseInfo(collected))
     }
 
     /// The handle's operation: ``run(events:)``, its response boxed.

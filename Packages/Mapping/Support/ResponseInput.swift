@@ -7,8 +7,9 @@ package struct ResponseInput {
     var body: Data
     var url: String?
     var status: HTTPResponse.Status?
-    /// The header fields, for the `Content-Type`, which only errors and text decoding read.
-    private var fields: HTTPFields?
+    /// The response's head, for the `Content-Type`, which only errors and text decoding read:
+    /// an engine's head stays unbuilt unless one of them does.
+    private var responseHead: LazyResponseHead?
     /// The envelope an ``EnvelopeClassifier`` read in the response, when one did.
     var reading: EnvelopeReading?
 
@@ -16,7 +17,7 @@ package struct ResponseInput {
         body = response.body
         url = response.url
         status = response.status
-        fields = response.head.headerFields
+        responseHead = response.lazyHead
         reading = response.classification?.reading as? EnvelopeReading
     }
 
@@ -27,7 +28,7 @@ package struct ResponseInput {
     }
 
     /// The `Content-Type` of the response; `nil` for bare data.
-    var contentType: String? { fields?[.contentType] }
+    var contentType: String? { responseHead?.head(keeping: [.contentType]).headerFields[.contentType] }
 
     /// Whether the body has nothing but whitespace.
     var isBlank: Bool {

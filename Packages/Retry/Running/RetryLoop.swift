@@ -159,14 +159,16 @@ public struct RetryLoop: Sendable {
     /// a body the policy's classifier calls retryable. What the classifier read is kept with
     /// the response either way.
     private func judge<Response: RetryableResponse>(_ response: inout Response) -> RetryFailure? {
-        let head = response.head
-        if policy.retryableStatuses.contains(head.status.code) {
-            return .status(head, url: response.url)
+        // The status first: an answer that needs no more is judged without building its head.
+        let status = response.status.code
+        if policy.retryableStatuses.contains(status) {
+            return .status(response.head, url: response.url)
         }
-        guard let classifier = policy.classifier, (200..<300).contains(head.status.code),
-            let body = response.bodyInMemory,
-            let classification = classifier.classify(head, body: body)
+        guard let classifier = policy.classifier, (200..<300).contains(status),
+            let body = response.bodyInMemory
         else { return nil }
+        let head = response.head
+        guard let classification = classifier.classify(head, body: body) else { return nil }
         response.keep(classification)
         guard classification.verdict == .retryable else { return nil }
         return .business(classification, head: head, url: response.url)

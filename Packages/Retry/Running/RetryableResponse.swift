@@ -6,6 +6,9 @@ public import Transport
 public protocol RetryableResponse: Sendable {
     /// The status and headers.
     var head: HTTPResponse { get }
+    /// The status alone: what a retry decides on first, without building the head's fields
+    /// where a response keeps them unbuilt. `head.status` by default.
+    var status: HTTPResponse.Status { get }
     /// The URL that answered.
     var url: String { get }
     /// The body when it is already in memory, for envelope codes; `nil` for a streamed body.
@@ -20,6 +23,9 @@ public protocol RetryableResponse: Sendable {
 }
 
 extension RetryableResponse {
+    /// The head's status.
+    public var status: HTTPResponse.Status { head.status }
+
     /// Does nothing: the response has nowhere to keep it.
     ///
     /// - Parameter classification: What the classifier read.

@@ -471,15 +471,35 @@ private let viewOwners = Atomic<Int>(0)
 /// The status, headers and metrics of the response behind a handle's value.
 public struct ResponseInfo: Sendable {
     /// The response head.
-    public var head: HTTPResponse
+    ///
+    /// An engine's head is built from the lines it received when it is first read here or on
+    /// the response, so a caller that never reads it does not pay for its fields.
+    public var head: HTTPResponse {
+        get { lazyHead.response }
+        set { lazyHead.response = newValue }
+    }
     /// The URL that produced it, after redirects.
     public var url: String
     /// The transfer's timings and counters, when measured.
     public var metrics: TransferMetrics?
 
+    /// The head as the response keeps it: built, or received and built on its first read.
+    private var lazyHead: LazyResponseHead
+
     /// Creates the information.
     public init(head: HTTPResponse, url: String, metrics: TransferMetrics?) {
-        self.head = head
+        self.init(lazyHead: LazyResponseHead(head), url: url, metrics: metrics)
+    }
+
+    /// The information of a response collected whole, sharing its head unbuilt.
+    ///
+    /// - Parameter response: The response.
+    package init(_ response: DataResponse) {
+        self.init(lazyHead: response.lazyHead, url: response.url, metrics: response.metrics)
+    }
+
+    private init(lazyHead: LazyResponseHead, url: String, metrics: TransferMetrics?) {
+        self.lazyHead = lazyHead
         self.url = url
         self.metrics = metrics
     }
