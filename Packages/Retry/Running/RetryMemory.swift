@@ -7,10 +7,16 @@ import Transport
 public final class RetryMemory: Sendable {
     /// The key every attempt carries, when the request has one.
     public let idempotencyKey: String?
-    /// The clock reading before which the server asked not to be asked again.
-    private let notBefore = PThreadMutex<Duration?>(nil)
-    /// Attempts made over every run.
-    private let attempts = PThreadMutex(0)
+    /// What changes from attempt to attempt, under one lock: a memory is made for every
+    /// request, and each lock is an allocation.
+    private let state = PThreadMutex(State())
+
+    private struct State {
+        /// The clock reading before which the server asked not to be asked again.
+        var notBefore: Duration?
+        /// Attempts made over every run.
+        var attempts = 0
+    }
 
     /// Creates the memory of a new logical request.
     ///
@@ -21,18 +27,18 @@ public final class RetryMemory: Sendable {
 
     /// The earliest clock reading the next attempt may start at.
     var earliestNextAttempt: Duration? {
-        get { notBefore.withLock { $0 } }
-        set { notBefore.withLock { $0 = newValue } }
+        get { state.withLock { $0.notBefore } }
+        set { state.withLock { $0.notBefore = newValue } }
     }
 
     /// Counts an attempt; returns the count over every run.
     func countAttempt() -> Int {
-        attempts.withLock { count in
-            count += 1
-            return count
+        state.withLock { state in
+            state.attempts += 1
+            return state.attempts
         }
     }
 
     /// Attempts made over every run.
-    public var attemptCount: Int { attempts.withLock { $0 } }
+    public var attemptCount: Int { state.withLock { $0.attempts } }
 }

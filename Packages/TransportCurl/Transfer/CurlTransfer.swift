@@ -27,7 +27,9 @@ final class CurlTransfer: DeadlineHeapElement, @unchecked Sendable {
     // before it) and then resumes `dataContinuation`, and writes none of them again (a
     // completed transfer is detached: no callback runs for it, and every later command finds
     // it so and returns); the resumed task reads them in `collectedResponse()`, after the
-    // resumption, which is a happens-before edge.
+    // resumption, which is a happens-before edge. ThreadSanitizer misses that edge when the
+    // loop resumes before the task has suspended (the runtime's uninstrumented fast path), so
+    // `collectedPublished` states it to it as well.
 
     /// How the body is handed over.
     enum Mode {
@@ -60,6 +62,12 @@ final class CurlTransfer: DeadlineHeapElement, @unchecked Sendable {
     var headContinuation: UnsafeContinuation<StreamedTransfer, any Error>?
     /// Set by ``cancel()`` on any thread, so that a cancel before the start is honoured.
     let cancelRequested = Atomic(false)
+    /// Stored (releasing) by the loop just before it resumes ``dataContinuation`` without an
+    /// error, and loaded (acquiring) by ``collectedResponse()``: the order the resumption makes
+    /// already, made visible to ThreadSanitizer, which does not see it when the continuation is
+    /// resumed before its task has suspended (the Swift runtime's check of that case is not
+    /// instrumented).
+    private let collectedPublished = Atomic(false)
     /// Set by ``setSuspended(_:)`` on any thread: whether the request's handle is suspended, so
     /// that a suspend before the start is honoured; the loop applies it (``applySuspension(now:)``).
     let suspendRequested = Atomic(false)
@@ -383,6 +391,7 @@ final class CurlTransfer: DeadlineHeapElement, @unchecked Sendable {
                 // The last writes of the loop thread to this transfer: the task reads them
                 // once resumed (`collectedResponse()`).
                 collectedHead = response.receivedHead()
+                collectedPublished.store(true, ordering: .releasing)
                 continuation.resume()
             case .failure(let error):
                 continuation.resume(throwing: error)
@@ -449,7 +458,8 @@ final class CurlTransfer: DeadlineHeapElement, @unchecked Sendable {
     func collectedResponse() -> DataResponse {
         // `collectedHead` is set before every successful resumption; the empty head stands
         // for a transfer completed some other way, which never resumes without an error.
-        DataResponse(
+        _ = collectedPublished.load(ordering: .acquiring)
+        return DataResponse(
             receivedHead: collectedHead ?? ReceivedResponseHead(status: 0, reason: "", lines: []), body: body,
             url: currentURL, metrics: metrics)
     }
