@@ -37,7 +37,11 @@ public struct ClientConfiguration: Sendable {
     public var headers: [String: String] = [:]
     /// Header fields computed for each request (a token, a location); they win over
     /// ``headers`` and lose to a form's own. None by default.
-    public var dynamicHeaders: @Sendable () async -> [String: String] = { [:] }
+    public var dynamicHeaders: @Sendable () async -> [String: String] = { [:] } {
+        didSet { hasDynamicHeaders = true }
+    }
+    /// Whether ``dynamicHeaders`` was set: a request without them calls no closure for them.
+    private(set) var hasDynamicHeaders = false
     /// Parameters added to every request (a token, the app version), encoded like the form's
     /// own, which win on a clash. None by default.
     public var commonParameters: @Sendable () -> Parameters = { [:] }

@@ -175,7 +175,9 @@ final class RequestPipeline: BoxedOperation {
             request = try TransportRequest(method: method, url: url, body: body, options: configuration.transferOptions)
             if let contentType { try request.setHeader("Content-Type", contentType) }
             try Self.setHeaders(configuration.headers, on: &request)
-            try Self.setHeaders(await configuration.dynamicHeaders(), on: &request)
+            if configuration.hasDynamicHeaders {
+                try Self.setHeaders(await configuration.dynamicHeaders(), on: &request)
+            }
             try Self.setHeaders(form.headers, on: &request)
         }
         // Only a timeout that exists is set: an unset deadline leaves the engine's default in force.
