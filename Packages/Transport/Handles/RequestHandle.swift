@@ -530,8 +530,9 @@ public struct RequestEventSink: Sendable {
     /// Receives every event, for a sink made with ``init(_:)``.
     private let emit: (@Sendable (RequestEvent) -> Void)?
     /// The core of the handle whose operation reports here, for the sink a handle makes: held
-    /// strongly, which costs no closure and no weak reference per run, and keeps the core for
-    /// as long as a transfer may still report to it.
+    /// strongly, which costs no closure and no weak reference per run; the run holds the core
+    /// anyway. Only ``transferHandler``, which outlives the run where a request is kept, holds
+    /// it weakly.
     private let core: RequestCore?
 
     /// Whether anything took the handle's events when the operation began: an observer
@@ -564,14 +565,22 @@ public struct RequestEventSink: Sendable {
 
     /// A transfer-event handler that forwards to this sink; a transfer's
     /// ``TransferEvent/retry(_:)`` becomes the handle's ``RequestEvent/retry(_:)``.
+    ///
+    /// The handler goes into a request's options, which a transport or a middleware may keep
+    /// after the request has ended (a test double that records what it was sent, a log of
+    /// recent requests); so it holds a handle's core weakly, lest the core, its operation and
+    /// everything the operation holds (the client, and the transport itself) stay alive with
+    /// the request. While the run lasts, the run holds the core.
     public var transferHandler: @Sendable (TransferEvent) -> Void {
-        let sink = self
-        return { event in
-            if case .retry(let retry) = event {
-                sink.send(.retry(retry))
-            } else {
-                sink.send(.transfer(event))
-            }
+        if let core {
+            return { [weak core] event in core?.publish(Self.requestEvent(event)) }
         }
+        let sink = self
+        return { event in sink.send(Self.requestEvent(event)) }
+    }
+
+    /// The handle's event for a transfer's.
+    private static func requestEvent(_ event: TransferEvent) -> RequestEvent {
+        if case .retry(let retry) = event { .retry(retry) } else { .transfer(event) }
     }
 }
