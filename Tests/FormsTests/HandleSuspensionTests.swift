@@ -13,12 +13,12 @@ import TransportCurl
 /// body streams to a file through the engine's stream buffer) and an upload. Each waits a while
 /// and checks that no byte moved meanwhile; none measures a time.
 @Suite struct HandleSuspensionTests {
-    /// A 64 MiB upload to the mock server's `/upload`, which reads and hashes it.
+    /// A 64 MiB upload to the mock server's `/upload`, which reads and hashes it. The bytes are
+    /// the test's own, freed with it, not a process-wide constant.
     struct BigUpload: UploadDataFormable {
-        static let data = Data(BytePattern.bytes(0..<(64 << 20)))
+        let data = Data(BytePattern.bytes(0..<(64 << 20)))
         var path: String { "/upload" }
         var method: HTTPRequest.Method { .post }
-        var data: Data { Self.data }
         var contentType: String { "application/octet-stream" }
     }
 
@@ -87,10 +87,11 @@ import TransportCurl
     /// the upload's byte count grows while suspended.
     @Test func aSuspendedUploadStopsSendingAndResumesToTheWholeBody() async throws {
         try await withClient { _, screen in
-            let total = Int64(BigUpload.data.count)
+            let form = BigUpload()
+            let total = Int64(form.data.count)
             let progress = Progress()
             let suspendedOnce = Atomic(false)
-            let upload = screen.upload(BigUpload(), startImmediately: false)
+            let upload = screen.upload(form, startImmediately: false)
             upload.observe { [weak upload] event in
                 guard case .transfer(.uploadProgress(let reported)) = event else { return }
                 progress.completed.store(reported.completed, ordering: .relaxed)

@@ -1,6 +1,7 @@
 import Forms
 import Foundation
 import HTTPTypes
+import TestSupport
 import Testing
 import Transport
 import TransportTesting
@@ -63,5 +64,29 @@ import TransportTesting
             try await Task.sleep(for: .milliseconds(10))
         }
         #expect(keptTransport == nil, "the handle's core, its client and the transport are still alive")
+    }
+
+    /// A download's pipeline always hands its transfer an event handler (for the last hop's
+    /// URL and metrics), so the same holds for every download handle.
+    ///
+    /// Checked to fail with that handler calling the handle's event sink, which holds the core
+    /// strongly, instead of ``RequestEventSink/sender``.
+    @Test func aDownloadHandleDoesNotOutliveItsRunWhenTheTransportKeepsTheRequest() async throws {
+        weak var keptTransport: StubTransport?
+        try await withTemporaryFolder { folder in
+            let transport = StubTransport(always: .init(body: Data("downloaded".utf8)))
+            keptTransport = transport
+            let client = Client(
+                clientConfiguration: ClientConfiguration(transport: transport, baseURL: "https://example.com"))
+            let destination = URL(fileURLWithPath: folder).appendingPathComponent("file")
+            _ = try await client.download(PatternDownload(count: 10, destination: destination)).value
+            #expect(try Data(contentsOf: destination) == Data("downloaded".utf8))
+            #expect(transport.requests.first?.options.eventHandler != nil)
+        }
+        let deadline = ContinuousClock.now + .seconds(5)
+        while keptTransport != nil, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        #expect(keptTransport == nil, "the download's core, its client and the transport are still alive")
     }
 }

@@ -36,16 +36,18 @@ struct DownloadPipeline<Form: DownloadFormable>: Sendable {
             defer { configuration.requests.unregister(registration) }
 
             let lastHop = LastHop(url: request.url)
+            // Weakly, as the request's options may outlive the run.
+            let send = events.sender
             request.options.eventHandler = { event in
                 switch event {
                 case .redirect(let redirect):
                     lastHop.state.withLock { $0.url = redirect.to }
-                    events.send(.transfer(event))
+                    send(.transfer(event))
                 case .metrics(let metrics):
                     lastHop.state.withLock { $0.metrics = metrics }
-                    events.send(.transfer(event))
+                    send(.transfer(event))
                 case .retry(let retry):
-                    events.send(.retry(retry))
+                    send(.retry(retry))
                 case .downloadProgress, .uploadProgress, .informationalResponse:
                     // The download reports its own progress, which counts the resumed bytes too.
                     break

@@ -572,11 +572,18 @@ public struct RequestEventSink: Sendable {
     /// everything the operation holds (the client, and the transport itself) stay alive with
     /// the request. While the run lasts, the run holds the core.
     public var transferHandler: @Sendable (TransferEvent) -> Void {
+        let send = sender
+        return { event in send(Self.requestEvent(event)) }
+    }
+
+    /// ``send(_:)`` as a function for a closure that a request's options carry, which may
+    /// outlive the run (see ``transferHandler``): it holds a handle's core weakly.
+    public var sender: @Sendable (RequestEvent) -> Void {
         if let core {
-            return { [weak core] event in core?.publish(Self.requestEvent(event)) }
+            return { [weak core] event in core?.publish(event) }
         }
-        let sink = self
-        return { event in sink.send(Self.requestEvent(event)) }
+        let emit = emit
+        return { event in emit?(event) }
     }
 
     /// The handle's event for a transfer's.
