@@ -531,8 +531,8 @@ public struct RequestEventSink: Sendable {
     private let emit: (@Sendable (RequestEvent) -> Void)?
     /// The core of the handle whose operation reports here, for the sink a handle makes: held
     /// strongly, which costs no closure and no weak reference per run; the run holds the core
-    /// anyway. Only ``transferHandler``, which outlives the run where a request is kept, holds
-    /// it weakly.
+    /// anyway. Only the functions made for a request's options (``transferHandler``,
+    /// ``sender``), which outlive the run where a request is kept, hold it weakly.
     private let core: RequestCore?
 
     /// Whether anything took the handle's events when the operation began: an observer
@@ -572,8 +572,12 @@ public struct RequestEventSink: Sendable {
     /// everything the operation holds (the client, and the transport itself) stay alive with
     /// the request. While the run lasts, the run holds the core.
     public var transferHandler: @Sendable (TransferEvent) -> Void {
-        let send = sender
-        return { event in send(Self.requestEvent(event)) }
+        // Each event crosses one closure: the transfer reports progress through it.
+        if let core {
+            return { [weak core] event in core?.publish(Self.requestEvent(event)) }
+        }
+        let emit = emit
+        return { event in emit?(Self.requestEvent(event)) }
     }
 
     /// ``send(_:)`` as a function for a closure that a request's options carry, which may
