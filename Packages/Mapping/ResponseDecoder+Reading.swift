@@ -4,62 +4,98 @@ import Foundation
 
 extension ResponseDecoder {
     /// Checks the status, then reads a payload from the body or from its envelope's data.
-    func read<Reader: PayloadReader>(
+    func read<Payload>(
         _ input: ResponseInput,
         in root: PayloadRoot,
-        _ reader: Reader
-    ) throws -> Reader.Payload {
+        _ read: PayloadRead<Payload>
+    ) throws -> Payload {
         switch root {
         case .body:
             try checkStatus(of: input)
             try checkNotBlank(input)
-            return try run(reader, on: input)
+            return try run(on: input, read)
         case .envelope:
-            return try readEnvelope(input, reader).payload
+            return try readEnvelope(input, read).payload
         }
     }
 
     /// Checks the status and the envelope's code, then reads a payload from its data.
-    func readEnvelope<Reader: PayloadReader>(
+    func readEnvelope<Payload>(
         _ input: ResponseInput,
-        _ reader: Reader
-    ) throws -> (head: EnvelopeHead, payload: Reader.Payload) {
+        _ read: PayloadRead<Payload>
+    ) throws -> (head: EnvelopeHead, payload: Payload) {
+        try checkEnvelopeAnswer(input)
+        let reader = EnvelopeReader(format: envelope)
+        var head: EnvelopeHead?
+        do {
+            let payload = try run(on: input) { decoder, walker, base in
+                try reader.read(from: decoder, walker: walker, at: base, head: &head, inner: read)
+            }
+            // The reader sets the head whenever it returns.
+            guard let head else { throw PlanKey.MissingReader() }
+            return (head, payload)
+        } catch let failure as EnvelopeFailure {
+            throw businessError(failure.head, data: failure.data, input: input)
+        }
+    }
+
+    /// Checks the status and the envelope's code, and reads nothing else.
+    func readEnvelopeHead(_ input: ResponseInput) throws -> EnvelopeHead {
+        if let reading = try checkEnvelopeAnswer(input), envelope.isSuccess(reading.head.code) {
+            return reading.head
+        }
+        return try readEnvelope(input) { _, _, _ in }.head
+    }
+
+    /// Checks what an envelope's body is read after: the status (a refused one with a failure
+    /// envelope throws that envelope's business error), a body that is not blank, and the
+    /// envelope as a classifier read it already (a retry policy's, judging the answer),
+    /// whose failure is thrown at once.
+    ///
+    /// - Returns: The classifier's reading of this envelope, when there is one.
+    @discardableResult
+    func checkEnvelopeAnswer(_ input: ResponseInput) throws -> EnvelopeReading? {
         if let status = input.status, !statusPolicy.accepts(status) {
             // Servers that answer 401 with {"code": 401, "message": "token expired"} mean the
             // envelope: its failure is the better error.
-            if !input.isBlank,
-                let outcome = try? EnvelopeReader(format: envelope, inner: NothingReader())
-                    .run(on: input.body, options: options),
-                case .failure(let head, let data) = outcome
-            {
-                throw businessError(head, data: data, input: input)
+            if !input.isBlank, let failure = envelopeFailure(in: input.body) {
+                throw businessError(failure.head, data: failure.data, input: input)
             }
             throw unacceptableStatus(input)
         }
         try checkNotBlank(input)
-        if let reading = input.reading, reading.matches(envelope, options: options, body: input.body) {
-            // A classifier read this envelope already (a retry policy's, judging the answer).
-            if !envelope.isSuccess(reading.head.code), let failure = reading.failure {
-                throw businessError(reading.head, data: failure.data, input: input)
-            }
-            if envelope.isSuccess(reading.head.code), Reader.self == NothingReader.self,
-                let nothing = () as? Reader.Payload
-            {
-                return (reading.head, nothing)
-            }
+        guard let reading = input.reading, reading.matches(envelope, options: options, body: input.body) else {
+            return nil
         }
-        switch try run(EnvelopeReader(format: envelope, inner: reader), on: input) {
-        case .success(let head, let value):
-            return (head, value)
-        case .failure(let head, let data):
-            throw businessError(head, data: data, input: input)
+        if !envelope.isSuccess(reading.head.code), let failure = reading.failure {
+            throw businessError(reading.head, data: failure.data, input: input)
+        }
+        return reading
+    }
+
+    /// The failure envelope `body` holds, if it holds one of the format.
+    func envelopeFailure(in body: Data) -> EnvelopeFailure? {
+        let reader = EnvelopeReader(format: envelope)
+        var head: EnvelopeHead?
+        do {
+            try PayloadReading.run(on: body, options: options) { decoder, walker, base in
+                try reader.read(from: decoder, walker: walker, at: base, head: &head) { _, _, _ in }
+            }
+            return nil
+        } catch let failure as EnvelopeFailure {
+            return failure
+        } catch {
+            return nil
         }
     }
 
-    /// Parses the body once, runs the reader, and turns decoding failures into ``MappingError``s.
-    func run<Reader: PayloadReader>(_ reader: Reader, on input: ResponseInput) throws -> Reader.Payload {
+    /// Parses the body once, runs the read, and turns decoding failures into ``MappingError``s;
+    /// an ``EnvelopeFailure`` passes as it is.
+    func run<Payload>(on input: ResponseInput, _ read: PayloadRead<Payload>) throws -> Payload {
         do {
-            return try reader.run(on: input.body, options: options)
+            return try PayloadReading.run(on: input.body, options: options, read)
+        } catch let failure as EnvelopeFailure {
+            throw failure
         } catch {
             throw FailureReport(input: input, options: options).error(for: error)
         }

@@ -30,7 +30,7 @@ extension ResponseDecoder {
         layout: ListLayout = .default,
         in root: PayloadRoot = .body
     ) throws -> ListPage<Item> {
-        try read(ResponseInput(response), in: root, PageReader<Item>(layout: layout))
+        try read(ResponseInput(response), in: root, PageReader<Item>(layout: layout).read)
     }
 
     /// Decodes one page of a list from a JSON document.
@@ -50,7 +50,7 @@ extension ResponseDecoder {
         layout: ListLayout = .default,
         in root: PayloadRoot = .body
     ) throws -> ListPage<Item> {
-        try read(ResponseInput(data), in: root, PageReader<Item>(layout: layout))
+        try read(ResponseInput(data), in: root, PageReader<Item>(layout: layout).read)
     }
 }
 
@@ -73,7 +73,7 @@ extension ResponseDecoder {
     ///   the status is refused or the body is not an envelope.
     @discardableResult
     public func success(from response: DataResponse) throws -> EnvelopeHead {
-        try readEnvelope(ResponseInput(response), NothingReader()).head
+        try readEnvelopeHead(ResponseInput(response))
     }
 
     /// Checks that a JSON document's envelope reports success, and nothing more.
@@ -84,7 +84,7 @@ extension ResponseDecoder {
     ///   an envelope.
     @discardableResult
     public func success(from data: Data) throws -> EnvelopeHead {
-        try readEnvelope(ResponseInput(data), NothingReader()).head
+        try readEnvelopeHead(ResponseInput(data))
     }
 }
 
@@ -240,6 +240,8 @@ extension ResponseDecoder {
     /// - Returns: The decoded error, or `nil` when the document does not hold one.
     public func decodeErrorable<E: JSONErrorable>(_ type: E.Type = E.self, from data: Data) -> E? {
         guard !ResponseInput(data).isBlank else { return nil }
-        return try? ValueReader<E>(path: E.keyPath).run(on: data, options: options)
+        return try? PayloadReading.run(on: data, options: options) { decoder, walker, base in
+            try walker.decode(E.self, from: decoder, at: base + E.keyPath)
+        }
     }
 }

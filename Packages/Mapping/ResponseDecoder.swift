@@ -94,7 +94,9 @@ extension ResponseDecoder {
         at path: JSONKeyPath = .root,
         in root: PayloadRoot = .body
     ) throws -> T {
-        try read(ResponseInput(response), in: root, ValueReader<T>(path: path))
+        try read(ResponseInput(response), in: root) { decoder, walker, base in
+            try walker.decode(T.self, from: decoder, at: base + path)
+        }
     }
 
     /// Decodes a value at a key path of a JSON document.
@@ -115,7 +117,9 @@ extension ResponseDecoder {
         at path: JSONKeyPath = .root,
         in root: PayloadRoot = .body
     ) throws -> T {
-        try read(ResponseInput(data), in: root, ValueReader<T>(path: path))
+        try read(ResponseInput(data), in: root) { decoder, walker, base in
+            try walker.decode(T.self, from: decoder, at: base + path)
+        }
     }
 
     /// Checks a response's envelope, then decodes a value from its data.

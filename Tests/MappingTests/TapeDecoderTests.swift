@@ -15,9 +15,11 @@ import Testing
     }
 
     func tape<T: Decodable>(_ type: T.Type, _ json: String, options: DecodingOptions = .default) -> Reading<T> {
-        switch TapeReading(ValueReader<T>(path: .root), body: Data(json.utf8), options: options) {
-        case .read(let value): .read(value)
-        case .declined: .declined
+        do {
+            return .read(
+                try TapeReading.read(Data(json.utf8), options: options) { try $1.decode(T.self, from: $0, at: $2) })
+        } catch {
+            return .declined
         }
     }
 
@@ -49,8 +51,11 @@ import Testing
     @Test func readsTheForecastEnvelopeWithoutDeclining() throws {
         let json = try String(decoding: Fixture.keyPath.data(), as: UTF8.self)
         guard
-            case .read(let forecast) = TapeReading(
-                ValueReader<Forecast>(path: "data"), body: Data(json.utf8), options: .default)
+            let forecast = try? TapeReading.read(
+                Data(json.utf8), options: .default,
+                {
+                    try $1.decode(Forecast.self, from: $0, at: $2 + "data")
+                })
         else {
             Issue.record("the forecast envelope was declined")
             return
@@ -126,8 +131,10 @@ import Testing
             Data((String(repeating: "[", count: 600) + String(repeating: "]", count: 600)).utf8),
         ]
         for body in documents {
-            let reading = TapeReading(ValueReader<JSONValue>(path: .root), body: body, options: .default)
-            guard case .declined = reading else {
+            let reading = try? TapeReading.read(body, options: .default) {
+                try $1.decode(JSONValue.self, from: $0, at: $2)
+            }
+            guard reading == nil else {
                 Issue.record("read \(Array(body.prefix(8)))")
                 continue
             }

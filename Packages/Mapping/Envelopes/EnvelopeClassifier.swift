@@ -61,24 +61,30 @@ public struct EnvelopeClassifier: ResponseClassifier {
     ///   - body: The body.
     /// - Returns: The classification; `nil` when the body is not an envelope of the format.
     public func classify(_ head: HTTPResponse, body: Data) -> ResponseClassification? {
-        let reader = EnvelopeReader(format: envelope, inner: NothingReader())
-        guard let outcome = try? reader.run(on: body, options: options) else { return nil }
+        let reader = EnvelopeReader(format: envelope)
+        var head: EnvelopeHead?
         var reading = EnvelopeReading(body: body, format: envelope, options: options)
         let verdict: ResponseClassification.Verdict
-        switch outcome {
-        case .success(let envelopeHead, _):
-            reading.head = envelopeHead
+        do {
+            try PayloadReading.run(on: body, options: options) { decoder, walker, base in
+                try reader.read(from: decoder, walker: walker, at: base, head: &head) { _, _, _ in }
+            }
+            // The reader sets the head whenever it returns.
+            guard let head else { return nil }
+            reading.head = head
             verdict = .success
-        case .failure(let envelopeHead, let data):
-            reading.head = envelopeHead
-            reading.failure = EnvelopeReading.Failure(data: data)
-            if expiredCodes.contains(envelopeHead.code) {
+        } catch let failure as EnvelopeFailure {
+            reading.head = failure.head
+            reading.failure = EnvelopeReading.Failure(data: failure.data)
+            if expiredCodes.contains(failure.head.code) {
                 verdict = .credentialExpired
-            } else if retryableCodes.contains(envelopeHead.code) {
+            } else if retryableCodes.contains(failure.head.code) {
                 verdict = .retryable
             } else {
                 verdict = .failure
             }
+        } catch {
+            return nil
         }
         return ResponseClassification(
             verdict: verdict, code: reading.head.code.rawValue, message: reading.head.message, reading: reading)

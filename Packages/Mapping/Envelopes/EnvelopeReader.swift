@@ -1,9 +1,12 @@
 import Transport
 
-/// An envelope read in one pass: the data decoded, or the failure's head and raw data.
-enum EnvelopeOutcome<Payload> {
-    case success(EnvelopeHead, Payload)
-    case failure(EnvelopeHead, JSONValue?)
+/// A failure envelope, read in full: its head and its data as a ``JSONValue``, for the error.
+///
+/// ``EnvelopeReader`` throws it, so that a success's payload comes back as it is, in no
+/// outcome type generic over it (see ``PayloadRead``).
+struct EnvelopeFailure: Error {
+    var head: EnvelopeHead
+    var data: JSONValue?
 }
 
 /// A body that is not an envelope of the configured format.
@@ -16,15 +19,24 @@ struct EnvelopeShapeError: Error {
 
 /// Reads an envelope's code and message, then, when the code is a success, the inner
 /// payload from its data; otherwise the data as a ``JSONValue``, for the error.
-struct EnvelopeReader<Inner: PayloadReader>: PayloadReader {
+struct EnvelopeReader {
     var format: any EnvelopeFormat
-    var inner: Inner
 
-    func read(
+    /// Reads the envelope at `base`.
+    ///
+    /// - Parameters:
+    ///   - head: Set to the envelope's code and message when the code is a success.
+    ///   - inner: Reads the payload, from the envelope's data.
+    /// - Returns: The payload.
+    /// - Throws: ``EnvelopeFailure`` for a failure code; ``EnvelopeShapeError`` when there is
+    ///   no usable code; whatever `inner` throws.
+    func read<Payload>(
         from decoder: any Decoder,
         walker: KeyPathWalker,
-        at base: JSONKeyPath
-    ) throws -> EnvelopeOutcome<Inner.Payload> {
+        at base: JSONKeyPath,
+        head: inout EnvelopeHead?,
+        inner: PayloadRead<Payload>
+    ) throws -> Payload {
         let codePath = base + format.codePath
         let messagePath = base + format.messagePath
         // Most envelopes keep a whole-number code and a string message at the top: read them
@@ -53,12 +65,13 @@ struct EnvelopeReader<Inner: PayloadReader>: PayloadReader {
         } else {
             message = (try? walker.decodeIfPresent(LenientText.self, from: decoder, at: messagePath))?.text
         }
-        let head = EnvelopeHead(code: code, message: message)
+        let envelopeHead = EnvelopeHead(code: code, message: message)
         let dataPath = base + format.dataPath
         guard format.isSuccess(code) else {
             let data: JSONValue? = try? walker.decodeIfPresent(JSONValue.self, from: decoder, at: dataPath)
-            return .failure(head, data)
+            throw EnvelopeFailure(head: envelopeHead, data: data)
         }
-        return .success(head, try inner.read(from: decoder, walker: walker, at: dataPath))
+        head = envelopeHead
+        return try inner(decoder, walker, dataPath)
     }
 }

@@ -9,28 +9,30 @@ import Foundation
 /// finds members by comparing bytes. Either the reading succeeds with the values
 /// `JSONDecoder` would give, or it is declined and `JSONDecoder` reads the body again, so
 /// errors, their paths and their messages are always `JSONDecoder`'s.
-enum TapeReading<Reader: PayloadReader> {
-    /// The payload, read by the tape decoder.
-    case read(Reader.Payload)
-    /// Left to `JSONDecoder`: options the tape decoder does not apply, a body it does not
-    /// parse, a case where the two decoders might differ, or any error.
-    case declined
+enum TapeReading {
+    /// The tape decoder left the body to `JSONDecoder`: options it does not apply, a body it
+    /// does not parse, a case where the two decoders might differ, or any error.
+    struct Declined: Error {}
 
-    /// Reads `body` with `reader` and `options`.
-    init(_ reader: Reader, body: Data, options: DecodingOptions) {
-        guard options.isTapeReadable, let tape = JSONTape([UInt8](body)) else {
-            self = .declined
-            return
-        }
+    /// Reads `body` with `read` and `options`.
+    ///
+    /// - Returns: The payload, read by the tape decoder.
+    /// - Throws: ``Declined``; or the ``EnvelopeFailure`` that `read` threw for a failure
+    ///   envelope the tape decoder read in full, which `JSONDecoder` would read the same.
+    static func read<Payload>(_ body: Data, options: DecodingOptions, _ read: PayloadRead<Payload>) throws -> Payload {
+        guard options.isTapeReadable, let tape = JSONTape([UInt8](body)) else { throw Declined() }
         let document = TapeDocument(tape: tape, options: options)
         let decoder = TapeDecoder(document: document, index: 0)
-        guard let payload = try? reader.read(from: decoder, walker: KeyPathWalker(options: options), at: .root),
-            !document.isDeclined
-        else {
-            self = .declined
-            return
+        let payload: Payload
+        do {
+            payload = try read(decoder, KeyPathWalker(options: options), .root)
+        } catch let failure as EnvelopeFailure where !document.isDeclined {
+            throw failure
+        } catch {
+            throw Declined()
         }
-        self = .read(payload)
+        guard !document.isDeclined else { throw Declined() }
+        return payload
     }
 }
 

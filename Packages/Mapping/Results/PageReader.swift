@@ -1,7 +1,8 @@
 /// One page of a list, read as its ``ListLayout`` says.
-struct PageReader<Item: Decodable>: PayloadReader {
+struct PageReader<Item: Decodable> {
     var layout: ListLayout
 
+    /// Reads the page at `base`: a ``PayloadRead``.
     func read(from decoder: any Decoder, walker: KeyPathWalker, at base: JSONKeyPath) throws -> ListPage<Item> {
         let items = try walker.decode([Item].self, from: decoder, at: base + layout.itemsPath)
         let cursor = try layout.cursorPath.flatMap {
