@@ -55,9 +55,15 @@ final class CurlEventLoop: @unchecked Sendable {
     let executor: CurlLoopExecutor
 
     // Loop-thread state.
+    //
+    // The two collections below are not checked for exclusive access at run time (each
+    // transfer started and finished cost several checks of the runtime's access set). Safety:
+    // they are touched on the loop thread only, and no access overlaps another to the same
+    // property: the heap's and the array's methods only move elements and set each
+    // transfer's own `deadlineHeapIndex`, and never call back into the loop.
     /// Every attached transfer, ordered by its next stall check.
-    private var attached = DeadlineHeap<CurlTransfer>()
-    private var idleHandles: [CurlEasyHandle] = []
+    @exclusivity(unchecked) private var attached = DeadlineHeap<CurlTransfer>()
+    @exclusivity(unchecked) private var idleHandles: [CurlEasyHandle] = []
     private var spareCommands: [CurlCommandQueue.Command] = []
     /// When libcurl wants its timers run, as its timer callback last said; `nil` for never.
     private var curlTimer: LoopInstant?

@@ -19,7 +19,11 @@ final class EpollSet {
     /// only the C shims read it).
     private let events: UnsafeMutableRawPointer
     /// What the set watches for each descriptor (`EPOLLIN`, `EPOLLOUT`, both), 0 for none.
-    private var watched: [UInt32] = []
+    ///
+    /// Not checked for exclusive access at run time (three checks per socket event). Safety:
+    /// the set belongs to one loop and is used on its thread only, and each access is an
+    /// element read or written, or the array grown, none of which calls back into the set.
+    @exclusivity(unchecked) private var watched: [UInt32] = []
 
     /// A new, empty set.
     ///

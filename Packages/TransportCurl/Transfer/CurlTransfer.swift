@@ -74,7 +74,18 @@ final class CurlTransfer: DeadlineHeapElement, @unchecked Sendable {
 
     // Loop-thread state. The extensions in `CurlTransfer+Options.swift` and
     // `CurlTransfer+Callbacks.swift` use it too, which is why it is not `private`.
+    //
+    // The properties marked `@exclusivity(unchecked)` are the ones whose exclusive access the
+    // compiler cannot prove statically, because some access to them calls a mutating method
+    // (a body appended, a parser or a throttle stepped): checking them at run time cost every
+    // request some twenty checks of the runtime's access set. Safety: they are read and
+    // written on the loop thread only (above), so no two accesses come from two threads; and
+    // no access to one of them overlaps another access to the same property on that thread,
+    // because the methods called during an access are pure value code (`Data`, the parser,
+    // `StallWatch`, `ProgressThrottle`, `TransportRequest`) that never calls back into the
+    // transfer, the loop, libcurl or a caller's handler.
     /// The request of the current hop (redirects rewrite it).
+    @exclusivity(unchecked)
     var request: TransportRequest
     /// The transport's configuration, shared by its transfers: each holds a reference rather
     /// than a copy of the whole struct (its loggers, TLS paths and default options), which kept
@@ -108,6 +119,7 @@ final class CurlTransfer: DeadlineHeapElement, @unchecked Sendable {
     /// The first hop's URL, validated by the transport before the transfer was created.
     var validatedFirstURL: String?
     /// When the first hop started; the deadline counts from here.
+    @exclusivity(unchecked)
     var firstStart: ContinuousClock.Instant?
     /// Redirects followed so far.
     private var redirectCount = 0
@@ -115,6 +127,7 @@ final class CurlTransfer: DeadlineHeapElement, @unchecked Sendable {
     // Per hop.
     /// The response head, as the header callback collects it: the head of the easy handle,
     /// from the first hop's configuration on (`nil` before).
+    @exclusivity(unchecked)
     var response: ResponseHeadParser!
     /// Whether this hop's final head is a redirect the engine follows (its body is discarded).
     var isRedirectHop = false
@@ -124,6 +137,7 @@ final class CurlTransfer: DeadlineHeapElement, @unchecked Sendable {
     /// How many such challenges this hop answered.
     var authChallengesAnswered = 0
     /// The collected body (``Mode/collect``).
+    @exclusivity(unchecked)
     var body = Data()
     /// Body bytes received (decoded) in this hop.
     var bodyBytes: Int64 = 0
@@ -147,12 +161,14 @@ final class CurlTransfer: DeadlineHeapElement, @unchecked Sendable {
     /// before the handle goes back to the pool (``Mode/collect``).
     private var collectedHead: ReceivedResponseHead?
     /// Turns libcurl's progress reports into events.
+    @exclusivity(unchecked)
     var progress = ProgressThrottle()
     /// Body bytes moved in either direction, for the stall check.
     var bytesMoved: Int64 = 0
     /// Bytes moved in either direction, headers included (the header callback counts those).
     var movedSoFar: Int64 { bytesMoved &+ (response?.bytesMoved ?? 0) }
     /// Tracks how long ``bytesMoved`` has stood still.
+    @exclusivity(unchecked)
     var stallWatch = StallWatch()
     /// Where the transfer sits in the loop's heap of stall checks while it is attached.
     var deadlineHeapIndex: Int?
