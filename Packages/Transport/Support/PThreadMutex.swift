@@ -1,9 +1,9 @@
 #if canImport(Glibc)
-    package import Glibc
+    import Glibc
 #elseif canImport(Musl)
-    package import Musl
+    import Musl
 #elseif canImport(Darwin)
-    package import Darwin
+    import Darwin
 #endif
 
 /// A lock protecting a value, with `Synchronization.Mutex`'s `withLock` API, on a
@@ -20,10 +20,6 @@
 /// The `pthread_mutex_t` must never move once initialised, so it lives in the tail of one heap
 /// object, beside the value, and is destroyed with it: a lock costs one allocation. Copies of
 /// a `PThreadMutex` share that object, and so the lock and the value.
-///
-/// Its code is inlinable, so that a module that locks a value of its own type (a request's
-/// retry memory, made on every request) knows the lock's types at compile time instead of
-/// looking them up in the runtime's metadata cache at every lock made.
 package struct PThreadMutex<Value>: @unchecked Sendable {
     // Safety of @unchecked Sendable: the value is reachable only through `withLock`, which
     // holds the mutex while `body` runs; it enters as `sending` (a region no one else holds)
@@ -34,34 +30,25 @@ package struct PThreadMutex<Value>: @unchecked Sendable {
     /// A value of no size (`PThreadMutex(())`, a plain lock) would otherwise share its address
     /// with the mutex in the tail, and ThreadSanitizer would report the mutex's own reads and
     /// writes against the `inout` access to the value that `withLock` makes under it.
-    @usableFromInline
-    package struct Header {
-        @usableFromInline package var value: Value
-        @usableFromInline package let separator: UInt8 = 0
-
-        @inlinable
-        package init(value: Value) {
-            self.value = value
-        }
+    private struct Header {
+        var value: Value
+        let separator: UInt8 = 0
     }
 
     /// The value and, in its tail, the mutex.
-    @usableFromInline
-    package final class Storage: ManagedBuffer<Header, pthread_mutex_t> {
-        @inlinable
+    private final class Storage: ManagedBuffer<Header, pthread_mutex_t> {
         deinit {
             _ = withUnsafeMutablePointerToElements { pthread_mutex_destroy($0) }
         }
     }
 
     /// The object that holds the value and the mutex.
-    @usableFromInline package let storage: Storage
+    private let storage: Storage
 
     /// A lock protecting `initialValue`.
     ///
     /// The value is copied into the lock, and the argument destroyed; ``init(making:)`` makes
     /// a large value in place instead.
-    @inlinable
     package init(_ initialValue: sending Value) {
         let buffer = Storage.create(minimumCapacity: 1) { _ in Header(value: initialValue) }
         storage = unsafeDowncast(buffer, to: Storage.self)
@@ -71,7 +58,6 @@ package struct PThreadMutex<Value>: @unchecked Sendable {
     /// A lock protecting the value `make` returns, made in place: neither copied into the lock
     /// nor destroyed after, which for a value of many fields (a handle's state machine, made on
     /// every request) costs as much as the rest of making the lock.
-    @inlinable
     package init(making make: () -> sending Value) {
         let buffer = Storage.create(minimumCapacity: 1) { _ in Header(value: make()) }
         storage = unsafeDowncast(buffer, to: Storage.self)
@@ -81,7 +67,7 @@ package struct PThreadMutex<Value>: @unchecked Sendable {
     /// Runs `body` with exclusive access to the value.
     ///
     /// The lock is not recursive: calling `withLock` on the same lock from `body` deadlocks.
-    @inlinable @inline(__always)
+    @inline(__always)
     package func withLock<Result: ~Copyable, E: Error>(
         _ body: (inout sending Value) throws(E) -> sending Result
     ) throws(E) -> sending Result {
