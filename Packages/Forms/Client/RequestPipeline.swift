@@ -95,8 +95,14 @@ final class RequestPipeline: BoxedOperation {
                 }
             }
         }
-        // A body already in memory is taken as it is; only one a link streams itself is collected.
-        let collected = try await response.collected(upTo: request.options.maximumBodySize)
+        // A body already in memory is taken as it is, without an `async` call; only one a link
+        // streams itself is collected.
+        let collected =
+            if let inMemory = DataResponse(collected: response) {
+                inMemory
+            } else {
+                try await response.collected(upTo: request.options.maximumBodySize)
+            }
         return .init(
             value: collected,
             response: ResponseInfo(collected))

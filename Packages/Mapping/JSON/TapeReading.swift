@@ -20,7 +20,10 @@ enum TapeReading {
     /// - Throws: ``Declined``; or the ``EnvelopeFailure`` that `read` threw for a failure
     ///   envelope the tape decoder read in full, which `JSONDecoder` would read the same.
     static func read<Payload>(_ body: Data, options: DecodingOptions, _ read: PayloadRead<Payload>) throws -> Payload {
-        guard options.isTapeReadable, let tape = JSONTape([UInt8](body)) else { throw Declined() }
+        // The bytes copied in one move, not through `Data`'s iterator.
+        guard options.isTapeReadable, let tape = JSONTape(body.withUnsafeBytes { [UInt8]($0) }) else {
+            throw Declined()
+        }
         let document = TapeDocument(tape: tape, options: options)
         let decoder = TapeDecoder(document: document, index: 0)
         let payload: Payload

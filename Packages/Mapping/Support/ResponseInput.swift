@@ -32,7 +32,10 @@ package struct ResponseInput {
 
     /// Whether the body has nothing but whitespace.
     var isBlank: Bool {
-        body.allSatisfy { $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }
+        // Over the bytes rather than through `Data`'s iterator, which copies and checks as it goes.
+        body.withUnsafeBytes { bytes in
+            bytes.allSatisfy { $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }
+        }
     }
 
     /// `in the response from URL (HTTP 200 OK)`, or `in the body` when nothing is known.

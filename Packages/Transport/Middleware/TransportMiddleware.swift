@@ -81,6 +81,7 @@ public struct MiddlewareTransport: HTTPTransport {
         // engine-wide default the request never set; checking it again against the request's
         // options alone would apply the built-in 64 MiB instead. Only a body a middleware
         // streams itself is collected here, under the request's limit.
+        if let collected = DataResponse(collected: response) { return collected }
         return try await response.collected(upTo: request.options.maximumBodySize)
     }
 
@@ -102,6 +103,8 @@ public struct MiddlewareTransport: HTTPTransport {
     ) async throws -> TransportResponse {
         guard let outermost = middleware.first else { return try await core(request) }
         let inner = middleware.dropFirst()
+        // The innermost link calls the core itself: no frame of `run` and its closure between.
+        guard !inner.isEmpty else { return try await outermost.intercept(request, next: core) }
         return try await outermost.intercept(request) { request in
             try await run(request, through: inner, core: core)
         }
