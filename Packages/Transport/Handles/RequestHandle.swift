@@ -469,39 +469,78 @@ extension RequestHandle {
 private let viewOwners = Atomic<Int>(0)
 
 /// The status, headers and metrics of the response behind a handle's value.
+///
+/// The fields live in one shared, immutable box, copied only when a copy is changed: a handle
+/// hands its response through its outcome, its state machine and each awaiting caller, and a
+/// value of one reference is copied by a retain, where the fields themselves (a head, a URL,
+/// the metrics and their strings) were copied and destroyed field by field through the
+/// runtime at every step.
 public struct ResponseInfo: Sendable {
     /// The response head.
     ///
     /// An engine's head is built from the lines it received when it is first read here or on
     /// the response, so a caller that never reads it does not pay for its fields.
     public var head: HTTPResponse {
-        get { lazyHead.response }
-        set { lazyHead.response = newValue }
+        get { fields.lazyHead.response }
+        set { change { $0.lazyHead.response = newValue } }
     }
     /// The URL that produced it, after redirects.
-    public var url: String
+    public var url: String {
+        get { fields.url }
+        set { change { $0.url = newValue } }
+    }
     /// The transfer's timings and counters, when measured.
-    public var metrics: TransferMetrics?
+    public var metrics: TransferMetrics? {
+        get { fields.metrics }
+        set { change { $0.metrics = newValue } }
+    }
 
-    /// The head as the response keeps it: built, or received and built on its first read.
-    private var lazyHead: LazyResponseHead
+    /// The fields, shared by copies until one changes.
+    private var fields: Fields
 
     /// Creates the information.
     public init(head: HTTPResponse, url: String, metrics: TransferMetrics?) {
-        self.init(lazyHead: LazyResponseHead(head), url: url, metrics: metrics)
+        fields = Fields(lazyHead: LazyResponseHead(head), url: url, metrics: metrics)
     }
 
     /// The information of a response collected whole, sharing its head unbuilt.
     ///
     /// - Parameter response: The response.
     package init(_ response: DataResponse) {
-        self.init(lazyHead: response.lazyHead, url: response.url, metrics: response.metrics)
+        fields = Fields(lazyHead: response.lazyHead, url: response.url, metrics: response.metrics)
     }
 
-    private init(lazyHead: LazyResponseHead, url: String, metrics: TransferMetrics?) {
-        self.lazyHead = lazyHead
-        self.url = url
-        self.metrics = metrics
+    /// Changes the fields of this copy alone.
+    private mutating func change(_ body: (inout Values) -> Void) {
+        var values = fields.values
+        body(&values)
+        fields = Fields(values)
+    }
+
+    /// The fields as values.
+    private struct Values {
+        var lazyHead: LazyResponseHead
+        var url: String
+        var metrics: TransferMetrics?
+    }
+
+    /// The box the fields live in; never changed once made.
+    private final class Fields: Sendable {
+        let lazyHead: LazyResponseHead
+        let url: String
+        let metrics: TransferMetrics?
+
+        init(lazyHead: LazyResponseHead, url: String, metrics: TransferMetrics?) {
+            self.lazyHead = lazyHead
+            self.url = url
+            self.metrics = metrics
+        }
+
+        convenience init(_ values: Values) {
+            self.init(lazyHead: values.lazyHead, url: values.url, metrics: values.metrics)
+        }
+
+        var values: Values { Values(lazyHead: lazyHead, url: url, metrics: metrics) }
     }
 }
 
