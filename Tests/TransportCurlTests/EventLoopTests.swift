@@ -204,6 +204,53 @@ import TransportCurl
         withExtendedLifetime(unanswered) {}
     }
 
+    /// A loop with nothing in flight sleeps in `epoll_wait`, also after a transfer that
+    /// outlived one of libcurl's timers: the connect timeout, which stays in libcurl's timer
+    /// tree once the connection is up and comes to nothing when it runs. That timeout action
+    /// leaves libcurl no timer, and libcurl 7.x then does not call the timer callback at all
+    /// (it calls it with -1 only when it had told the application of a timer since), so the
+    /// loop asks libcurl with `curl_multi_timeout` rather than guess.
+    ///
+    /// Checked to fail: with the loop taking libcurl's silence for a timer still pending and
+    /// asking again a millisecond later, the idle loop woke every millisecond (several hundred
+    /// context switches in the half second), and went on doing so for as long as the transport
+    /// stayed idle; under ThreadSanitizer, where a pass takes longer than that millisecond, such
+    /// loops spun without sleeping.
+    @Test(.timeLimit(.minutes(1)))
+    func anIdleLoopSleepsAfterATransferOutlivedOneOfLibcurlsTimers() async throws {
+        try await MockServer.withRunning { server in
+            try await withTransport(.with { $0.loopCount = 1 }) { transport in
+                // Given a transfer that connects at once and is answered after its connect
+                // timeout has come and gone
+                var request = try TransportRequest(method: .get, url: server.url("/delay/600"))
+                request.options.connectTimeout = .milliseconds(200)
+                let delayed = try await transport.data(for: request)
+                #expect(String(decoding: delayed.body, as: UTF8.self) == "ok")
+
+                // When the loop then has nothing to do for half a second
+                let thread = try await Task(executorPreference: transport.taskExecutor) {
+                    // "PID/task/TID": the loop's own thread, as this job runs on it.
+                    try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/thread-self")
+                }.value
+                let before = try Self.voluntaryContextSwitches(of: thread)
+                try await Task.sleep(for: .milliseconds(500))
+                let after = try Self.voluntaryContextSwitches(of: thread)
+
+                // Then it slept through it instead of waking every millisecond
+                #expect(after - before < 50, "the idle loop woke \(after - before) times in 500 ms")
+            }
+        }
+    }
+
+    /// How many times a thread of this process has gone to sleep (`voluntary_ctxt_switches`).
+    ///
+    /// - Parameter thread: Its `/proc` path below `/proc`, as `/proc/thread-self` names it.
+    static func voluntaryContextSwitches(of thread: String) throws -> Int {
+        let status = try String(contentsOfFile: "/proc/\(thread)/status", encoding: .utf8)
+        let line = try #require(status.split(separator: "\n").first { $0.hasPrefix("voluntary_ctxt_switches:") })
+        return try #require(Int(line.split(separator: ":")[1].trimmingCharacters(in: .whitespaces)))
+    }
+
     /// HTTP/2 streams share one socket: several streamed downloads over one TLS connection,
     /// one of them read slowly (paused while the others go on), all arrive whole, and none
     /// opened a connection of its own, though the host's limit would allow it.

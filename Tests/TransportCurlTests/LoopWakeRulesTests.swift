@@ -56,17 +56,21 @@ import Testing
         #expect(LoopWakeRules.isDue(Self.now + .seconds(-1), now: Self.now))
     }
 
-    /// libcurl said nothing during a timeout action: its expiry is still pending (it counted
-    /// the time as not yet come), so the loop asks again a millisecond later; a timer still in
-    /// the future, or none, stays as it was.
-    @Test func aTimeoutLibcurlDidNotAnswerIsAskedAgain() {
-        #expect(LoopWakeRules.curlTimerAfterSilentTimeout(Self.now, now: Self.now) == Self.now + .milliseconds(1))
+    /// libcurl said nothing during a timeout action: the timer is what `curl_multi_timeout`
+    /// then says (none, at once, or that many milliseconds on), and a millisecond on only when
+    /// libcurl could not say.
+    ///
+    /// Checked to fail: with a silent timeout taken for a timer still pending (a millisecond
+    /// on), "no timer left" gave `now + 1 ms` instead of none.
+    @Test func aTimeoutLibcurlDidNotAnswerTakesTheTimerLibcurlReports() {
+        #expect(LoopWakeRules.curlTimerAfterSilentTimeout(libcurlSays: -1, now: Self.now) == nil)
+        #expect(LoopWakeRules.curlTimerAfterSilentTimeout(libcurlSays: 0, now: Self.now) == Self.now)
         #expect(
-            LoopWakeRules.curlTimerAfterSilentTimeout(Self.now + .seconds(-1), now: Self.now)
-                == Self.now + .milliseconds(1))
+            LoopWakeRules.curlTimerAfterSilentTimeout(libcurlSays: 1, now: Self.now) == Self.now + .milliseconds(1))
         #expect(
-            LoopWakeRules.curlTimerAfterSilentTimeout(Self.now + .seconds(2), now: Self.now)
-                == Self.now + .seconds(2))
-        #expect(LoopWakeRules.curlTimerAfterSilentTimeout(nil, now: Self.now) == nil)
+            LoopWakeRules.curlTimerAfterSilentTimeout(libcurlSays: 2500, now: Self.now)
+                == Self.now + .milliseconds(2500))
+        #expect(
+            LoopWakeRules.curlTimerAfterSilentTimeout(libcurlSays: nil, now: Self.now) == Self.now + .milliseconds(1))
     }
 }

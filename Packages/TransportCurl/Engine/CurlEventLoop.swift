@@ -28,7 +28,8 @@ import Transport
 ///    ``SocketReadiness`` bits), which runs the C callbacks of the transfers on it only;
 /// 4. runs libcurl's timers when they are due (`CURL_SOCKET_TIMEOUT`): connect and transfer
 ///    timeouts, and a transfer to run again at once, as after `curl_easy_pause` lifts a pause
-///    or `curl_multi_add_handle` adds one;
+///    or `curl_multi_add_handle` adds one (and asks libcurl for its next one with
+///    `curl_multi_timeout` when the timer callback said nothing);
 /// 5. reads finished transfers with `curl_multi_info_read` and completes them;
 /// 6. checks the transfers whose stall check is due, and fails those that stalled.
 ///
@@ -201,7 +202,12 @@ final class CurlEventLoop: @unchecked Sendable {
                 let calls = curlTimerCalls
                 curl_multi_socket_action(multi, parley_socket_timeout, 0, &stillRunning)
                 if curlTimerCalls == calls {
-                    curlTimer = LoopWakeRules.curlTimerAfterSilentTimeout(curlTimer, now: .now())
+                    // libcurl said nothing: ask it, rather than take its silence for a timer
+                    // still pending (see `LoopWakeRules.curlTimerAfterSilentTimeout`).
+                    var milliseconds = -1
+                    let asked = curl_multi_timeout(multi, &milliseconds) == CURLM_OK
+                    curlTimer = LoopWakeRules.curlTimerAfterSilentTimeout(
+                        libcurlSays: asked ? milliseconds : nil, now: .now())
                 }
             }
             drainFinished()

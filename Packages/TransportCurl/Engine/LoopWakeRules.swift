@@ -51,16 +51,19 @@ enum LoopWakeRules {
     }
 
     /// libcurl's timer after a `CURL_SOCKET_TIMEOUT` action during which libcurl did not call
-    /// the timer callback.
+    /// the timer callback, from what `curl_multi_timeout` then says (`nil` when it could not).
     ///
-    /// libcurl calls it only when its earliest expiry changes. When the action ran that
-    /// expiry, the earliest one is another, and libcurl says so; when libcurl said nothing,
-    /// the expiry is still pending: libcurl reports a timer in whole milliseconds, rounded
-    /// down, so the loop can wake a fraction of a millisecond before libcurl counts the time
-    /// as come. The timer then stays, one millisecond on, so that the loop asks again instead
-    /// of either forgetting it (a transfer would hang) or spinning until it is due.
-    static func curlTimerAfterSilentTimeout(_ curlTimer: LoopInstant?, now: LoopInstant) -> LoopInstant? {
-        guard let curlTimer else { return nil }
-        return curlTimer <= now ? now.advanced(byNanoseconds: 1_000_000) : curlTimer
+    /// libcurl calls the callback only when its earliest expiry changes, and libcurl 7.x not at
+    /// all when the action leaves it no timer: a timeout action forgets the expiry it last
+    /// reported, so "none now" is no change. That happens whenever a transfer outlives a timer
+    /// libcurl no longer needs (the connect timeout once connected stays in its timer tree and
+    /// comes to nothing). Taking the silence for a timer still pending, and asking again a
+    /// millisecond on, would keep such a loop waking every millisecond for as long as it stays
+    /// idle; so the loop asks libcurl instead: -1 (no timer), 0 (at once), or the
+    /// milliseconds to the expiry, at least 1 while one is still ahead. Only when libcurl
+    /// cannot answer does the loop ask again a millisecond on, so that no transfer can hang.
+    static func curlTimerAfterSilentTimeout(libcurlSays milliseconds: Int?, now: LoopInstant) -> LoopInstant? {
+        guard let milliseconds else { return now.advanced(byNanoseconds: 1_000_000) }
+        return curlTimer(milliseconds: milliseconds, now: now)
     }
 }
