@@ -97,7 +97,19 @@ final class CurlTransfer: DeadlineHeapElement, @unchecked Sendable {
     /// A transport's configuration, made once and shared by every transfer of the transport.
     final class Settings: Sendable {
         let configuration: CurlTransport.Configuration
-        init(_ configuration: CurlTransport.Configuration) { self.configuration = configuration }
+        /// Whether the environment names no proxy for the schemes the engine speaks, read once
+        /// when the transport is made (see ``CurlTransfer/environmentProxyNames``).
+        let environmentNamesNoProxy: Bool
+
+        init(
+            _ configuration: CurlTransport.Configuration,
+            environment: [String: String] = ProcessInfo.processInfo.environment
+        ) {
+            self.configuration = configuration
+            environmentNamesNoProxy = CurlTransfer.environmentProxyNames.allSatisfy {
+                environment[$0]?.isEmpty ?? true
+            }
+        }
     }
     /// How the body is handed over.
     var mode: Mode = .collect
