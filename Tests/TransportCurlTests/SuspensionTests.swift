@@ -54,13 +54,20 @@ import TransportCurl
 
     /// Waits for the bytes buffered before the suspension to settle, then checks that none
     /// arrives over a further interval; returns the count it stood at.
-    static func expectStandsStill(_ received: Received, sourceLocation: SourceLocation = #_sourceLocation)
-        async throws -> Int64
-    {
+    ///
+    /// - Parameter lateRead: How many bytes may still be reported after the settling: for a
+    ///   transfer held from its start, the one read that brought the head in with the first
+    ///   bytes of the body (a collected transfer's receive buffer, 16 KiB), which libcurl keeps
+    ///   for after the pause and counts in its progress the next time it looks at the transfer,
+    ///   which on a loaded machine (under a sanitizer, beside a build) can come after the
+    ///   settling. A transfer that was never held moves megabytes in that time.
+    static func expectStandsStill(
+        _ received: Received, lateRead: Int64 = 0, sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws -> Int64 {
         try await Task.sleep(for: .milliseconds(300))
         let held = received.now
         try await Task.sleep(for: .milliseconds(700))
-        #expect(received.now == held, "bytes arrived while suspended", sourceLocation: sourceLocation)
+        #expect(received.now - held <= lateRead, "bytes arrived while suspended", sourceLocation: sourceLocation)
         #expect(held < Int64(count), sourceLocation: sourceLocation)
         return held
     }
@@ -133,7 +140,7 @@ import TransportCurl
             handle.start()
             handle.completion { _ in }
             try await waitUntil { server.receivedRequests().count == 1 }
-            _ = try await Self.expectStandsStill(received)
+            _ = try await Self.expectStandsStill(received, lateRead: 16 << 10)
             #expect(handle.isSuspended)
             handle.resume()
             let response = try await handle.value
