@@ -106,7 +106,9 @@ public enum ProxySetting: Sendable, Hashable, CustomStringConvertible {
     /// `https_proxy` (or `HTTPS_PROXY`) for `https` ones, `ALL_PROXY` (or `all_proxy`) for both
     /// when those are unset, and `no_proxy` (or `NO_PROXY`) for hosts reached directly. The
     /// default. `HTTP_PROXY` in capitals is ignored, as curl ignores it (a CGI program's
-    /// environment can set it from a request's `Proxy:` header).
+    /// environment can set it from a request's `Proxy:` header). A transport may read the
+    /// environment once, when it is made (`CurlTransport` does): set a proxy variable before
+    /// making the transport that should use it.
     case environment
     /// No proxy at all, whatever the environment says.
     case direct
