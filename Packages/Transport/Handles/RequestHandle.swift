@@ -482,20 +482,20 @@ public struct ResponseInfo: Sendable {
     /// the response, so a caller that never reads it does not pay for its fields.
     public var head: HTTPResponse {
         get { fields.lazyHead.response }
-        set { change { $0.lazyHead.response = newValue } }
+        set { fields = Fields(lazyHead: LazyResponseHead(newValue), url: url, metrics: metrics) }
     }
     /// The URL that produced it, after redirects.
     public var url: String {
         get { fields.url }
-        set { change { $0.url = newValue } }
+        set { fields = Fields(lazyHead: fields.lazyHead, url: newValue, metrics: metrics) }
     }
     /// The transfer's timings and counters, when measured.
     public var metrics: TransferMetrics? {
         get { fields.metrics }
-        set { change { $0.metrics = newValue } }
+        set { fields = Fields(lazyHead: fields.lazyHead, url: url, metrics: newValue) }
     }
 
-    /// The fields, shared by copies until one changes.
+    /// The fields, shared by copies; a change makes a box of this copy's own.
     private var fields: Fields
 
     /// Creates the information.
@@ -510,20 +510,6 @@ public struct ResponseInfo: Sendable {
         fields = Fields(lazyHead: response.lazyHead, url: response.url, metrics: response.metrics)
     }
 
-    /// Changes the fields of this copy alone.
-    private mutating func change(_ body: (inout Values) -> Void) {
-        var values = fields.values
-        body(&values)
-        fields = Fields(values)
-    }
-
-    /// The fields as values.
-    private struct Values {
-        var lazyHead: LazyResponseHead
-        var url: String
-        var metrics: TransferMetrics?
-    }
-
     /// The box the fields live in; never changed once made.
     private final class Fields: Sendable {
         let lazyHead: LazyResponseHead
@@ -535,12 +521,6 @@ public struct ResponseInfo: Sendable {
             self.url = url
             self.metrics = metrics
         }
-
-        convenience init(_ values: Values) {
-            self.init(lazyHead: values.lazyHead, url: values.url, metrics: values.metrics)
-        }
-
-        var values: Values { Values(lazyHead: lazyHead, url: url, metrics: metrics) }
     }
 }
 
