@@ -75,12 +75,8 @@ extension ResponseDecoder {
 
     /// The failure envelope `body` holds, if it holds one of the format.
     func envelopeFailure(in body: Data) -> EnvelopeFailure? {
-        let reader = EnvelopeReader(format: envelope)
-        var head: EnvelopeHead?
         do {
-            try PayloadReading.run(on: body, options: options) { decoder, walker, base in
-                try reader.read(from: decoder, walker: walker, at: base, head: &head) { _, _, _ in }
-            }
+            _ = try EnvelopeReader(format: envelope).readHead(of: body, options: options)
             return nil
         } catch let failure as EnvelopeFailure {
             return failure

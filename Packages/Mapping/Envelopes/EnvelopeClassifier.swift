@@ -61,17 +61,10 @@ public struct EnvelopeClassifier: ResponseClassifier {
     ///   - body: The body.
     /// - Returns: The classification; `nil` when the body is not an envelope of the format.
     public func classify(_ head: HTTPResponse, body: Data) -> ResponseClassification? {
-        let reader = EnvelopeReader(format: envelope)
-        var head: EnvelopeHead?
         var reading = EnvelopeReading(body: body, format: envelope, options: options)
         let verdict: ResponseClassification.Verdict
         do {
-            try PayloadReading.run(on: body, options: options) { decoder, walker, base in
-                try reader.read(from: decoder, walker: walker, at: base, head: &head) { _, _, _ in }
-            }
-            // The reader sets the head whenever it returns.
-            guard let head else { return nil }
-            reading.head = head
+            reading.head = try EnvelopeReader(format: envelope).readHead(of: body, options: options)
             verdict = .success
         } catch let failure as EnvelopeFailure {
             reading.head = failure.head

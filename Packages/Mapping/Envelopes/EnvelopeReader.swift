@@ -1,3 +1,4 @@
+import Foundation
 import Transport
 
 /// A failure envelope, read in full: its head and its data as a ``JSONValue``, for the error.
@@ -5,7 +6,9 @@ import Transport
 /// ``EnvelopeReader`` throws it, so that a success's payload comes back as it is, in no
 /// outcome type generic over it (see ``PayloadRead``).
 struct EnvelopeFailure: Error {
+    /// The failure's code and message.
     var head: EnvelopeHead
+    /// The envelope's data, when it has any.
     var data: JSONValue?
 }
 
@@ -21,6 +24,21 @@ struct EnvelopeShapeError: Error {
 /// payload from its data; otherwise the data as a ``JSONValue``, for the error.
 struct EnvelopeReader {
     var format: any EnvelopeFormat
+
+    /// Reads the code and message of the envelope `body` holds, and nothing of its data.
+    ///
+    /// - Returns: The head of a success envelope.
+    /// - Throws: ``EnvelopeFailure`` for a failure code; any other error when `body` is not an
+    ///   envelope of the format.
+    func readHead(of body: Data, options: DecodingOptions) throws -> EnvelopeHead {
+        var head: EnvelopeHead?
+        try PayloadReading.run(on: body, options: options) { decoder, walker, base in
+            try read(from: decoder, walker: walker, at: base, head: &head) { _, _, _ in }
+        }
+        // The reader sets the head whenever it returns.
+        guard let head else { throw PlanKey.MissingReader() }
+        return head
+    }
 
     /// Reads the envelope at `base`.
     ///
