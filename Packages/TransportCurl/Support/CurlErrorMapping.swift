@@ -354,10 +354,7 @@ enum CurlErrorMapping {
         case .environment:
             let environment = ProcessInfo.processInfo.environment
             let isHTTPS = url.lowercased().hasPrefix("https:")
-            let names =
-                isHTTPS
-                ? ["https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"] : ["http_proxy", "all_proxy", "ALL_PROXY"]
-            for name in names {
+            for name in CurlTransfer.environmentProxyNames(https: isHTTPS) {
                 if let value = environment[name], !value.isEmpty {
                     return "\(LogRedaction.redactedURL(value)) (from \(name))"
                 }

@@ -74,9 +74,11 @@ extension CurlTransfer {
         }
     }
 
-    /// The environment variables libcurl reads for a proxy of an `http` or `https` URL when
-    /// `CURLOPT_PROXY` is not set (`http_proxy` in lower case only).
-    static let environmentProxyNames = ["http_proxy", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"]
+    /// The environment variables libcurl reads, in its order, for the proxy of an `https` or an
+    /// `http` URL when `CURLOPT_PROXY` is not set (`http_proxy` in lower case only).
+    static func environmentProxyNames(https: Bool) -> [String] {
+        https ? ["https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"] : ["http_proxy", "all_proxy", "ALL_PROXY"]
+    }
 
     /// Sets what the environment's proxy comes to when the environment names none: no proxy.
     ///

@@ -98,7 +98,7 @@ final class CurlTransfer: DeadlineHeapElement, @unchecked Sendable {
     final class Settings: Sendable {
         let configuration: CurlTransport.Configuration
         /// Whether the environment names no proxy for the schemes the engine speaks, read once
-        /// when the transport is made (see ``CurlTransfer/environmentProxyNames``).
+        /// when the transport is made (see ``CurlTransfer/environmentProxyNames(https:)``).
         let environmentNamesNoProxy: Bool
 
         init(
@@ -106,8 +106,8 @@ final class CurlTransfer: DeadlineHeapElement, @unchecked Sendable {
             environment: [String: String] = ProcessInfo.processInfo.environment
         ) {
             self.configuration = configuration
-            environmentNamesNoProxy = CurlTransfer.environmentProxyNames.allSatisfy {
-                environment[$0]?.isEmpty ?? true
+            environmentNamesNoProxy = [true, false].allSatisfy { https in
+                CurlTransfer.environmentProxyNames(https: https).allSatisfy { environment[$0]?.isEmpty ?? true }
             }
         }
     }
