@@ -37,8 +37,7 @@ struct KeyPathWalker {
         do {
             location = try locate(depth: lastDepth, of: path, in: parent)
         } catch let error as KeyPathError where error.isAbsence {
-            if let absent = (T.self as? any AbsentDecodable.Type)?.absent as? T { return absent }
-            throw error
+            return try Self.absentValue(T.self, else: error)
         }
         switch location {
         case .member(let container, let key):
@@ -49,6 +48,16 @@ struct KeyPathWalker {
             let index = AnyCodingKey(indexed: container.currentIndex)
             return try Self.namingTheValue(index, below: container.codingPath) { try container.decode(T.self) }
         }
+    }
+
+    /// What an absent last component decodes to: `nil` when `T` is an `Optional`, else `error`.
+    ///
+    /// Apart from ``decode(_:from:at:)``, which would otherwise hold an `Optional<T>` on every
+    /// call and look up its metadata in the runtime's cache first.
+    @inline(never)
+    private static func absentValue<T>(_ type: T.Type, else error: KeyPathError) throws -> T {
+        if let absent = (T.self as? any AbsentDecodable.Type)?.absent as? T { return absent }
+        throw error
     }
 
     /// Runs `decode`, adding `key` to the coding path of a `dataCorrupted` error that stops

@@ -64,7 +64,7 @@ public struct RetryLoop: Sendable {
         attempt: (_ remaining: Duration?) async throws -> Response
     ) async throws -> Response {
         let clock = policy.clock
-        // Only a reload offer counts the attempts of earlier runs: without a prompt, spare the lock.
+        // Only a reload offer counts the attempts of earlier runs: without a prompt, they are not read.
         var session = RetrySession(
             policy: policy, attemptsBefore: reloadPrompt == nil ? 0 : memory.attemptCount,
             offersReloads: reloadPrompt != nil)
