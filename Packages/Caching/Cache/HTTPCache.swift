@@ -943,11 +943,11 @@ extension HTTPCache {
     /// and another cache's mark. Of an engine's head that has not been built, a miss makes these
     /// fields alone (most answers have none of them), and ``fieldsOfLifetime`` only when the
     /// lifetime decides whether the answer is worth storing.
-    static let fieldsReadOnMiss: [HTTPField.Name] = [.cacheControl, .vary, CacheStatus.headerName]
+    static let fieldsReadOnMiss: FieldNameSet = [.cacheControl, .vary, CacheStatus.headerName]
 
     /// The response fields its lifetime and validators are read from (`Age` plays no part in a
     /// new answer's lifetime).
-    static let fieldsOfLifetime: [HTTPField.Name] = [.cacheControl, .expires, .date, .lastModified, .eTag]
+    static let fieldsOfLifetime: FieldNameSet = [.cacheControl, .expires, .date, .lastModified, .eTag]
 
     /// `X-Parley-Cache: miss`, made once: a field built from a name and a value checks the
     /// value every time.

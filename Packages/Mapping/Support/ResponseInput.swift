@@ -28,7 +28,10 @@ package struct ResponseInput {
     }
 
     /// The `Content-Type` of the response; `nil` for bare data.
-    var contentType: String? { responseHead?.head(keeping: [.contentType]).headerFields[.contentType] }
+    var contentType: String? { responseHead?.head(keeping: Self.contentTypeOnly).headerFields[.contentType] }
+
+    /// The one field ``contentType`` reads from a head the engine has not built.
+    private static let contentTypeOnly: FieldNameSet = [.contentType]
 
     /// Whether the body has nothing but whitespace.
     var isBlank: Bool {

@@ -45,7 +45,7 @@ package struct LazyResponseHead: Sendable {
     /// ``ReceivedResponseHead/head(keeping:)``); any other gives the whole head.
     ///
     /// - Parameter names: The fields the reader asks about.
-    package func head(keeping names: [HTTPField.Name]) -> HTTPResponse {
+    package func head(keeping names: FieldNameSet) -> HTTPResponse {
         switch storage {
         case .built(let head): head
         case .received(let received): received.head(keeping: names)

@@ -65,15 +65,9 @@ package final class ReceivedResponseHead: Sendable {
     /// - Parameter names: The names of the fields to keep.
     /// - Returns: The status and those fields; ``response`` itself, with every field, when it
     ///   is built already.
-    package func head(keeping names: [HTTPField.Name]) -> HTTPResponse {
+    package func head(keeping names: FieldNameSet) -> HTTPResponse {
         if let built = built.load(ordering: .acquiring) { return built.takeUnretainedValue().response }
-        var fields = makeFields(reserving: 0) { bytes in
-            guard let start = bytes.baseAddress else { return nil }
-            for name in names where name.canonicalName.utf8.count == bytes.count {
-                if Self.equalIgnoringCase(start, name.canonicalName.utf8, count: bytes.count) { return name }
-            }
-            return nil
-        }
+        var fields = makeFields(reserving: 0, named: names.name(spelledBy:))
         if let added, names.contains(added.name) { fields.append(added) }
         return HTTPResponse(status: status, headerFields: fields)
     }
@@ -143,21 +137,6 @@ package final class ReceivedResponseHead: Sendable {
             }
         }
         return fields
-    }
-
-    /// Whether the `count` bytes at `bytes` spell `lowercase` in any case.
-    private static func equalIgnoringCase(
-        _ bytes: UnsafePointer<UInt8>, _ lowercase: some Sequence<UInt8>, count: Int
-    ) -> Bool {
-        var index = 0
-        for expected in lowercase {
-            guard index < count else { return false }
-            var byte = bytes[index]
-            if byte >= UInt8(ascii: "A"), byte <= UInt8(ascii: "Z") { byte += 0x20 }
-            if byte != expected { return false }
-            index += 1
-        }
-        return index == count
     }
 
     /// The field name `bytes` spell: one of ``knownNames`` without a string of its own or a
