@@ -247,6 +247,36 @@ import Testing
         #expect(probe.path == "a.1.b.c")
     }
 
+    // MARK: Strings, read eight bytes at a time
+
+    /// Each kind of byte a string's reading stops at (its end, an escape, a raw control byte)
+    /// and each that makes it more than its own text (beyond ASCII, or not UTF-8 at all), at
+    /// every offset of the first 24: the parser passes over a string's plain bytes eight at a
+    /// time, and a byte passed over that way would be taken as plain.
+    ///
+    /// Checked to fail: with the control bytes left out of the eight-byte test, a raw line feed
+    /// after eight plain bytes is read; with the bytes beyond ASCII left out, a lone `0xC3`
+    /// after them is read as a replacement character where Foundation refuses the document.
+    @Test func readsEveryKindOfByteAtEveryOffsetOfAString() {
+        let tail = String(repeating: "b", count: 9)
+        for offset in 0..<24 {
+            let plain = String(repeating: "a", count: offset)
+            #expect(agree(String.self, "\"" + plain + "\""))
+            #expect(agree(String.self, "\"" + plain + tail + "\""))
+            for special in ["\\\"", "\\\\", "\\n", "\\u00e9", "\\/", "é", "中", "😀"] {
+                agree(String.self, "\"" + plain + special + tail + "\"")
+            }
+            for raw: UInt8 in [0x00, 0x0A, 0x1F, 0x7F, 0xC3, 0xFF] {
+                let bytes = Array(("\"" + plain).utf8) + [raw] + Array((tail + "\"").utf8)
+                let read = try? TapeReading.read(Data(bytes), options: .default) {
+                    try $1.decode(String.self, from: $0, at: $2)
+                }
+                let expected = try? JSONDecoder().decode(String.self, from: Data(bytes))
+                #expect(read == expected, "byte \(raw) after \(offset) plain bytes")
+            }
+        }
+    }
+
     // MARK: Many documents, drawn at random
 
     @Test func agreesWithFoundationOnRandomDocuments() {

@@ -203,6 +203,18 @@ extension JSONTape {
             let start = position
             var isComplex = false
             while position < bytes.count {
+                // Eight bytes at a time up to the first that ends the string, starts an escape or
+                // is a control byte: most of a string's bytes need no look of their own.
+                if position + 8 <= bytes.count, let base = bytes.baseAddress {
+                    let word = UInt64(littleEndian: UnsafeRawPointer(base + position).loadUnaligned(as: UInt64.self))
+                    let plain = Self.plainPrefixLength(of: word)
+                    if plain > 0 {
+                        let prefix = plain == 8 ? word : word & ((1 << UInt64(plain * 8)) - 1)
+                        if prefix & 0x8080_8080_8080_8080 != 0 { isComplex = true }
+                        position += plain
+                        continue
+                    }
+                }
                 let byte = bytes[position]
                 if byte == UInt8(ascii: "\"") {
                     entries.append(
@@ -236,6 +248,23 @@ extension JSONTape {
                 position += 1
             }
             return false
+        }
+
+        /// How many of the eight bytes of `word` (the first in its low byte) come before the
+        /// first `"`, `\` or control byte (below 0x20): 8 when there is none.
+        ///
+        /// Each test marks the high bit of every byte it matches, and may mark bytes above its
+        /// first match as well (a borrow carries upwards), never one below it; so the lowest mark
+        /// of the three together is the first byte any of them matches.
+        @inline(__always)
+        static func plainPrefixLength(of word: UInt64) -> Int {
+            let ones: UInt64 = 0x0101_0101_0101_0101
+            let highs: UInt64 = 0x8080_8080_8080_8080
+            func zeroBytes(_ value: UInt64) -> UInt64 { (value &- ones) & ~value & highs }
+            let quotes = zeroBytes(word ^ (ones &* UInt64(UInt8(ascii: "\""))))
+            let escapes = zeroBytes(word ^ (ones &* UInt64(UInt8(ascii: "\\"))))
+            let controls = (word &- ones &* 0x20) & ~word & highs
+            return (quotes | escapes | controls).trailingZeroBitCount / 8
         }
 
         /// A number as RFC 8259 spells it: `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`.
