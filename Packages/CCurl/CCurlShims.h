@@ -358,12 +358,13 @@ static inline void parley_head_restart(parley_head *head, int keep_bytes) {
     }
 }
 
-/// Appends `count` bytes, allocating `first` bytes the first time (and doubling from there);
-/// 0 when out of memory.
-static inline int parley_bytes_append(parley_bytes *buffer, const unsigned char *bytes, size_t count, size_t first) {
-    if (buffer->count + count > buffer->capacity) {
+/// Appends `count` bytes with room for `spare` more after them, allocating `first` bytes the
+/// first time (and doubling from there); 0 when out of memory.
+static inline int parley_bytes_append(parley_bytes *buffer, const unsigned char *bytes, size_t count, size_t first,
+                                      size_t spare) {
+    if (buffer->count + count + spare > buffer->capacity) {
         size_t capacity = buffer->capacity ? buffer->capacity * 2 : first;
-        while (capacity < buffer->count + count) capacity *= 2;
+        while (capacity < buffer->count + count + spare) capacity *= 2;
         unsigned char *grown = (unsigned char *)realloc(buffer->bytes, capacity);
         if (!grown) return 0;
         buffer->bytes = grown;
@@ -381,16 +382,23 @@ static inline int parley_head_refuse(parley_head *head, int problem, const unsig
     return PARLEY_HEAD_INVALID;
 }
 
+/// The HTTP token characters (RFC 9110 §5.6.2), the bytes a field name is made of: a table, so
+/// that each byte of every name received costs one load.
+static const unsigned char parley_token_bytes[256] = {
+    ['!'] = 1, ['#'] = 1, ['$'] = 1, ['%'] = 1, ['&'] = 1, ['\''] = 1, ['*'] = 1, ['+'] = 1, ['-'] = 1, ['.'] = 1,
+    ['^'] = 1, ['_'] = 1, ['`'] = 1, ['|'] = 1, ['~'] = 1,
+    ['0'] = 1, ['1'] = 1, ['2'] = 1, ['3'] = 1, ['4'] = 1, ['5'] = 1, ['6'] = 1, ['7'] = 1, ['8'] = 1, ['9'] = 1,
+    ['A'] = 1, ['B'] = 1, ['C'] = 1, ['D'] = 1, ['E'] = 1, ['F'] = 1, ['G'] = 1, ['H'] = 1, ['I'] = 1, ['J'] = 1,
+    ['K'] = 1, ['L'] = 1, ['M'] = 1, ['N'] = 1, ['O'] = 1, ['P'] = 1, ['Q'] = 1, ['R'] = 1, ['S'] = 1, ['T'] = 1,
+    ['U'] = 1, ['V'] = 1, ['W'] = 1, ['X'] = 1, ['Y'] = 1, ['Z'] = 1,
+    ['a'] = 1, ['b'] = 1, ['c'] = 1, ['d'] = 1, ['e'] = 1, ['f'] = 1, ['g'] = 1, ['h'] = 1, ['i'] = 1, ['j'] = 1,
+    ['k'] = 1, ['l'] = 1, ['m'] = 1, ['n'] = 1, ['o'] = 1, ['p'] = 1, ['q'] = 1, ['r'] = 1, ['s'] = 1, ['t'] = 1,
+    ['u'] = 1, ['v'] = 1, ['w'] = 1, ['x'] = 1, ['y'] = 1, ['z'] = 1,
+};
+
 /// Whether `byte` may appear in a field name: an HTTP token character (RFC 9110 §5.6.2).
 static inline int parley_is_token_byte(unsigned char byte) {
-    if ((byte >= 'a' && byte <= 'z') || (byte >= 'A' && byte <= 'Z') || (byte >= '0' && byte <= '9')) return 1;
-    switch (byte) {
-    case '!': case '#': case '$': case '%': case '&': case '\'': case '*': case '+': case '-': case '.':
-    case '^': case '_': case '`': case '|': case '~':
-        return 1;
-    default:
-        return 0;
-    }
+    return parley_token_bytes[byte];
 }
 
 /// Whether `text` starts with `lowercase` (ASCII lowercase) in any letter case.
@@ -451,7 +459,7 @@ static inline int parley_head_status_line(parley_head *head, const unsigned char
     head->status = code;
     // 32 bytes hold the common reason phrases ("OK", "Not Found", "Internal Server Error"):
     // every easy handle, and so every request in flight, keeps this buffer between its heads.
-    if (!parley_bytes_append(&head->reason, text + index, count - index, 32))
+    if (!parley_bytes_append(&head->reason, text + index, count - index, 32, 0))
         return parley_head_refuse(head, PARLEY_HEAD_PROBLEM_OUT_OF_MEMORY, NULL, 0);
     return PARLEY_HEAD_CONTINUE;
 }
@@ -489,9 +497,10 @@ static inline int parley_head_consume(parley_head *head, const unsigned char *li
         }
         parley_head_note_field(head, line, end, name_length, head->lines.count);
     }
-    static const unsigned char newline = '\n';
-    if (!parley_bytes_append(&head->lines, line, end, 512) || !parley_bytes_append(&head->lines, &newline, 1, 512))
+    // The line and its `\n` in one append: room for both, then the byte after the copy.
+    if (!parley_bytes_append(&head->lines, line, end, 512, 1))
         return parley_head_refuse(head, PARLEY_HEAD_PROBLEM_OUT_OF_MEMORY, NULL, 0);
+    head->lines.bytes[head->lines.count++] = '\n';
     return PARLEY_HEAD_CONTINUE;
 }
 

@@ -192,17 +192,20 @@ final class CurlTransfer: DeadlineHeapElement, @unchecked Sendable {
 
     /// Creates a transfer for a request.
     ///
-    /// - Parameter validatedURL: What `RequestValidation.validate(request.head)` returned, when
-    ///   the caller has checked the request already; the first hop then skips the check.
+    /// - Parameters:
+    ///   - request: The request, handed over rather than copied (a copy retains every part of
+    ///     its head).
+    ///   - validatedURL: What `RequestValidation.validate(request.head)` returned, when the
+    ///     caller has checked the request already; the first hop then skips the check.
     init(
-        request: TransportRequest, settings: Settings, commands: CurlCommandQueue,
+        request: consuming TransportRequest, settings: Settings, commands: CurlCommandQueue,
         validatedURL: String? = nil
     ) {
+        // The validated URL is the same text with the scheme in lowercase: no need to build it again.
+        let url = validatedURL ?? request.url
         self.request = request
         self.commands = commands
         self.settings = settings
-        // The validated URL is the same text with the scheme in lowercase: no need to build it again.
-        let url = validatedURL ?? request.url
         self.currentURL = url
         self.initialURL = url
         self.validatedFirstURL = validatedURL
