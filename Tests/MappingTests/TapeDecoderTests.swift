@@ -247,6 +247,34 @@ import Testing
         #expect(probe.path == "a.1.b.c")
     }
 
+    // MARK: Paths of keys, followed on the tape
+
+    /// A path of keys reaches the member the general walk would: the first of two with one
+    /// name, a name spelt with an escape, a key that another begins with, a key under a digit
+    /// key; and an absent or `null` last member is `nil` for an optional, through the general
+    /// walk. The tape reading follows such paths on the tape itself (`KeyPathWalker`'s
+    /// `tapeIndex`), without the keyed containers the general walk makes.
+    ///
+    /// Checked to fail: with the walk on the tape not checking that each step is an object,
+    /// `a.b.c` through a string is read as a member of the string.
+    @Test(arguments: [
+        (#"{"data": {"value": 1}, "data2": 2}"#, "data.value", 1),
+        (#"{"data2": 2, "data": {"value": 7}}"#, "data.value", 7),
+        (#"{"data": 1, "data": 2}"#, "data", 1),
+        (#"{"d\u0061ta": {"value": 3}}"#, "data.value", 3),
+        (#"{"a": {"b": {"c": 4}}, "c": 5}"#, "a.b.c", 4),
+        (#"{"7": {"x": 8}}"#, "7.x", 8),
+        (#"{"a": {"b": "c", "c": 9}}"#, "a.b.c", nil),
+        (#"{"a": {"b": null}}"#, "a.b", nil),
+        (#"{"a": {}}"#, "a.b", nil),
+    ] as [(String, JSONKeyPath, Int?)])
+    func followsAPathOfKeysToTheMemberTheWalkFinds(json: String, path: JSONKeyPath, expected: Int?) {
+        let read = try? TapeReading.read(Data(json.utf8), options: .default) {
+            try $1.decodeIfPresent(Int.self, from: $0, at: $2 + path)
+        }
+        #expect(read == expected, "\(json) at \(path)")
+    }
+
     // MARK: Strings, read eight bytes at a time
 
     /// Each kind of byte a string's reading stops at (its end, an escape, a raw control byte)

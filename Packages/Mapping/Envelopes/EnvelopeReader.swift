@@ -58,12 +58,10 @@ struct EnvelopeReader {
         let codePath = base + format.codePath
         let messagePath = base + format.messagePath
         // Most envelopes keep a whole-number code and a string message at the top: read them
-        // through the container's own methods first, and through the general (lenient) path
-        // only when that finds nothing or another type.
+        // as such first, and through the general (lenient) path only when that finds nothing
+        // or another type.
         let code: BusinessCode?
-        if let (members, key) = walker.rootMember(codePath, of: decoder),
-            let number = try? members.decodeIfPresent(Int.self, forKey: key)
-        {
+        if let number = walker.rootInteger(codePath, of: decoder) {
             code = BusinessCode(number)
         } else {
             do {
@@ -76,9 +74,7 @@ struct EnvelopeReader {
         }
         guard let code else { throw EnvelopeShapeError(codePath: codePath, isMissing: true) }
         let message: String?
-        if let (members, key) = walker.rootMember(messagePath, of: decoder),
-            let text = try? members.decodeIfPresent(String.self, forKey: key)
-        {
+        if let text = walker.rootString(messagePath, of: decoder) {
             message = text.isEmpty ? nil : text
         } else {
             message = (try? walker.decodeIfPresent(LenientText.self, from: decoder, at: messagePath))?.text

@@ -31,6 +31,7 @@ struct KeyPathWalker {
     ///   `DecodingError` when the value does not decode as `T`.
     func decode<T: Decodable>(_ type: T.Type, from root: any Decoder, at path: JSONKeyPath) throws -> T {
         guard !path.isRoot else { return try root.singleValueContainer().decode(T.self) }
+        if let (tape, index) = tapeIndex(of: path, in: root) { return try tape.decode(T.self, at: index) }
         let lastDepth = path.components.count - 1
         let parent = try descend(from: root, along: path, depth: lastDepth)
         let location: Location
@@ -94,13 +95,59 @@ struct KeyPathWalker {
         }
     }
 
+    /// The whole number at a one-component `path` of the root object, when there is one
+    /// there: what an envelope's code most often is, read through the cheapest way in (see
+    /// ``tapeIndex(of:in:)`` and ``rootMember(_:of:)``). `nil` when that finds nothing, a `null`
+    /// or another type; the general path then reads the value and tells a missing key from a
+    /// null.
+    func rootInteger(_ path: JSONKeyPath, of root: any Decoder) -> Int? {
+        if let (tape, index) = tapeIndex(of: path, in: root) {
+            return tape.document.isNull(index) ? nil : try? tape.document.integer(Int.self, at: index)
+        }
+        guard let (members, key) = rootMember(path, of: root) else { return nil }
+        return try? members.decodeIfPresent(Int.self, forKey: key)
+    }
+
+    /// The string at a one-component `path` of the root object, as ``rootInteger(_:of:)``
+    /// reads a whole number: what an envelope's message most often is.
+    func rootString(_ path: JSONKeyPath, of root: any Decoder) -> String? {
+        if let (tape, index) = tapeIndex(of: path, in: root) {
+            return tape.document.isNull(index) ? nil : try? tape.document.string(at: index)
+        }
+        guard let (members, key) = rootMember(path, of: root) else { return nil }
+        return try? members.decodeIfPresent(String.self, forKey: key)
+    }
+
+    /// Where `path` leads from the value the tape decoder `root` reads, found on the tape
+    /// itself, when `root` is the tape decoder and every component is the key of a member of
+    /// an object: the common case (an envelope's `code`, `message` and `data`, a payload at
+    /// `data.items`) costs no keyed container per step, each of which looks up two generic
+    /// types' metadata in the runtime's cache and allocates its box.
+    ///
+    /// - Returns: The decoder and the tape index of the value; `nil` for any other root or
+    ///   path (an index, a missing key, a `null` or a scalar on the way), which the general
+    ///   walk follows and reports as before.
+    private func tapeIndex(of path: JSONKeyPath, in root: any Decoder) -> (TapeDecoder, Int)? {
+        // Keys are taken as written: the tape decoder reads only documents whose keys are.
+        guard let tape = root as? TapeDecoder else { return nil }
+        let document = tape.document
+        var index = tape.index
+        for component in path.components {
+            guard Self.index(component) == nil, document.entry(index).kind == .object,
+                let member = try? document.member(named: component, inObject: index)
+            else { return nil }
+            index = member
+        }
+        return (tape, index)
+    }
+
     /// The root object's container and the key of a one-component `path` in it, when the
     /// root is an object: where a document's top-level scalars (an envelope's code and message)
     /// can be read through the container's own `Int` and `String` methods, which cost a
     /// fraction of a generic `decode` through the key-path machinery. Says nothing about
     /// whether the key is there: a caller that finds nothing takes the general path, which
     /// tells a missing key from a null.
-    func rootMember(_ path: JSONKeyPath, of root: any Decoder) -> Member? {
+    private func rootMember(_ path: JSONKeyPath, of root: any Decoder) -> Member? {
         guard path.components.count == 1, Self.index(path.components[0]) == nil,
             let members = try? root.container(keyedBy: AnyCodingKey.self)
         else { return nil }
