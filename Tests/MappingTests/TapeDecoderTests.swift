@@ -257,17 +257,18 @@ import Testing
     ///
     /// Checked to fail: with the walk on the tape not checking that each step is an object,
     /// `a.b.c` through a string is read as a member of the string.
-    @Test(arguments: [
-        (#"{"data": {"value": 1}, "data2": 2}"#, "data.value", 1),
-        (#"{"data2": 2, "data": {"value": 7}}"#, "data.value", 7),
-        (#"{"data": 1, "data": 2}"#, "data", 1),
-        (#"{"d\u0061ta": {"value": 3}}"#, "data.value", 3),
-        (#"{"a": {"b": {"c": 4}}, "c": 5}"#, "a.b.c", 4),
-        (#"{"7": {"x": 8}}"#, "7.x", 8),
-        (#"{"a": {"b": "c", "c": 9}}"#, "a.b.c", nil),
-        (#"{"a": {"b": null}}"#, "a.b", nil),
-        (#"{"a": {}}"#, "a.b", nil),
-    ] as [(String, JSONKeyPath, Int?)])
+    @Test(
+        arguments: [
+            (#"{"data": {"value": 1}, "data2": 2}"#, "data.value", 1),
+            (#"{"data2": 2, "data": {"value": 7}}"#, "data.value", 7),
+            (#"{"data": 1, "data": 2}"#, "data", 1),
+            (#"{"d\u0061ta": {"value": 3}}"#, "data.value", 3),
+            (#"{"a": {"b": {"c": 4}}, "c": 5}"#, "a.b.c", 4),
+            (#"{"7": {"x": 8}}"#, "7.x", 8),
+            (#"{"a": {"b": "c", "c": 9}}"#, "a.b.c", nil),
+            (#"{"a": {"b": null}}"#, "a.b", nil),
+            (#"{"a": {}}"#, "a.b", nil),
+        ] as [(String, JSONKeyPath, Int?)])
     func followsAPathOfKeysToTheMemberTheWalkFinds(json: String, path: JSONKeyPath, expected: Int?) {
         let read = try? TapeReading.read(Data(json.utf8), options: .default) {
             try $1.decodeIfPresent(Int.self, from: $0, at: $2 + path)
