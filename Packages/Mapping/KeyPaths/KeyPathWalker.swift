@@ -95,11 +95,11 @@ struct KeyPathWalker {
         }
     }
 
-    /// The whole number at a one-component `path` of the root object, when there is one
-    /// there: what an envelope's code most often is, read through the cheapest way in (see
-    /// ``tapeIndex(of:in:)`` and ``rootMember(_:of:)``). `nil` when that finds nothing, a `null`
-    /// or another type; the general path then reads the value and tells a missing key from a
-    /// null.
+    /// The whole number at `path`, when there is one there: what an envelope's code most often
+    /// is, read the cheapest way in (on the tape, ``tapeIndex(of:in:)``; otherwise through the
+    /// root object's container, for a one-component path, ``rootMember(_:of:)``). `nil` when
+    /// that finds nothing, a `null` or another type; the general path then reads the value and
+    /// tells a missing key from a null.
     func rootInteger(_ path: JSONKeyPath, of root: any Decoder) -> Int? {
         if let (tape, index) = tapeIndex(of: path, in: root) {
             return tape.document.isNull(index) ? nil : try? tape.document.integer(Int.self, at: index)
@@ -108,8 +108,8 @@ struct KeyPathWalker {
         return try? members.decodeIfPresent(Int.self, forKey: key)
     }
 
-    /// The string at a one-component `path` of the root object, as ``rootInteger(_:of:)``
-    /// reads a whole number: what an envelope's message most often is.
+    /// The string at `path`, read as ``rootInteger(_:of:)`` reads a whole number: what an
+    /// envelope's message most often is.
     func rootString(_ path: JSONKeyPath, of root: any Decoder) -> String? {
         if let (tape, index) = tapeIndex(of: path, in: root) {
             return tape.document.isNull(index) ? nil : try? tape.document.string(at: index)
