@@ -208,12 +208,11 @@ extension JSONTape {
                 if position + 8 <= bytes.count, let base = bytes.baseAddress {
                     let word = UInt64(littleEndian: UnsafeRawPointer(base + position).loadUnaligned(as: UInt64.self))
                     let plain = Self.plainPrefixLength(of: word)
-                    if plain > 0 {
-                        let prefix = plain == 8 ? word : word & ((1 << UInt64(plain * 8)) - 1)
-                        if prefix & 0x8080_8080_8080_8080 != 0 { isComplex = true }
-                        position += plain
-                        continue
-                    }
+                    let prefix = plain == 8 ? word : word & ((1 << UInt64(plain * 8)) - 1)
+                    if prefix & 0x8080_8080_8080_8080 != 0 { isComplex = true }
+                    position += plain
+                    // Fewer than eight: the byte after them is one to look at, here and now.
+                    if plain == 8 { continue }
                 }
                 let byte = bytes[position]
                 if byte == UInt8(ascii: "\"") {
