@@ -96,26 +96,34 @@ struct KeyPathWalker {
     }
 
     /// The whole number at `path`, when there is one there: what an envelope's code most often
-    /// is, read the cheapest way in (on the tape, ``tapeIndex(of:in:)``; otherwise through the
-    /// root object's container, for a one-component path, ``rootMember(_:of:)``). `nil` when
-    /// that finds nothing, a `null` or another type; the general path then reads the value and
-    /// tells a missing key from a null.
+    /// is (see ``rootScalar(_:of:tape:members:)``).
     func rootInteger(_ path: JSONKeyPath, of root: any Decoder) -> Int? {
-        if let (tape, index) = tapeIndex(of: path, in: root) {
-            return tape.document.isNull(index) ? nil : try? tape.document.integer(Int.self, at: index)
-        }
-        guard let (members, key) = rootMember(path, of: root) else { return nil }
-        return try? members.decodeIfPresent(Int.self, forKey: key)
+        rootScalar(
+            path, of: root, tape: { try $0.integer(Int.self, at: $1) },
+            members: { try $0.decodeIfPresent(Int.self, forKey: $1) })
     }
 
-    /// The string at `path`, read as ``rootInteger(_:of:)`` reads a whole number: what an
-    /// envelope's message most often is.
+    /// The string at `path`, when there is one there: what an envelope's message most often is
+    /// (see ``rootScalar(_:of:tape:members:)``).
     func rootString(_ path: JSONKeyPath, of root: any Decoder) -> String? {
+        rootScalar(
+            path, of: root, tape: { try $0.string(at: $1) },
+            members: { try $0.decodeIfPresent(String.self, forKey: $1) })
+    }
+
+    /// A scalar at `path` read the cheapest way in: on the tape (``tapeIndex(of:in:)``) with
+    /// `tape`, otherwise, for a one-component path, through the root object's container
+    /// (``rootMember(_:of:)``) with `members`. `nil` when that finds nothing, a `null` or another
+    /// type; the general path then reads the value and tells a missing key from a null.
+    private func rootScalar<T>(
+        _ path: JSONKeyPath, of root: any Decoder, tape read: (TapeDocument, Int) throws -> T,
+        members decode: (KeyedDecodingContainer<AnyCodingKey>, AnyCodingKey) throws -> T?
+    ) -> T? {
         if let (tape, index) = tapeIndex(of: path, in: root) {
-            return tape.document.isNull(index) ? nil : try? tape.document.string(at: index)
+            return tape.document.isNull(index) ? nil : try? read(tape.document, index)
         }
         guard let (members, key) = rootMember(path, of: root) else { return nil }
-        return try? members.decodeIfPresent(String.self, forKey: key)
+        return try? decode(members, key)
     }
 
     /// Where `path` leads from the value the tape decoder `root` reads, found on the tape
