@@ -154,7 +154,7 @@ extension CurlTransfer {
         _ = parley_easy_setopt_long(easy, CURLOPT_SUPPRESS_CONNECT_HEADERS, 1)
         // The routing a request without a proxy, socket or credentials of its own finds on the
         // handle (`configureRouting` leaves it as it is).
-        if settings.environmentNamesNoProxy { Self.setNoEnvironmentProxy(easy) }
+        if settings.environmentNamesNoProxy { Self.setNoProxy(easy) }
         configureTLS(easy)
         _ = parley_easy_setopt_write_callback(easy, CURLOPT_WRITEFUNCTION, curlWriteCallback)
         parley_easy_set_head(easy, handle.head.head)

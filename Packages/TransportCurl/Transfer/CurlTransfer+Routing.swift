@@ -41,15 +41,11 @@ extension CurlTransfer {
         var proxyCredentials: HTTPCredentials?
         var tunnels = false
         switch setting {
-        case .environment where settings.environmentNamesNoProxy:
-            Self.setNoEnvironmentProxy(easy)
+        case .environment where settings.environmentNamesNoProxy, .direct:
+            Self.setNoProxy(easy)
         case .environment:
             // NULL: libcurl reads http_proxy, https_proxy, ALL_PROXY and no_proxy itself.
             _ = parley_easy_setopt_pointer(easy, CURLOPT_PROXY, nil)
-            _ = parley_easy_setopt_pointer(easy, CURLOPT_NOPROXY, nil)
-        case .direct:
-            // An empty string turns every proxy off, the environment's included.
-            _ = parley_easy_setopt_string(easy, CURLOPT_PROXY, "")
             _ = parley_easy_setopt_pointer(easy, CURLOPT_NOPROXY, nil)
         case .proxy(let proxy):
             _ = parley_easy_setopt_string(easy, CURLOPT_PROXY, proxy.url)
@@ -80,15 +76,16 @@ extension CurlTransfer {
         https ? ["https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"] : ["http_proxy", "all_proxy", "ALL_PROXY"]
     }
 
-    /// Sets what the environment's proxy comes to when the environment names none: no proxy.
+    /// Sets no proxy at all: for ``/Transport/ProxySetting/direct``, and for the environment's
+    /// proxy when the environment names none.
     ///
-    /// With `CURLOPT_PROXY` and `CURLOPT_NOPROXY` left unset, libcurl reads five environment
-    /// variables on every transfer (`no_proxy`, `NO_PROXY`, `http_proxy`, `all_proxy`,
-    /// `ALL_PROXY`; each `getenv` walks the whole environment), about 1,700 instructions of a
-    /// request. The transport reads them once instead, when it is made; when none names a
-    /// proxy, empty strings say so to libcurl, which then reads none of them. A process that
-    /// sets a proxy variable after making its transport makes another transport to use it.
-    static func setNoEnvironmentProxy(_ easy: OpaquePointer) {
+    /// Both options are set, to empty strings: an empty `CURLOPT_PROXY` turns every proxy off,
+    /// and with `CURLOPT_NOPROXY` left unset libcurl would still read `no_proxy` and `NO_PROXY`
+    /// on every transfer (with `CURLOPT_PROXY` unset too, five variables, each `getenv` a walk
+    /// of the whole environment: about 1,700 instructions of a request). The transport reads
+    /// the environment once instead, when it is made; a process that sets a proxy variable
+    /// after making its transport makes another transport to use it.
+    static func setNoProxy(_ easy: OpaquePointer) {
         _ = parley_easy_setopt_string(easy, CURLOPT_PROXY, "")
         _ = parley_easy_setopt_string(easy, CURLOPT_NOPROXY, "")
     }
