@@ -192,13 +192,10 @@ final class CurlTransfer: DeadlineHeapElement, @unchecked Sendable {
 
     /// Creates a transfer for a request.
     ///
-    /// - Parameters:
-    ///   - request: The request, handed over rather than copied (a copy retains every part of
-    ///     its head).
-    ///   - validatedURL: What `RequestValidation.validate(request.head)` returned, when the
-    ///     caller has checked the request already; the first hop then skips the check.
+    /// - Parameter validatedURL: What `RequestValidation.validate(request.head)` returned, when
+    ///   the caller has checked the request already; the first hop then skips the check.
     init(
-        request: consuming TransportRequest, settings: Settings, commands: CurlCommandQueue,
+        request: TransportRequest, settings: Settings, commands: CurlCommandQueue,
         validatedURL: String? = nil
     ) {
         // The validated URL is the same text with the scheme in lowercase: no need to build it again.
