@@ -95,14 +95,14 @@ struct CacheBench: AsyncParsableCommand {
         }
         emit(
             try await measure("misses, no cache, \(concurrency) at once", requests: concurrentRequests) { index in
-                try await curl.data(for: try TransportRequest(method: .get, url: "\(url)?plain=\(index)"))
+                try await curl.data(for: try TransportRequest(method: .get, url: missURL(line: 11, index)))
             }.row)
         let passThrough = MiddlewareTransport(curl, middleware: [PassThrough()])
         emit(
             try await measure(
                 "misses, a middleware that does nothing, \(concurrency) at once", requests: concurrentRequests
             ) { index in
-                try await passThrough.data(for: try TransportRequest(method: .get, url: "\(url)?through=\(index)"))
+                try await passThrough.data(for: try TransportRequest(method: .get, url: missURL(line: 12, index)))
             }.row)
         // A memory cache that has reached its default cap, as a long-running one does: each
         // store evicts the oldest entry, whose memory the next one reuses.
@@ -110,13 +110,14 @@ struct CacheBench: AsyncParsableCommand {
         let full = try await filledMemoryCache(over: curl, options: options, url: url, selected: isSelected(fullName))
         emit(
             try await measure(fullName, requests: concurrentRequests) { index in
-                try await full.data(for: try TransportRequest(method: .get, url: "\(url)?full=\(index)"))
+                try await full.data(for: try TransportRequest(method: .get, url: missURL(line: 13, index)))
             }.row)
-        for (name, storage) in try storages(root, suffix: "misses") {
+        for (number, (name, storage)) in try storages(root, suffix: "misses").enumerated() {
             let transport = MiddlewareTransport(curl, middleware: [HTTPCache(storage: storage, options: options)])
             let measurement = "misses, \(name) (each stored), \(concurrency) at once"
             let result = try await measure(measurement, requests: concurrentRequests) { index in
-                try await transport.data(for: try TransportRequest(method: .get, url: "\(url)?\(name)=\(index)"))
+                try await transport.data(
+                    for: try TransportRequest(method: .get, url: missURL(line: 14 + number, index)))
             } finish: {
                 await (storage as? DiskCacheStorage)?.flush()
             }
@@ -133,21 +134,21 @@ struct CacheBench: AsyncParsableCommand {
         let onePlainName = "misses, no cache, one at a time"
         emit(
             try await measure(onePlainName, requests: sequentialRequests, concurrency: 1) { index in
-                try await curl.data(for: try TransportRequest(method: .get, url: "\(url)?one=\(index)"))
+                try await curl.data(for: try TransportRequest(method: .get, url: missURL(line: 16, index)))
             }.row)
         let oneFullName = "misses, memory at its 10 MiB cap (each stored, one evicted), one at a time"
         let oneFull = try await filledMemoryCache(
             over: curl, options: options, url: url, selected: isSelected(oneFullName))
         emit(
             try await measure(oneFullName, requests: sequentialRequests, concurrency: 1) { index in
-                try await oneFull.data(for: try TransportRequest(method: .get, url: "\(url)?onefull=\(index)"))
+                try await oneFull.data(for: try TransportRequest(method: .get, url: missURL(line: 17, index)))
             }.row)
         let oneDisk = try DiskCacheStorage(directory: "\(root)/one-disk", maximumBytes: 1 << 30)
         let oneDiskTransport = MiddlewareTransport(curl, middleware: [HTTPCache(storage: oneDisk, options: options)])
         let oneDiskName = "misses, disk (each stored), one at a time"
         emit(
             try await measure(oneDiskName, requests: sequentialRequests, concurrency: 1) { index in
-                try await oneDiskTransport.data(for: try TransportRequest(method: .get, url: "\(url)?onedisk=\(index)"))
+                try await oneDiskTransport.data(for: try TransportRequest(method: .get, url: missURL(line: 18, index)))
             } finish: {
                 await oneDisk.flush()
             }.row)
@@ -157,7 +158,7 @@ struct CacheBench: AsyncParsableCommand {
         let canned = CannedTransport(template: template)
         emit(
             try await measure("in-process misses, no cache", requests: inProcessRequests, concurrency: 1) { index in
-                try await canned.data(for: try TransportRequest(method: .get, url: "\(url)?plain=\(index)"))
+                try await canned.data(for: try TransportRequest(method: .get, url: missURL(line: 19, index)))
             }.row)
         let cannedPassThrough = MiddlewareTransport(canned, middleware: [PassThrough()])
         emit(
@@ -165,7 +166,7 @@ struct CacheBench: AsyncParsableCommand {
                 "in-process misses, a middleware that does nothing", requests: inProcessRequests, concurrency: 1
             ) { index in
                 try await cannedPassThrough.data(
-                    for: try TransportRequest(method: .get, url: "\(url)?through=\(index)"))
+                    for: try TransportRequest(method: .get, url: missURL(line: 20, index)))
             }.row)
         // At the cap (the rows after it grow the process, whose new pages the kernel must zero).
         let inProcessFullName = "in-process misses, memory at its 10 MiB cap (each stored, one evicted)"
@@ -173,15 +174,16 @@ struct CacheBench: AsyncParsableCommand {
             over: canned, options: options, url: url, selected: isSelected(inProcessFullName))
         emit(
             try await measure(inProcessFullName, requests: inProcessRequests, concurrency: 1) { index in
-                try await fullTransport.data(for: try TransportRequest(method: .get, url: "\(url)?full=\(index)"))
+                try await fullTransport.data(for: try TransportRequest(method: .get, url: missURL(line: 21, index)))
             }.row)
-        for (name, storage) in try storages(root, suffix: "in-process") {
+        for (number, (name, storage)) in try storages(root, suffix: "in-process").enumerated() {
             let transport = MiddlewareTransport(canned, middleware: [HTTPCache(storage: storage, options: options)])
             emit(
                 try await measure(
                     "in-process misses, \(name) (each stored)", requests: inProcessRequests, concurrency: 1
                 ) { index in
-                    try await transport.data(for: try TransportRequest(method: .get, url: "\(url)?\(name)=\(index)"))
+                    try await transport.data(
+                        for: try TransportRequest(method: .get, url: missURL(line: 22 + number, index)))
                 } finish: {
                     await (storage as? DiskCacheStorage)?.flush()
                 }.row)
@@ -202,6 +204,15 @@ struct CacheBench: AsyncParsableCommand {
             index += 1
         }
         return transport
+    }
+
+    /// The URL of the `index`th miss of the measurement numbered `line`: the same query for
+    /// every measurement, its number and then the index in nine digits, so that no two
+    /// measurements ask for the same URL and every miss asks for one of the same length (what
+    /// libcurl and the cache's key do with a URL grows with its length).
+    func missURL(line: Int, _ index: Int) -> String {
+        let digits = String(index)
+        return "\(url)?miss=\(line)" + String(repeating: "0", count: max(0, 9 - digits.count)) + digits
     }
 
     /// Whether `--only` leaves the measurement `name` in.
