@@ -308,6 +308,9 @@ typedef struct parley_head {
     unsigned char has_content_encoding, has_location;
     /// The `Content-Length`, -1 when the head has no valid one.
     int64_t content_length;
+    /// One bit per field name received, `parley_field_name_bit` of it: a reader that wants
+    /// names whose bits are all clear knows without reading the lines that none is there.
+    uint64_t name_signature;
     /// The last `Location` value, trimmed, as an offset and a length in `lines`.
     size_t location_offset, location_length;
     /// The field lines, each without its CRLF and followed by a `\n`.
@@ -348,6 +351,7 @@ static inline void parley_head_restart(parley_head *head, int keep_bytes) {
     head->has_content_encoding = 0;
     head->has_location = 0;
     head->content_length = -1;
+    head->name_signature = 0;
     head->lines.count = 0;
     head->reason.count = 0;
     head->problem = PARLEY_HEAD_PROBLEM_NONE;
@@ -409,6 +413,16 @@ static inline int parley_starts_ignoring_case(const unsigned char *text, const c
         if (byte != (unsigned char)lowercase[index]) return 0;
     }
     return 1;
+}
+
+/// The bit of a field name of `count` (at least 1) bytes in a head's `name_signature`: from its
+/// length and its first and last bytes, each with bit 5 set (ASCII letters in lowercase), so a
+/// name has the same bit in any letter case. Different names may share a bit; a set bit says a
+/// name may be there, a clear one that it is not. `FieldNameSet.signatureBit` computes the same
+/// bit in Swift.
+static inline uint64_t parley_field_name_bit(const unsigned char *name, size_t count) {
+    uint64_t mixed = (uint64_t)count * 7 + (uint64_t)(name[0] | 0x20) * 3 + (uint64_t)(name[count - 1] | 0x20);
+    return (uint64_t)1 << (mixed & 63);
 }
 
 /// Records the fields the engine acts on: `Content-Length` (digits only, at most 18),
@@ -495,6 +509,7 @@ static inline int parley_head_consume(parley_head *head, const unsigned char *li
             if (!parley_is_token_byte(line[index]))
                 return parley_head_refuse(head, PARLEY_HEAD_PROBLEM_BAD_NAME, line, name_length);
         }
+        head->name_signature |= parley_field_name_bit(line, name_length);
         parley_head_note_field(head, line, end, name_length, head->lines.count);
     }
     // The line and its `\n` in one append: room for both, then the byte after the copy.

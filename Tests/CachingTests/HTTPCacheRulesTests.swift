@@ -166,6 +166,34 @@ import TransportTesting
         #expect(await cache.statistics.stores == 0)
     }
 
+    /// A request made from a URL and one made from the same head share an entry, in either
+    /// order: the key is the URL the engine sends, taken as the checked text the first carries
+    /// and built from the parts for the second, whatever letter case the scheme was given in,
+    /// without the fragment, with the path's `/`.
+    ///
+    /// Checked to fail: with a URL whose scheme is in capitals taken as already in its final
+    /// form (so the request carries `HTTP://…`), neither second request hits.
+    @Test(arguments: [
+        ("https://example.com/k?a=1", "https", "example.com", "/k?a=1"),
+        ("HTTPS://example.com/k#part", "https", "example.com", "/k"),
+        ("HTTP://example.com/u", "http", "example.com", "/u"),
+        ("http://example.com:8080", "http", "example.com:8080", "/"),
+    ])
+    func aRequestMadeFromAURLAndOneMadeFromItsHeadShareAnEntry(
+        url: String, scheme: String, authority: String, path: String
+    ) async throws {
+        let fromHead = TransportRequest(
+            head: HTTPRequest(method: .get, scheme: scheme, authority: authority, path: path, headerFields: [:]))
+        for urlFirst in [true, false] {
+            let stub = StubTransport(always: .init(headers: [.cacheControl: "max-age=60"], body: Data("k".utf8)))
+            let transport = MiddlewareTransport(stub, middleware: [cache()])
+            let (first, second) = urlFirst ? (try get(url), fromHead) : (fromHead, try get(url))
+            #expect(CacheStatus(try await transport.data(for: first).head) == .miss)
+            #expect(CacheStatus(try await transport.data(for: second).head) == .hit)
+            #expect(stub.requests.count == 1)
+        }
+    }
+
     @Test func concurrentRequestsForOneURLAllGetAnAnswer() async throws {
         let stub = StubTransport(always: .init(headers: [.cacheControl: "max-age=60"], body: Data("same".utf8)))
         let cache = cache()

@@ -41,6 +41,31 @@ import Transport
         #expect(head.headerFields.count == 4)
     }
 
+    /// The signature of the names the parser computes in C as the lines arrive is the one
+    /// Swift computes from the same lines, in any letter case and across an interim head, so
+    /// that a reader that trusts it never misses a field that is there.
+    ///
+    /// Checked to fail: with the C bit made from the first byte without bit 5 set, the
+    /// upper-case names give other bits; with the signature left over from the interim head,
+    /// `Link` (only in the `103`) counts in the final one.
+    @Test func signsTheNamesItReceivesAsSwiftDoes() {
+        var parser = ResponseHeadParser()
+        let lines = [
+            "Server: nginx", "CACHE-CONTROL: max-age=60", "\tpublic", "etag: \"x\"", "X-Parley-Cache: miss",
+            "Vary: Accept", "content-length: 0", "B: c", "~!#$%&'*+-.^_`|9: token bytes",
+        ]
+        _ = Self.feed(["HTTP/1.1 103 Early Hints", "Link: </a>; rel=preload", "", "HTTP/1.1 200 OK"], to: &parser)
+        #expect(Self.feed(lines + [""], to: &parser).last == .headComplete)
+        let received = parser.receivedHead()
+        let inSwift = ReceivedResponseHead(
+            status: 200, reason: "OK", lines: Array(lines.map { $0 + "\n" }.joined().utf8))
+        #expect(received.nameSignature == inSwift.nameSignature)
+        #expect(received.nameSignature != 0)
+        for name: HTTPField.Name in [.server, .cacheControl, .eTag, .vary, .contentLength] {
+            #expect(FieldNameSet([name]).mayOccur(in: received.nameSignature))
+        }
+    }
+
     /// The reason phrase's buffer starts at 32 bytes and grows: a phrase of 100 bytes is kept
     /// whole, and the next head on the same parser has its own short one.
     ///

@@ -33,6 +33,31 @@ import Transport
         #expect(received.byteCount > 100)
     }
 
+    /// A head's signature covers every name in its lines and the field added to it, in any
+    /// letter case, and a reader whose names are not in it gets no field without a line read:
+    /// a head made with an empty signature is not read for a name its lines hold.
+    ///
+    /// Checked to fail: with the added field's bit left out, `X-Mark` is not found in the
+    /// marked head; with `head(keeping:)` reading the lines whatever the signature says, the
+    /// head signed as empty yields its `Cache-Control`.
+    @Test func readsOnlyAHeadWhoseSignatureMayHoldTheNames() throws {
+        let mark = try #require(HTTPField.Name("X-Mark"))
+        let lines = ["CACHE-control: no-cache", "etag: \"v\"", "Vary: *", "\tfolded", "no colon here"]
+        let received = Self.head(lines)
+        for name: HTTPField.Name in [.cacheControl, .eTag, .vary] {
+            #expect(FieldNameSet([name]).mayOccur(in: received.nameSignature))
+            #expect(received.head(keeping: [name]).headerFields.count == 1)
+        }
+        let marked = received.adding(HTTPField(name: mark, value: "miss"))
+        #expect(FieldNameSet([mark]).mayOccur(in: marked.nameSignature))
+        #expect(marked.head(keeping: [mark]).headerFields.map(\.value) == ["miss"])
+        let unsigned = ReceivedResponseHead(
+            status: 200, reason: "OK", lines: Array(lines.map { $0 + "\n" }.joined().utf8), nameSignature: 0)
+        #expect(unsigned.head(keeping: [.cacheControl]).headerFields.isEmpty)
+        #expect(unsigned.head(keeping: [.cacheControl]).status == .ok)
+        #expect(!unsigned.isBuilt)
+    }
+
     @Test func addsAFieldSharingTheLines() throws {
         let mark = try #require(HTTPField.Name("X-Mark"))
         let received = Self.head(["Date: Sun, 06 Nov 1994 08:49:37 GMT", "Connection: close"])

@@ -796,10 +796,13 @@ extension HTTPCache {
     /// The entry's key: the request's URL as the engine sends it, `scheme://authority/path`
     /// with the scheme in lowercase.
     ///
-    /// Built from the head's parts alone: the engine validates the request (control bytes in
-    /// the URL or a field) before it sends anything, so an invalid request is never stored, and
-    /// checking it here too would cost every request a second pass over its fields.
+    /// A request made from a URL carries that text already checked and in this form
+    /// (`TransportRequest.validatedURL`): the key is that string, shared, not a copy. Otherwise
+    /// it is built from the head's parts alone: the engine validates the request (control bytes
+    /// in the URL or a field) before it sends anything, so an invalid request is never stored,
+    /// and checking it here too would cost every request a second pass over its fields.
     static func key(for request: TransportRequest) -> String {
+        if let validated = request.validatedURL { return validated }
         let head = request.head
         var scheme = head.scheme ?? "http"
         if scheme != "https", scheme != "http", scheme.utf8.contains(where: { (0x41...0x5A).contains($0) }) {

@@ -6,9 +6,15 @@ package import HTTPTypes
 /// the others are compared byte by byte, in any letter case, without going through a string.
 ///
 /// Make one once, where the names are known (a `static let`), and use it for every response.
+///
+/// A head also carries the ``signatureBit(of:)`` of every name it received
+/// (``ReceivedResponseHead/nameSignature``): when none of the set's bits is among them, none of
+/// its names is there, and the lines need not be read at all.
 package struct FieldNameSet: Sendable, ExpressibleByArrayLiteral {
     /// The names, in the order given.
     package let names: [HTTPField.Name]
+    /// The ``signatureBit(of:)`` of every name, together.
+    package let signature: UInt64
     /// Each name's lowercase bytes, at the name's index.
     private let spellings: [[UInt8]]
     /// Bit `n` set when a name has `n` bytes; bit 63 for every name of 63 bytes or more.
@@ -19,6 +25,24 @@ package struct FieldNameSet: Sendable, ExpressibleByArrayLiteral {
         self.names = names
         self.spellings = names.map { Array($0.canonicalName.utf8) }
         self.lengths = spellings.reduce(0) { $0 | Self.bit(ofLength: $1.count) }
+        self.signature = spellings.reduce(0) { $0 | Self.signatureBit(of: $1) }
+    }
+
+    /// The bit of a field name spelled by `bytes` (at least one) in a head's signature: from
+    /// its length and its first and last bytes, each with bit 5 set (ASCII letters in
+    /// lowercase), so that a name has the same bit in any letter case. Names may share a bit:
+    /// a set bit says a name may be there, a clear one that it is not. The engine computes the
+    /// same bit in C (`parley_field_name_bit`) as each line arrives.
+    package static func signatureBit(of bytes: some BidirectionalCollection<UInt8>) -> UInt64 {
+        guard let first = bytes.first, let last = bytes.last else { return 0 }
+        let mixed = UInt64(bytes.count) &* 7 &+ UInt64(first | 0x20) &* 3 &+ UInt64(last | 0x20)
+        return 1 << (mixed & 63)
+    }
+
+    /// Whether a head whose ``ReceivedResponseHead/nameSignature`` is `signature` may hold one
+    /// of the names; `false` means it holds none.
+    package func mayOccur(in signature: UInt64) -> Bool {
+        self.signature & signature != 0
     }
 
     /// The set of the names listed.

@@ -22,6 +22,9 @@ package final class ReceivedResponseHead: Sendable {
     private let lines: [UInt8]
     /// A field appended after the lines when the head is built (see ``adding(_:)``).
     private let added: HTTPField?
+    /// The ``FieldNameSet/signatureBit(of:)`` of every field name in the lines and of the
+    /// added field's: what ``head(keeping:)`` checks before it reads a line.
+    package let nameSignature: UInt64
     /// The `HTTPResponse`, once built; retained here, released by `deinit`.
     private let built = Atomic<Unmanaged<Built>?>(nil)
 
@@ -31,16 +34,20 @@ package final class ReceivedResponseHead: Sendable {
     ///   - status: The status code, 100 to 599.
     ///   - reason: The reason phrase, empty when there was none.
     ///   - lines: The field lines, each followed by `\n`.
-    package init(status: Int, reason: String, lines: [UInt8]) {
+    ///   - nameSignature: The signature of the names in `lines`, when the caller computed it
+    ///     as they arrived (the engine does); `nil` to have it computed from the lines.
+    package init(status: Int, reason: String, lines: [UInt8], nameSignature: UInt64? = nil) {
         self.status = HTTPResponse.Status(code: status, reasonPhrase: reason)
         self.lines = lines
         self.added = nil
+        self.nameSignature = nameSignature ?? Self.signature(of: lines)
     }
 
-    private init(status: HTTPResponse.Status, lines: [UInt8], added: HTTPField) {
+    private init(status: HTTPResponse.Status, lines: [UInt8], added: HTTPField, nameSignature: UInt64) {
         self.status = status
         self.lines = lines
         self.added = added
+        self.nameSignature = nameSignature
     }
 
     /// The same head with `field` after its lines: a new head that shares the lines, so that a
@@ -49,7 +56,9 @@ package final class ReceivedResponseHead: Sendable {
     /// - Parameter field: The field to append (the head must have no field added already; a
     ///   second one replaces the first).
     package func adding(_ field: HTTPField) -> ReceivedResponseHead {
-        ReceivedResponseHead(status: status, lines: lines, added: field)
+        ReceivedResponseHead(
+            status: status, lines: lines, added: field,
+            nameSignature: nameSignature | FieldNameSet.signatureBit(of: field.name.canonicalName.utf8))
     }
 
     /// Whether ``response`` has been built: reading it costs nothing more.
@@ -67,6 +76,8 @@ package final class ReceivedResponseHead: Sendable {
     ///   is built already.
     package func head(keeping names: FieldNameSet) -> HTTPResponse {
         if let built = built.load(ordering: .acquiring) { return built.takeUnretainedValue().response }
+        // None of the names arrived: no line to read.
+        guard names.mayOccur(in: nameSignature) else { return HTTPResponse(status: status) }
         var fields = makeFields(reserving: 0, named: names.name(spelledBy:))
         if let added, names.contains(added.name) { fields.append(added) }
         return HTTPResponse(status: status, headerFields: fields)
@@ -149,6 +160,25 @@ package final class ReceivedResponseHead: Sendable {
             }
         }
         return HTTPField.Name(String(decoding: bytes, as: UTF8.self))
+    }
+
+    /// The signature of the field names in `lines`: every line but a folded one (which starts
+    /// with a space or a tab) that has a colon after its first byte.
+    private static func signature(of lines: [UInt8]) -> UInt64 {
+        lines.withUnsafeBufferPointer { lines in
+            var signature: UInt64 = 0
+            var start = 0
+            while start < lines.count {
+                let end = endOfLine(in: lines, from: start)
+                let line = UnsafeBufferPointer(rebasing: lines[start..<end])
+                start = end + 1
+                guard let first = line.first, first != UInt8(ascii: " "), first != UInt8(ascii: "\t"),
+                    let colon = line.firstIndex(of: UInt8(ascii: ":")), colon > 0
+                else { continue }
+                signature |= FieldNameSet.signatureBit(of: UnsafeBufferPointer(rebasing: line[..<colon]))
+            }
+            return signature
+        }
     }
 
     /// The index of the `\n` that ends the line at `start`, or the end of `lines`.

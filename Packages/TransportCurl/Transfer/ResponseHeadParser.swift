@@ -137,7 +137,8 @@ package struct ResponseHeadParser {
     package func receivedHead() -> ReceivedResponseHead {
         let lines = storage.head.pointee.lines
         let copy = lines.count > 0 ? Array(UnsafeBufferPointer(start: lines.bytes, count: lines.count)) : []
-        return ReceivedResponseHead(status: status, reason: reason, lines: copy)
+        return ReceivedResponseHead(
+            status: status, reason: reason, lines: copy, nameSignature: storage.head.pointee.name_signature)
     }
 
     /// The head as an `HTTPResponse`, built now.
