@@ -81,6 +81,26 @@ import Testing
         for name in 0..<300 { #expect(index.contains(key(name)) == (model.values[name] != nil)) }
     }
 
+    /// The index's hash of a string, eight bytes at a time, tells apart keys that differ in one
+    /// byte at any offset (the last few bytes are folded in apart from the words), and keys that
+    /// differ only by trailing zero bytes (the count is folded in).
+    ///
+    /// Checked to fail: with the tail left out, keys that differ in their last bytes collide;
+    /// with the count left out, `"a"` and `"a\0"` do.
+    @Test func theStringHashTellsApartEveryOneByteChangeAndEveryLength() {
+        let base = Array("http://127.0.0.1:8080/small.bin?miss=1000000".utf8)
+        var hashes: Set<UInt64> = []
+        for offset in base.indices {
+            var changed = base
+            changed[offset] ^= 0x01
+            hashes.insert(String(decoding: changed, as: UTF8.self).lruHash)
+        }
+        hashes.insert(String(decoding: base, as: UTF8.self).lruHash)
+        #expect(hashes.count == base.count + 1)
+        let zeros = (0..<20).map { String(decoding: [UInt8(ascii: "a")] + Array(repeating: 0, count: $0), as: UTF8.self) }
+        #expect(Set(zeros.map(\.lruHash)).count == zeros.count)
+    }
+
     @Test func removingEveryKeyEmptiesItAndItFillsAgain() {
         var index = LRUDictionary<String, Int>()
         for round in 0..<3 {

@@ -22,8 +22,8 @@ package final class ReceivedResponseHead: Sendable {
     private let lines: [UInt8]
     /// A field appended after the lines when the head is built (see ``adding(_:)``).
     private let added: HTTPField?
-    /// The ``FieldNameSet/signatureBit(of:)`` of every field name in the lines and of the
-    /// added field's: what ``head(keeping:)`` checks before it reads a line.
+    /// The ``FieldNameSet/signatureBit(of:)`` of every field name in the lines: what
+    /// ``head(keeping:)`` checks before it reads a line.
     package let nameSignature: UInt64
     /// The `HTTPResponse`, once built; retained here, released by `deinit`.
     private let built = Atomic<Unmanaged<Built>?>(nil)
@@ -56,9 +56,7 @@ package final class ReceivedResponseHead: Sendable {
     /// - Parameter field: The field to append (the head must have no field added already; a
     ///   second one replaces the first).
     package func adding(_ field: HTTPField) -> ReceivedResponseHead {
-        ReceivedResponseHead(
-            status: status, lines: lines, added: field,
-            nameSignature: nameSignature | FieldNameSet.signatureBit(of: field.name.canonicalName.utf8))
+        ReceivedResponseHead(status: status, lines: lines, added: field, nameSignature: nameSignature)
     }
 
     /// Whether ``response`` has been built: reading it costs nothing more.
@@ -77,8 +75,7 @@ package final class ReceivedResponseHead: Sendable {
     package func head(keeping names: FieldNameSet) -> HTTPResponse {
         if let built = built.load(ordering: .acquiring) { return built.takeUnretainedValue().response }
         // None of the names arrived: no line to read.
-        guard names.mayOccur(in: nameSignature) else { return HTTPResponse(status: status) }
-        var fields = makeFields(reserving: 0, named: names.name(spelledBy:))
+        var fields = names.mayOccur(in: nameSignature) ? makeFields(reserving: 0, named: names.name(spelledBy:)) : [:]
         if let added, names.contains(added.name) { fields.append(added) }
         return HTTPResponse(status: status, headerFields: fields)
     }
