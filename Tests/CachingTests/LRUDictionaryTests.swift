@@ -97,7 +97,9 @@ import Testing
         }
         hashes.insert(String(decoding: base, as: UTF8.self).lruHash)
         #expect(hashes.count == base.count + 1)
-        let zeros = (0..<20).map { String(decoding: [UInt8(ascii: "a")] + Array(repeating: 0, count: $0), as: UTF8.self) }
+        let zeros = (0..<20).map {
+            String(decoding: [UInt8(ascii: "a")] + Array(repeating: 0, count: $0), as: UTF8.self)
+        }
         #expect(Set(zeros.map(\.lruHash)).count == zeros.count)
     }
 
