@@ -54,10 +54,14 @@ package enum LiveCounts {
     package static let responseStreamBuffers = LiveCount("response stream buffers (ResponseStreamBuffer)")
     /// Streamed upload bodies' buffers (`UploadStreamBuffer`) alive.
     package static let uploadStreamBuffers = LiveCount("upload stream buffers (UploadStreamBuffer)")
+    /// Blocks of streamed response bytes not yet given back (`ResponseBlocks`): being filled,
+    /// waiting for the consumer, or in a `Data` the consumer holds. Blocks kept for reuse are
+    /// not counted.
+    package static let responseBlocks = LiveCount("streamed response blocks (ResponseBlocks)")
 
     /// Every count, in the order above.
     package static let all: [LiveCount] = [
         requestHandles, requestCores, curlTransfers, easyHandles, easyHandlesCheckedOut, easyHandlesPooled,
-        responseStreamBuffers, uploadStreamBuffers,
+        responseStreamBuffers, uploadStreamBuffers, responseBlocks,
     ]
 }

@@ -4,15 +4,20 @@ import Transport
 /// The bounded hand-over between the loop thread, which receives body bytes, and the task
 /// that consumes a streaming response.
 ///
-/// Bytes accumulate in one pending buffer. A waiting consumer is not resumed for every
-/// write-callback chunk (libcurl delivers at most 16 KiB at a time): the loop hands it
-/// everything pending once per pass (``flush()``), so a fast download costs one task
-/// resumption per loop pass rather than one per chunk.
+/// Bytes are copied once, from libcurl's buffer into blocks (``ResponseBlock``), and handed to
+/// the consumer in those blocks as `Data` that shares them. A block the consumer frees goes
+/// back to ``ResponseBlocks``, which keeps large ones for the next, so a download reuses the
+/// same memory throughout. A stream's blocks start small and double each time one fills, up to
+/// 256 KiB: a stream that trickles keeps small blocks, a download fills large ones.
+///
+/// A waiting consumer is not resumed for every write-callback chunk: the loop hands it the
+/// first waiting block, or the one being filled, once per pass (``flush()``), and the next
+/// ``next()`` calls take the blocks that wait without suspending.
 ///
 /// Backpressure: once ``highWaterMark`` bytes wait unread, ``offer(_:)`` answers `.pause` and
 /// the write callback returns `CURL_WRITEFUNC_PAUSE`, so libcurl stops reading the socket
-/// (and TCP flow control slows the server). When the consumer takes the pending bytes,
-/// ``next()`` calls `resumeReceiving`, which unpauses the transfer on the loop.
+/// (and TCP flow control slows the server). When the consumer has taken enough that fewer
+/// bytes wait, ``next()`` calls `resumeReceiving`, which unpauses the transfer on the loop.
 final class ResponseStreamBuffer: ResponseBodyStream {
     /// What the write callback should do with the bytes it offered.
     enum Offer {
@@ -26,11 +31,66 @@ final class ResponseStreamBuffer: ResponseBodyStream {
     }
 
     private struct State {
-        var pending = Data()
+        /// Blocks filled, or handed over part-filled, waiting for the consumer, oldest first.
+        var ready: [Data] = []
+        /// The block the next bytes go into, if any.
+        var filling: ResponseBlock?
+        /// The bytes in `ready` and `filling`.
+        var waiting = 0
+        /// The size the stream's blocks have grown to.
+        var blockSize = ResponseBlocks.smallestSize
         var isPaused = false
         var waiter: CheckedContinuation<Data?, any Error>?
         var end: Result<Void, TransportError>?
         var isCancelled = false
+
+        /// Copies `bytes` into the block being filled, and into new ones as each fills.
+        mutating func append(_ bytes: UnsafeRawBufferPointer) {
+            var rest = bytes
+            while !rest.isEmpty {
+                var block =
+                    filling ?? ResponseBlock(capacity: ResponseBlocks.capacity(for: rest.count, growingFrom: blockSize))
+                filling = nil
+                let copied = block.append(rest)
+                rest = UnsafeRawBufferPointer(rebasing: rest[copied...])
+                if block.isFull {
+                    blockSize = min(block.capacity * 2, ResponseBlocks.largeSize)
+                    ready.append(block.data())
+                } else {
+                    filling = block
+                }
+            }
+            waiting += bytes.count
+        }
+
+        /// The oldest waiting bytes: the first filled block, else the one being filled.
+        mutating func take() -> Data? {
+            if !ready.isEmpty {
+                let data = ready.removeFirst()
+                waiting -= data.count
+                return data
+            }
+            guard let block = filling, block.count > 0 else { return nil }
+            filling = nil
+            waiting -= block.count
+            return block.data()
+        }
+
+        /// Whether the transfer, paused for a full buffer, may go on now that bytes were taken:
+        /// clears the pause when it may.
+        mutating func mayResume(below highWaterMark: Int) -> Bool {
+            guard isPaused, waiting < highWaterMark else { return false }
+            isPaused = false
+            return true
+        }
+
+        /// Drops every waiting byte.
+        mutating func discardWaiting() {
+            ready = []
+            filling?.discard()
+            filling = nil
+            waiting = 0
+        }
     }
 
     /// Bytes buffered before the transfer pauses.
@@ -64,6 +124,7 @@ final class ResponseStreamBuffer: ResponseBodyStream {
     }
 
     deinit {
+        state.withLock { $0.discardWaiting() }
         LiveCounts.responseStreamBuffers.decrement()
     }
 
@@ -73,45 +134,41 @@ final class ResponseStreamBuffer: ResponseBodyStream {
     func offer(_ bytes: UnsafeRawBufferPointer) -> Offer {
         state.withLock { state in
             if state.isCancelled { return .abort }
-            if state.pending.count >= highWaterMark {
+            if state.waiting >= highWaterMark {
                 state.isPaused = true
                 return .pause
             }
-            state.pending.append(contentsOf: bytes)
+            state.append(bytes)
             return .accepted(wakeConsumer: state.waiter != nil)
         }
     }
 
-    /// Hands everything pending to a waiting consumer; called by the loop once per pass.
+    /// Hands the oldest waiting bytes to a waiting consumer; called by the loop once per pass.
     ///
-    /// - Returns: `true` when the transfer was paused for a full buffer that is now empty:
+    /// - Returns: `true` when the transfer was paused for a full buffer that now has room:
     ///   the caller (on the loop) must unpause it.
     func flush() -> Bool {
         let delivery: (CheckedContinuation<Data?, any Error>, Data, Bool)? = state.withLock { state in
-            guard let waiter = state.waiter, !state.pending.isEmpty else { return nil }
+            guard let waiter = state.waiter, let data = state.take() else { return nil }
             state.waiter = nil
-            let wasPaused = state.isPaused
-            state.isPaused = false
-            defer { state.pending = Data() }
-            return (waiter, state.pending, wasPaused)
+            return (waiter, data, state.mayResume(below: highWaterMark))
         }
-        guard let (waiter, data, wasPaused) = delivery else { return false }
+        guard let (waiter, data, resumes) = delivery else { return false }
         waiter.resume(returning: data)
-        return wasPaused
+        return resumes
     }
 
-    /// Ends the body: the pending bytes, then `nil`, or the error.
+    /// Ends the body: the waiting bytes, then `nil`, or the error.
     func finish(_ outcome: Result<Void, TransportError>) {
-        let delivery: (CheckedContinuation<Data?, any Error>, Data)? = state.withLock { state in
+        let delivery: (CheckedContinuation<Data?, any Error>, Data?)? = state.withLock { state in
             guard state.end == nil else { return nil }
             state.end = outcome
             guard let waiter = state.waiter else { return nil }
             state.waiter = nil
-            defer { state.pending = Data() }
-            return (waiter, state.pending)
+            return (waiter, state.take())
         }
         guard let (waiter, data) = delivery else { return }
-        if !data.isEmpty {
+        if let data {
             waiter.resume(returning: data)
             return
         }
@@ -132,12 +189,8 @@ final class ResponseStreamBuffer: ResponseBodyStream {
                     case wait
                 }
                 let action: Action = state.withLock { state in
-                    if !state.pending.isEmpty {
-                        let data = state.pending
-                        state.pending = Data()
-                        let resume = state.isPaused
-                        state.isPaused = false
-                        return .data(data, resume: resume)
+                    if let data = state.take() {
+                        return .data(data, resume: state.mayResume(below: highWaterMark))
                     }
                     if let end = state.end { return .end(end) }
                     if state.isCancelled { return .end(.failure(Self.cancelledError)) }
@@ -167,7 +220,7 @@ final class ResponseStreamBuffer: ResponseBodyStream {
         let (waiter, wasRunning): (CheckedContinuation<Data?, any Error>?, Bool) = state.withLock { state in
             guard !state.isCancelled else { return (nil, false) }
             state.isCancelled = true
-            state.pending = Data()
+            state.discardWaiting()
             defer { state.waiter = nil }
             return (state.waiter, state.end == nil)
         }
