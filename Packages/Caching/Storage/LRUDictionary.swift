@@ -5,8 +5,9 @@
 ///
 /// Both storages keep their index in one: the memory storage its entries by URL, the disk
 /// storage what it knows of each file by name. Hashing is most of what an index operation
-/// costs, so the key is hashed once per operation with ``LRUKey/lruHash`` (64-bit FNV-1a for a
-/// URL, a few instructions per byte, where `Hasher`'s SipHash costs several times that), and a
+/// costs, so the key is hashed once per operation with ``LRUKey/lruHash`` (for a URL, FNV-1a's
+/// step on eight bytes at a time and a finaliser, where `Hasher`'s SipHash costs several times
+/// that), and a
 /// slot keeps its key's hash: removing the least recently used entry, as every store into a
 /// full cache does, hashes nothing.
 struct LRUDictionary<Key: LRUKey, Value: Sendable>: Sendable {
@@ -176,7 +177,7 @@ struct LRUDictionary<Key: LRUKey, Value: Sendable>: Sendable {
     }
 
     /// The first bucket `hash` probes: the top bits of the hash times 2⁶⁴/φ (Fibonacci hashing),
-    /// which depend on every bit of it, where FNV-1a's lowest bits alone spread poorly.
+    /// which depend on every bit of it, where a hash's lowest bits alone may spread poorly.
     private func home(_ hash: UInt64) -> Int {
         Int(truncatingIfNeeded: (hash &* 0x9E37_79B9_7F4A_7C15) >> shift)
     }
