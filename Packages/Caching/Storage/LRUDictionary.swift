@@ -7,9 +7,8 @@
 /// storage what it knows of each file by name. Hashing is most of what an index operation
 /// costs, so the key is hashed once per operation with ``LRUKey/lruHash`` (for a URL, FNV-1a's
 /// step on eight bytes at a time and a finaliser, where `Hasher`'s SipHash costs several times
-/// that), and a
-/// slot keeps its key's hash: removing the least recently used entry, as every store into a
-/// full cache does, hashes nothing.
+/// that), and a slot keeps its key's hash: removing the least recently used entry, as every
+/// store into a full cache does, hashes nothing.
 struct LRUDictionary<Key: LRUKey, Value: Sendable>: Sendable {
     private struct Slot: Sendable {
         var key: Key
