@@ -388,10 +388,13 @@ import Testing
 
     // Checked to fail: with `storeWithoutWaiting` admitting beyond the bound, the bound check
     // fails; with it refusing without storing anything later, the reopened storage lacks entries.
+    // The writer is held until the first refusal: one that kept up with the stores (a test's
+    // thread can be starved on a loaded machine) would never let the writes waiting fill.
     @Test func aStoreWithoutWaitingIsRefusedOnlyWhileTheWritesWaitingAreFull() async throws {
         try await withTemporaryFolder { folder in
             let storage = try DiskCacheStorage(directory: folder, maximumBytes: 1 << 30)
             let body = Data((0..<(1 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 2_654_435_761 >> 7) })
+            let hold = storage.holdWriter()
             var refused = 0
             for index in 0..<24 {
                 var numbered = body
@@ -406,9 +409,11 @@ import Testing
                     #expect(found.body.first == UInt8(index))
                 } else {
                     refused += 1
+                    hold.release()
                     try await storage.storeInBackground(entry)
                 }
             }
+            hold.release()
             #expect(refused > 0, "the writes waiting were never full")
             #expect(storage.largestPendingBytes <= DiskCacheStorage.maximumPendingBytes)
             await storage.close()

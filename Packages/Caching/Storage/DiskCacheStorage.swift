@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Synchronization
 import Transport
 
 #if canImport(Glibc)
@@ -381,6 +382,30 @@ public final class DiskCacheStorage: CacheStorage {
     /// ``maximumPendingBytes`` for the stores that wait for room.
     package var largestPendingBytes: Int {
         state.withLock { $0.pending.largestBytes }
+    }
+
+    /// Holds the writer back until the hold is released (or freed): stores pile up in the
+    /// writes waiting meanwhile. For the tests of what happens when they are full, which a
+    /// writer that keeps up on a given machine would never show.
+    package func holdWriter() -> WriterHold {
+        let hold = WriterHold()
+        queue.async { hold.wait() }
+        return hold
+    }
+
+    /// A hold on a storage's writer (``holdWriter()``).
+    package final class WriterHold: Sendable {
+        private let semaphore = DispatchSemaphore(value: 0)
+        private let released = Atomic<Bool>(false)
+
+        /// Lets the writer go on; later calls do nothing.
+        package func release() {
+            if !released.exchange(true, ordering: .acquiringAndReleasing) { semaphore.signal() }
+        }
+
+        fileprivate func wait() { semaphore.wait() }
+
+        deinit { release() }
     }
 
     /// Whether the writer is writing the entry under `key` now, for the tests of what happens
