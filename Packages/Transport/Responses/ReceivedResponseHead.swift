@@ -118,33 +118,39 @@ package final class ReceivedResponseHead: Sendable {
         if capacity > 0 { fields.reserveCapacity(capacity) }
         // Whether the last line was a field kept: a folded line continues only that one.
         var lastKept = false
+        Self.forEachLine(of: lines) { line in
+            guard let first = line.first else { return }
+            if first == UInt8(ascii: " ") || first == UInt8(ascii: "\t") {
+                // An obsolete folded continuation line: join it to the previous field's value.
+                guard lastKept, let last = fields.last else { return }
+                fields.removeLast()
+                let joined = last.value + " " + String(decoding: Self.trimmed(line), as: UTF8.self)
+                fields.append(HTTPField(name: last.name, value: joined))
+                return
+            }
+            guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { return }
+            guard let name = named(UnsafeBufferPointer(rebasing: line[..<colon])) else {
+                lastKept = false
+                return
+            }
+            let value = String(
+                decoding: Self.trimmed(UnsafeBufferPointer(rebasing: line[(colon + 1)...])), as: UTF8.self)
+            fields.append(HTTPField(name: name, value: value))
+            lastKept = true
+        }
+        return fields
+    }
+
+    /// Calls `body` with each line of `lines`, without its `\n`.
+    private static func forEachLine(of lines: [UInt8], _ body: (UnsafeBufferPointer<UInt8>) -> Void) {
         lines.withUnsafeBufferPointer { lines in
             var start = 0
             while start < lines.count {
-                let end = Self.endOfLine(in: lines, from: start)
-                let line = UnsafeBufferPointer(rebasing: lines[start..<end])
+                let end = endOfLine(in: lines, from: start)
+                body(UnsafeBufferPointer(rebasing: lines[start..<end]))
                 start = end + 1
-                guard let first = line.first else { continue }
-                if first == UInt8(ascii: " ") || first == UInt8(ascii: "\t") {
-                    // An obsolete folded continuation line: join it to the previous field's value.
-                    guard lastKept, let last = fields.last else { continue }
-                    fields.removeLast()
-                    let joined = last.value + " " + String(decoding: Self.trimmed(line), as: UTF8.self)
-                    fields.append(HTTPField(name: last.name, value: joined))
-                    continue
-                }
-                guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { continue }
-                guard let name = named(UnsafeBufferPointer(rebasing: line[..<colon])) else {
-                    lastKept = false
-                    continue
-                }
-                let value = String(
-                    decoding: Self.trimmed(UnsafeBufferPointer(rebasing: line[(colon + 1)...])), as: UTF8.self)
-                fields.append(HTTPField(name: name, value: value))
-                lastKept = true
             }
         }
-        return fields
     }
 
     /// The field name `bytes` spell: one of ``knownNames`` without a string of its own or a
@@ -162,20 +168,14 @@ package final class ReceivedResponseHead: Sendable {
     /// The signature of the field names in `lines`: every line but a folded one (which starts
     /// with a space or a tab) that has a colon after its first byte.
     private static func signature(of lines: [UInt8]) -> UInt64 {
-        lines.withUnsafeBufferPointer { lines in
-            var signature: UInt64 = 0
-            var start = 0
-            while start < lines.count {
-                let end = endOfLine(in: lines, from: start)
-                let line = UnsafeBufferPointer(rebasing: lines[start..<end])
-                start = end + 1
-                guard let first = line.first, first != UInt8(ascii: " "), first != UInt8(ascii: "\t"),
-                    let colon = line.firstIndex(of: UInt8(ascii: ":")), colon > 0
-                else { continue }
-                signature |= FieldNameSet.signatureBit(of: UnsafeBufferPointer(rebasing: line[..<colon]))
-            }
-            return signature
+        var signature: UInt64 = 0
+        forEachLine(of: lines) { line in
+            guard let first = line.first, first != UInt8(ascii: " "), first != UInt8(ascii: "\t"),
+                let colon = line.firstIndex(of: UInt8(ascii: ":")), colon > 0
+            else { return }
+            signature |= FieldNameSet.signatureBit(of: UnsafeBufferPointer(rebasing: line[..<colon]))
         }
+        return signature
     }
 
     /// The index of the `\n` that ends the line at `start`, or the end of `lines`.
