@@ -117,6 +117,45 @@ import Transport
         #expect(twice.deadline == .seconds(60))
     }
 
+    /// Copies share what is set on them until one sets an option: the other stays as it was,
+    /// whether something was set on it before or nothing was.
+    @Test func aCopyThatSetsAnOptionLeavesTheOriginalAsItWas() {
+        var original = TransferOptions()
+        original.maximumBodySize = 5
+        var copy = original
+        copy.maximumBodySize = 6
+        copy.deadline = .seconds(1)
+        #expect(original.maximumBodySize == 5)
+        #expect(original.deadline == nil)
+        #expect(copy.maximumBodySize == 6)
+        #expect(copy.deadline == .seconds(1))
+
+        let unset = TransferOptions()
+        var changed = unset
+        changed.stallTimeout = .seconds(1)
+        #expect(unset.stallTimeout == .seconds(30))
+        #expect(TransferOptions().stallTimeout == .seconds(30))
+        #expect(changed.stallTimeout == .seconds(1))
+    }
+
+    /// Options with nothing set, on either side of a resolution, leave the other side's
+    /// settings as they are, a setting of none included.
+    @Test func nothingSetOnOneSideLeavesTheOtherSidesSettings() {
+        var none = TransferOptions()
+        none.deadline = nil
+        none.eventHandler = nil
+        let engineEvents = EventCounter()
+        let engine = Self.engineDefaults(events: engineEvents)
+        let throughUnset = TransferOptions().resolved(over: none).resolved(over: engine)
+        #expect(throughUnset.deadline == nil)
+        #expect(throughUnset.eventHandler == nil)
+        #expect(throughUnset.maximumBodySize == 1 << 20)
+        let overUnset = none.resolved(over: TransferOptions()).resolved(over: engine)
+        #expect(overUnset.deadline == nil)
+        #expect(overUnset.eventHandler == nil)
+        #expect(overUnset.stallTimeout == .seconds(2))
+    }
+
     @Test func aRequestStartsWithNothingSet() throws {
         let request = try TransportRequest(method: .get, url: "https://example.com/")
         let resolved = request.options.resolved(over: Self.engineDefaults())

@@ -17,26 +17,49 @@
 ///
 /// Every built-in default is the safe one.
 public struct TransferOptions: Sendable {
-    // Each option is stored as an optional: `nil` means "never set here". The deadline and
-    // the event handler are optional values themselves, so theirs are doubly optional:
-    // `.some(nil)` is "set to none", which wins over a default that has one.
-    private var storedConnectTimeout: Duration?
-    private var storedStallTimeout: Duration?
-    private var storedDeadline: Duration??
-    private var storedMaximumBodySize: Int?
-    private var storedMaximumHeaderSize: Int?
-    private var storedRedirects: RedirectPolicy?
-    private var storedDecodesContent: Bool?
-    private var storedCompressesRequestBody: Bool?
-    private var storedEventHandler: (@Sendable (TransferEvent) -> Void)??
-    private var storedProxy: ProxySetting?
-    private var storedUnixSocketPath: String??
-    private var storedCredentials: HTTPCredentials??
+    /// The options set on a value. Each is an optional: `nil` means "never set here". The
+    /// deadline and the event handler are optional values themselves, so theirs are doubly
+    /// optional: `.some(nil)` is "set to none", which wins over a default that has one.
+    private struct Fields: Sendable {
+        var connectTimeout: Duration?
+        var stallTimeout: Duration?
+        var deadline: Duration??
+        var maximumBodySize: Int?
+        var maximumHeaderSize: Int?
+        var redirects: RedirectPolicy?
+        var decodesContent: Bool?
+        var compressesRequestBody: Bool?
+        var eventHandler: (@Sendable (TransferEvent) -> Void)??
+        var proxy: ProxySetting?
+        var unixSocketPath: String??
+        var credentials: HTTPCredentials??
+    }
+
+    /// The fields in one immutable object that the value's copies share. A request carries its
+    /// options through every layer into the engine, and is copied on the way; a copy then costs
+    /// one reference count rather than one per string, closure and proxy. Options are set far
+    /// less often than copied: a setter makes a new object.
+    private final class Storage: Sendable {
+        let fields: Fields
+
+        init(_ fields: Fields) { self.fields = fields }
+
+        /// The storage of options with nothing set, shared by every such value.
+        static let unset = Storage(Fields())
+    }
+
+    private var storage = Storage.unset
+
+    /// The fields, read from the shared storage or replaced by a new one.
+    private var stored: Fields {
+        get { storage.fields }
+        set { storage = Storage(newValue) }
+    }
 
     /// The longest wait for a connection (TCP and TLS), 10 seconds by default.
     public var connectTimeout: Duration {
-        get { storedConnectTimeout ?? .seconds(10) }
-        set { storedConnectTimeout = newValue }
+        get { storage.fields.connectTimeout ?? .seconds(10) }
+        set { stored.connectTimeout = newValue }
     }
 
     /// How long the transfer may go without moving a byte before it fails as stalled,
@@ -44,23 +67,23 @@ public struct TransferOptions: Sendable {
     ///
     /// A streaming response that is paused because its consumer is not reading is not stalled.
     public var stallTimeout: Duration {
-        get { storedStallTimeout ?? .seconds(30) }
-        set { storedStallTimeout = newValue }
+        get { storage.fields.stallTimeout ?? .seconds(30) }
+        set { stored.stallTimeout = newValue }
     }
 
     /// The longest the whole transfer may take, redirects included; `nil` (the default) for no limit.
     ///
     /// Setting it to `nil` sets "no limit": it wins over an engine default that has a deadline.
     public var deadline: Duration? {
-        get { storedDeadline ?? nil }
-        set { storedDeadline = .some(newValue) }
+        get { storage.fields.deadline ?? nil }
+        set { stored.deadline = .some(newValue) }
     }
 
     /// The largest response body, counted after content decoding, that may be collected in
     /// memory: 64 MiB by default. Streaming consumers are not limited by it.
     public var maximumBodySize: Int {
-        get { storedMaximumBodySize ?? 64 * 1024 * 1024 }
-        set { storedMaximumBodySize = newValue }
+        get { storage.fields.maximumBodySize ?? 64 * 1024 * 1024 }
+        set { stored.maximumBodySize = newValue }
     }
 
     /// The largest response header section accepted, 256 KiB by default.
@@ -68,22 +91,22 @@ public struct TransferOptions: Sendable {
     /// An engine may refuse a single oversized line below this limit: the libcurl engine fails
     /// any header line over 100 KiB with ``ErrorCategory/headersTooLarge``.
     public var maximumHeaderSize: Int {
-        get { storedMaximumHeaderSize ?? 256 * 1024 }
-        set { storedMaximumHeaderSize = newValue }
+        get { storage.fields.maximumHeaderSize ?? 256 * 1024 }
+        set { stored.maximumHeaderSize = newValue }
     }
 
     /// Which redirects are followed, and how many: ``RedirectPolicy/follow(limit:)`` with a
     /// limit of 10 by default.
     public var redirects: RedirectPolicy {
-        get { storedRedirects ?? .follow(limit: 10) }
-        set { storedRedirects = newValue }
+        get { storage.fields.redirects ?? .follow(limit: 10) }
+        set { stored.redirects = newValue }
     }
 
     /// Whether the engine advertises and decodes compressed responses (gzip, deflate, br, zstd),
     /// `true` by default. When `false`, bodies arrive exactly as the server sent them.
     public var decodesContent: Bool {
-        get { storedDecodesContent ?? true }
-        set { storedDecodesContent = newValue }
+        get { storage.fields.decodesContent ?? true }
+        set { stored.decodesContent = newValue }
     }
 
     /// Whether the engine sends the request body gzip-compressed, `false` by default.
@@ -96,8 +119,8 @@ public struct TransferOptions: Sendable {
     /// that already has a `Content-Encoding` header fails with
     /// ``ErrorCategory/invalidHeader`` rather than being encoded twice.
     public var compressesRequestBody: Bool {
-        get { storedCompressesRequestBody ?? false }
-        set { storedCompressesRequestBody = newValue }
+        get { storage.fields.compressesRequestBody ?? false }
+        set { stored.compressesRequestBody = newValue }
     }
 
     /// Receives progress, redirect and metrics events while the transfer runs; `nil` by default.
@@ -107,8 +130,8 @@ public struct TransferOptions: Sendable {
     /// Like every option, a request's own handler replaces the engine's default one rather
     /// than adding to it, and setting `nil` silences the engine's.
     public var eventHandler: (@Sendable (TransferEvent) -> Void)? {
-        get { storedEventHandler ?? nil }
-        set { storedEventHandler = .some(newValue) }
+        get { storage.fields.eventHandler ?? nil }
+        set { stored.eventHandler = .some(newValue) }
     }
 
     /// Whether the transfer goes through a proxy, and which: ``ProxySetting/environment`` by
@@ -118,8 +141,8 @@ public struct TransferOptions: Sendable {
     /// ``ProxySetting/proxy(_:)`` names a proxy, which wins over the environment. The proxy's
     /// password is never logged or shown in an error.
     public var proxy: ProxySetting {
-        get { storedProxy ?? .environment }
-        set { storedProxy = newValue }
+        get { storage.fields.proxy ?? .environment }
+        set { stored.proxy = newValue }
     }
 
     /// The path of a Unix domain socket to connect to instead of the URL's host and port; `nil`
@@ -130,8 +153,8 @@ public struct TransferOptions: Sendable {
     /// TCP ones. An `https` URL runs TLS over the socket. A proxy is not used for such a request.
     /// Setting `nil` sets "TCP": it wins over an engine default that names a socket.
     public var unixSocketPath: String? {
-        get { storedUnixSocketPath ?? nil }
-        set { storedUnixSocketPath = .some(newValue) }
+        get { storage.fields.unixSocketPath ?? nil }
+        set { stored.unixSocketPath = .some(newValue) }
     }
 
     /// The user name and password sent to the server, by the scheme they name (Basic, Digest);
@@ -142,8 +165,8 @@ public struct TransferOptions: Sendable {
     /// error, or rendered in a `curl` command unless asked for. Setting `nil` sets "none": it
     /// wins over an engine default that has credentials.
     public var credentials: HTTPCredentials? {
-        get { storedCredentials ?? nil }
-        set { storedCredentials = .some(newValue) }
+        get { storage.fields.credentials ?? nil }
+        set { stored.credentials = .some(newValue) }
     }
 
     /// Creates options with nothing set: each reads as its built-in default and, when an engine
@@ -160,19 +183,25 @@ public struct TransferOptions: Sendable {
     /// - Parameter defaults: The options to fall back on, such as an engine's defaults.
     /// - Returns: The merged options.
     public func resolved(over defaults: TransferOptions) -> TransferOptions {
-        var merged = self
-        merged.storedConnectTimeout = storedConnectTimeout ?? defaults.storedConnectTimeout
-        merged.storedStallTimeout = storedStallTimeout ?? defaults.storedStallTimeout
-        merged.storedDeadline = storedDeadline ?? defaults.storedDeadline
-        merged.storedMaximumBodySize = storedMaximumBodySize ?? defaults.storedMaximumBodySize
-        merged.storedMaximumHeaderSize = storedMaximumHeaderSize ?? defaults.storedMaximumHeaderSize
-        merged.storedRedirects = storedRedirects ?? defaults.storedRedirects
-        merged.storedDecodesContent = storedDecodesContent ?? defaults.storedDecodesContent
-        merged.storedCompressesRequestBody = storedCompressesRequestBody ?? defaults.storedCompressesRequestBody
-        merged.storedEventHandler = storedEventHandler ?? defaults.storedEventHandler
-        merged.storedProxy = storedProxy ?? defaults.storedProxy
-        merged.storedUnixSocketPath = storedUnixSocketPath ?? defaults.storedUnixSocketPath
-        merged.storedCredentials = storedCredentials ?? defaults.storedCredentials
+        // Nothing set on one side: the other side is the answer, shared as it is.
+        if storage === Storage.unset { return defaults }
+        if defaults.storage === Storage.unset { return self }
+        let own = storage.fields
+        let fallback = defaults.storage.fields
+        var merged = TransferOptions()
+        merged.stored = Fields(
+            connectTimeout: own.connectTimeout ?? fallback.connectTimeout,
+            stallTimeout: own.stallTimeout ?? fallback.stallTimeout,
+            deadline: own.deadline ?? fallback.deadline,
+            maximumBodySize: own.maximumBodySize ?? fallback.maximumBodySize,
+            maximumHeaderSize: own.maximumHeaderSize ?? fallback.maximumHeaderSize,
+            redirects: own.redirects ?? fallback.redirects,
+            decodesContent: own.decodesContent ?? fallback.decodesContent,
+            compressesRequestBody: own.compressesRequestBody ?? fallback.compressesRequestBody,
+            eventHandler: own.eventHandler ?? fallback.eventHandler,
+            proxy: own.proxy ?? fallback.proxy,
+            unixSocketPath: own.unixSocketPath ?? fallback.unixSocketPath,
+            credentials: own.credentials ?? fallback.credentials)
         return merged
     }
 }
