@@ -1,6 +1,5 @@
 import Dispatch
 import Foundation
-import Synchronization
 import Transport
 
 #if canImport(Glibc)
@@ -396,12 +395,9 @@ public final class DiskCacheStorage: CacheStorage {
     /// A hold on a storage's writer (``holdWriter()``).
     package final class WriterHold: Sendable {
         private let semaphore = DispatchSemaphore(value: 0)
-        private let released = Atomic<Bool>(false)
 
-        /// Lets the writer go on; later calls do nothing.
-        package func release() {
-            if !released.exchange(true, ordering: .acquiringAndReleasing) { semaphore.signal() }
-        }
+        /// Lets the writer go on. The writer waits once, so a later call changes nothing.
+        package func release() { semaphore.signal() }
 
         fileprivate func wait() { semaphore.wait() }
 
