@@ -44,4 +44,22 @@ import Testing
         #expect(decoded.variantGroup == "second")
         #expect(decoded.storedVaryingFields == entry.storedVaryingFields)
     }
+
+    /// Found by the fuzzer. Checked to fail: with the group taken from the last field of the
+    /// reserved name even when it has no value, two such fields read back as one.
+    @Test(arguments: [[nil, nil], ["group", nil, nil], [nil, "group"]] as [[String?]])
+    func aFieldOfTheGroupsReservedNameWithoutAValueReadsBackAsWritten(values: [String?]) throws {
+        let fields =
+            [CacheEntry.VaryingField(name: "accept", value: "text/plain")]
+            + values.map { CacheEntry.VaryingField(name: CacheEntry.variantGroupFieldName, value: $0) }
+        let entry = CacheEntry(
+            key: "http://x/", head: HTTPResponse(status: .ok), body: Data("body".utf8), varyingFields: fields,
+            requestTime: Date(timeIntervalSince1970: 1), responseTime: Date(timeIntervalSince1970: 2))
+
+        let decoded = try EntryFile.decode(Data(EntryFile.encode(entry, compressionLevel: 1))).get()
+
+        #expect(decoded == entry)
+        #expect(decoded.variantGroup == (values.contains("group") ? "group" : nil))
+        #expect(decoded.storedVaryingFields == entry.storedVaryingFields)
+    }
 }

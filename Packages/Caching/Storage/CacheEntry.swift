@@ -192,11 +192,14 @@ public struct CacheEntry: Sendable, Hashable {
 
     /// `fields` without the one that carries a variant group, and that group.
     ///
-    /// The group is the last field of the reserved name, where ``storedVaryingFields`` puts it:
-    /// fields given with that name more than once (only a damaged or forged entry has them)
-    /// then read back as they were written, the others kept in order among the varying fields.
+    /// The group is the last field of the reserved name with a value, where
+    /// ``storedVaryingFields`` puts it: fields given with that name more than once, or without
+    /// a value (only a damaged or forged entry has them), then read back as they were written,
+    /// the others kept in order among the varying fields.
     private static func separatingGroup(_ fields: [VaryingField]) -> ([VaryingField], String?) {
-        guard let index = fields.lastIndex(where: { $0.name == variantGroupFieldName }) else { return (fields, nil) }
+        guard let index = fields.lastIndex(where: { $0.name == variantGroupFieldName && $0.value != nil }) else {
+            return (fields, nil)
+        }
         var others = fields
         let group = others.remove(at: index).value
         return (others, group)
