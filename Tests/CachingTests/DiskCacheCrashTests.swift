@@ -17,9 +17,9 @@ import Transport
     enum KillMoment: CaseIterable, CustomStringConvertible, Sendable {
         /// Right after it announces an entry: while it builds, compresses or writes it.
         case afterWriting
-        /// As soon as a big entry's bytes are being written, in its temporary file (or in a
-        /// partial file under its own name, which the storage never leaves): in the middle of
-        /// the write. The writer flushes each file (`--sync`), so the write lasts a while.
+        /// As soon as a big entry's bytes are being appended to a segment: in the middle of the
+        /// write, or before it is flushed. The writer flushes each append (`--sync`), so the
+        /// write lasts a while.
         case whileABigEntryIsWritten
         /// Right after an entry's `store(_:)` has returned: between two entries.
         case afterWrote
@@ -44,8 +44,6 @@ import Transport
         var completed: [Int]
         /// Whether the writer was still running when it was killed.
         var wasKilled: Bool
-        /// Temporary files the kill left: writes cut in the middle.
-        var temporaryFilesLeft: Int
         /// Whether the writer was seen writing a big entry's bytes when it was killed.
         var cutAWrite: Bool
         /// The category of the error opening the directory beside the running writer threw.
@@ -56,11 +54,10 @@ import Transport
         }
     }
 
-    // Checked to fail: with `DiskCacheStorage` writing each file in place instead of through a
-    // temporary file and a rename, a kill in the middle of a big entry leaves a partial file
-    // under the entry's own name, which the next open finds damaged (and, with the checksum
-    // check off as well, entries that no longer are whole); with the deletion of temporary files
-    // on open removed, the check that none is left fails.
+    // What it holds the storage to: a record is named in the journal only once it is whole, so
+    // a kill in the middle of a big entry's append leaves a torn record that nothing names (read
+    // as damaged, it would fail the count of corrupt entries); and a store returns only once
+    // its record is named (a miss after the kill would fail the check of written entries).
     @Test func killedWritersLeaveOnlyWholeEntriesOrMisses() async throws {
         let writer = try ChildProcess.siblingExecutable("parley-cache-writer")
         try await withTemporaryFolder { folder in
@@ -106,20 +103,21 @@ import Transport
                 first = max(0, (outcome.started.max() ?? first) - 2)
             }
             // At least one kill cut a write in the middle, and several came after whole writes.
-            #expect(rounds.contains { $0.cutAWrite && $0.temporaryFilesLeft > 0 }, "no kill cut a write: \(rounds)")
+            #expect(rounds.contains { $0.cutAWrite }, "no kill cut a write: \(rounds)")
             #expect(rounds.filter { !$0.completed.isEmpty }.count >= 3, "\(rounds)")
 
-            // And a file damaged under its own name (a torn write the disk never finished) is
-            // removed, counted and read as a miss, and the storage goes on working
+            // And a record damaged where it lies (a write the disk never finished) is forgotten,
+            // counted and read as a miss, and the storage goes on working
             let storage = try DiskCacheStorage(directory: directory, maximumBytes: 1 << 30)
-            func path(_ index: Int) -> String {
-                directory + "/" + DiskCacheStorage.fileName(forKey: CacheTestEntries.key(index))
+            let damaged = try #require(
+                everStarted.sorted().first { storage.recordLocation(forKey: CacheTestEntries.key($0)) != nil })
+            let place = try #require(storage.recordLocation(forKey: CacheTestEntries.key(damaged)))
+            try rewriteRecord(place) { bytes in
+                bytes.replaceSubrange(
+                    (bytes.startIndex + bytes.count / 2)..., with: Data(count: bytes.count - bytes.count / 2))
             }
-            let damaged = try #require(everStarted.sorted().first { fileExists(path($0)) })
-            let bytes = try Data(contentsOf: URL(fileURLWithPath: path(damaged)))
-            try bytes.prefix(bytes.count / 2).write(to: URL(fileURLWithPath: path(damaged)))
             #expect(await storage.entry(forKey: CacheTestEntries.key(damaged)) == nil)
-            #expect(!fileExists(path(damaged)))
+            #expect(storage.recordLocation(forKey: CacheTestEntries.key(damaged)) == nil)
             #expect(await storage.statistics().corruptEntriesRemoved == 1)
             let fresh = CacheEntry.sample(key: "https://cache.test/after-the-kills", body: Data("alive".utf8))
             try await storage.store(fresh)
@@ -185,14 +183,13 @@ import Transport
         case .afterWriting:
             writer.waitForLine { $0 == "writing \(target)" }
         case .whileABigEntryIsWritten:
-            // The first big entry from the target on: once it is announced, its files are polled
-            // until its bytes are being written or it has been written.
+            // The first big entry from the target on: once it is announced, the segments are
+            // polled until they grow (its bytes are being appended) or it has been written.
             let big = (target...).first { CacheTestEntries.isBig($0) } ?? target
-            let file = directory + "/" + DiskCacheStorage.fileName(forKey: CacheTestEntries.key(big))
-            let length = CacheTestEntries.body(big).count
             writer.waitForLine { $0 == "writing \(big)" }
+            let before = segmentBytes(directory)
             while !writer.hasPrinted("wrote \(big)") {
-                if fileExists(file + ".tmp") || (fileSize(file).map { $0 < length } ?? false) {
+                if segmentBytes(directory) > before {
                     cutAWrite = true
                     break
                 }
@@ -215,7 +212,11 @@ import Transport
         writer.waitForLine { _ in false }
         return Round(
             moment: moment, started: writer.numbers(after: "writing"), completed: writer.numbers(after: "wrote"),
-            wasKilled: wasKilled, temporaryFilesLeft: files(in: directory, endingWith: ".tmp").count,
-            cutAWrite: cutAWrite && wasKilled, openedBesideTheWriter: refusal)
+            wasKilled: wasKilled, cutAWrite: cutAWrite && wasKilled, openedBesideTheWriter: refusal)
+    }
+
+    /// The bytes of every segment in `directory`.
+    static func segmentBytes(_ directory: String) -> Int {
+        files(in: directory, endingWith: ".segment").reduce(0) { $0 + (fileSize(directory + "/" + $1) ?? 0) }
     }
 }

@@ -7,10 +7,6 @@ import Testing
 /// The disk storage on its own: the file format, the journal, restarts, damage, eviction, the
 /// lock, and what a crash leaves behind.
 @Suite struct DiskCacheStorageTests {
-    func path(_ folder: String, _ key: String) -> String {
-        folder + "/" + DiskCacheStorage.fileName(forKey: key)
-    }
-
     @Test func anEntryComesBackAsItWasStored() async throws {
         try await withTemporaryFolder { folder in
             let storage = try DiskCacheStorage(directory: folder)
@@ -21,11 +17,11 @@ import Testing
             let entry = CacheEntry.sample(fields: fields, body: body)
             try await storage.store(entry)
             #expect(await storage.entry(forKey: entry.key) == entry)
-            // Compressed: repetitive bytes take far less room than they did.
-            let size = try #require(
-                try FileManager.default.attributesOfItem(atPath: path(folder, entry.key))[.size] as? Int)
-            #expect(size < 10_000)
-            #expect(await storage.statistics().totalBytes == size)
+            // Appended to the first segment as it is (compaction deflates it later), and counted.
+            let place = try #require(storage.recordLocation(forKey: entry.key))
+            #expect(place.offset == 0 && place.length > body.count)
+            #expect(fileSize(place.path) == place.length)
+            #expect(await storage.statistics().totalBytes == place.length)
         }
     }
 
@@ -67,53 +63,95 @@ import Testing
             for name in ["a", "c", "d"] { #expect(await storage.entry(forKey: "https://example.com/\(name)") != nil) }
             let statistics = await storage.statistics()
             #expect(statistics.evictions == 1 && statistics.entryCount == 3)
-            #expect(!FileManager.default.fileExists(atPath: path(folder + "/cache", "https://example.com/b")))
+            #expect(storage.recordLocation(forKey: "https://example.com/b") == nil)
         }
     }
 
-    /// Each way a file can be damaged. Random bodies do not deflate, so they are stored as
-    /// they are: a flipped byte there is caught by the CRC-32 alone (with the check removed,
-    /// the test reads the flipped byte back as the body and fails).
+    /// Each way a record can be damaged. Random bodies do not deflate, so a flipped byte there
+    /// is caught by the CRC-32 alone (with the check removed, the test reads the flipped byte
+    /// back as the body and fails).
     @Test(arguments: [
-        "flip a byte in a stored body", "flip a byte in a deflated body", "flip a byte in the header",
-        "flip a byte in the checksum", "truncate", "empty", "append",
+        "flip a byte in the body", "flip a byte in the header", "flip a byte in the checksum",
+        "cut the segment inside the record", "cut the segment where the record starts", "zero the record",
     ])
     func aDamagedEntryIsRemovedCountedAndMissed(damage: String) async throws {
         try await withTemporaryFolder { folder in
             let storage = try DiskCacheStorage(directory: folder)
-            let body =
-                damage == "flip a byte in a deflated body"
-                ? Data((0..<5000).map { UInt8($0 % 13) }) : Data((0..<5000).map { _ in UInt8.random(in: 0...255) })
-            let entry = CacheEntry.sample(body: body)
+            let entry = CacheEntry.sample(body: Data((0..<5000).map { _ in UInt8.random(in: 0...255) }))
             try await storage.store(entry)
-            let file = path(folder, entry.key)
-            var bytes = try Data(contentsOf: URL(fileURLWithPath: file))
+            let place = try #require(storage.recordLocation(forKey: entry.key))
             switch damage {
-            case "flip a byte in the header": bytes[9] ^= 0x01
-            case "flip a byte in the checksum": bytes[bytes.count - 1] ^= 0x80
-            case "truncate": bytes = bytes.prefix(bytes.count - 7)
-            case "empty": bytes = Data()
-            case "append": bytes.append(0)
-            default: bytes[bytes.count - 100] ^= 0x40
+            case "flip a byte in the header": try rewriteRecord(place) { $0[$0.startIndex + 9] ^= 0x01 }
+            case "flip a byte in the checksum": try rewriteRecord(place) { $0[$0.endIndex - 1] ^= 0x80 }
+            case "cut the segment inside the record": truncateFile(place.path, to: place.offset + place.length - 7)
+            case "cut the segment where the record starts": truncateFile(place.path, to: place.offset)
+            case "zero the record": try rewriteRecord(place) { $0 = Data(count: $0.count) }
+            default: try rewriteRecord(place) { $0[$0.endIndex - 100] ^= 0x40 }
             }
-            try bytes.write(to: URL(fileURLWithPath: file))
             #expect(await storage.entry(forKey: entry.key) == nil)
-            #expect(!FileManager.default.fileExists(atPath: file))
+            #expect(storage.recordLocation(forKey: entry.key) == nil)
             let statistics = await storage.statistics()
             #expect(statistics.corruptEntriesRemoved == 1 && statistics.entryCount == 0 && statistics.totalBytes == 0)
         }
     }
 
-    @Test func aFileHoldingAnotherKeyIsAMissButNotDamage() async throws {
+    // Checked to fail: with compaction copying records as they are, the copy is not smaller;
+    // with the index keeping the copy's old location, the entry reads as a miss once the
+    // segment is gone.
+    @Test func compactionDeflatesTheRecordsItCopiesAndDeletesTheSegment() async throws {
         try await withTemporaryFolder { folder in
-            let storage = try DiskCacheStorage(directory: folder)
+            // A cap of 512 KiB makes segments of 64 KiB: 14 records of 5 KB fill the first.
+            let storage = try DiskCacheStorage(directory: folder, maximumBytes: 512 << 10)
+            let keys = (0..<20).map { "https://example.com/\($0)" }
+            for (index, key) in keys.enumerated() {
+                try await storage.store(.sample(key: key, body: Data((0..<5000).map { UInt8(($0 + index) % 11) })))
+            }
+            let before = try #require(storage.recordLocation(forKey: keys[0]))
+            let first = before.path
+            let kept = try #require(keys.firstIndex { storage.recordLocation(forKey: $0)?.path != first })
+            #expect(kept > 10, "the first segment ended after \(kept) records")
+            // Removing all but the first of the first segment's records leaves it below half in
+            // use: its last record is copied forward, deflated, and the segment goes.
+            for key in keys[1..<kept] { await storage.removeEntry(forKey: key) }
+            await storage.waitForQueuedWork()
+            let after = try #require(storage.recordLocation(forKey: keys[0]))
+            #expect(after.path != first && !fileExists(first))
+            #expect(after.length < before.length / 5, "copied at \(after.length) bytes of \(before.length)")
+            #expect(await storage.entry(forKey: keys[0])?.body == Data((0..<5000).map { UInt8($0 % 11) }))
+            await storage.close()
+
+            // Found again in its new place after a restart.
+            let reopened = try DiskCacheStorage(directory: folder, maximumBytes: 512 << 10)
+            #expect(await reopened.entry(forKey: keys[0])?.body == Data((0..<5000).map { UInt8($0 % 11) }))
+            #expect(await reopened.statistics().entryCount == 1 + keys.count - kept)
+            // A flipped byte in the deflated payload is caught.
+            let moved = try #require(reopened.recordLocation(forKey: keys[0]))
+            try rewriteRecord(moved) { $0[$0.startIndex + 40] ^= 0x40 }
+            #expect(await reopened.entry(forKey: keys[0]) == nil)
+            #expect(await reopened.statistics().corruptEntriesRemoved == 1)
+        }
+    }
+
+    @Test func aRecordHoldingAnotherKeyIsAMissButNotDamage() async throws {
+        try await withTemporaryFolder { folder in
             let entry = CacheEntry.sample(key: "https://example.com/one")
-            try await storage.store(entry)
-            try await storage.store(.sample(key: "https://example.com/two"))
-            // As if the two keys hashed alike: the file of "two" now holds "one".
-            try FileManager.default.removeItem(atPath: path(folder, "https://example.com/two"))
-            try FileManager.default.copyItem(
-                atPath: path(folder, "https://example.com/one"), toPath: path(folder, "https://example.com/two"))
+            do {
+                let storage = try DiskCacheStorage(directory: folder)
+                // "two" first, so that its own record lies before the last one the journal names
+                // and is not found again as one whose line a crash lost.
+                try await storage.store(.sample(key: "https://example.com/two"))
+                try await storage.store(entry)
+                let one = try #require(storage.recordLocation(forKey: entry.key))
+                let two = try #require(storage.recordLocation(forKey: "https://example.com/two"))
+                await storage.close()
+                // As if the two keys hashed alike: the journal names the record of "one" for "two".
+                let segment = URL(fileURLWithPath: one.path).deletingPathExtension().lastPathComponent
+                let journal = try String(contentsOfFile: folder + "/journal", encoding: .utf8)
+                    .replacingOccurrences(
+                        of: "\(segment) \(two.offset) \(two.length)", with: "\(segment) \(one.offset) \(one.length)")
+                try journal.write(toFile: folder + "/journal", atomically: true, encoding: .utf8)
+            }
+            let storage = try DiskCacheStorage(directory: folder)
             #expect(await storage.entry(forKey: "https://example.com/two") == nil)
             #expect(await storage.entry(forKey: "https://example.com/one") == entry)
             #expect(await storage.statistics().corruptEntriesRemoved == 0)
@@ -124,59 +162,84 @@ import Testing
         try await withTemporaryFolder { folder in
             let old = CacheEntry.sample(key: "https://example.com/old", body: Data("old".utf8))
             let orphan = CacheEntry.sample(key: "https://example.com/orphan", body: Data("orphan".utf8))
+            let segment: String
             do {
                 let storage = try DiskCacheStorage(directory: folder)
                 try await storage.store(old)
+                segment = try #require(storage.recordLocation(forKey: old.key)).path
                 await storage.close()
             }
-            // Killed while writing a new version of "old": half a temporary file.
-            let temporary = path(folder, old.key) + ".0F2C.tmp"
-            let newBytes = try Data(contentsOf: URL(fileURLWithPath: path(folder, old.key)))
-            try newBytes.prefix(newBytes.count / 2).write(to: URL(fileURLWithPath: temporary))
-            // Killed between a rename and its journal line: a whole file the journal never named.
+            // Killed between an append and its journal line: a whole record the journal never
+            // named, at the segment's end, whose store had not returned.
             do {
                 let elsewhere = try DiskCacheStorage(directory: folder + "/elsewhere")
                 try await elsewhere.store(orphan)
+                let place = try #require(elsewhere.recordLocation(forKey: orphan.key))
+                try appendToFile(segment, try recordBytes(place))
                 await elsewhere.close()
             }
-            try FileManager.default.copyItem(
-                atPath: path(folder + "/elsewhere", orphan.key), toPath: path(folder, orphan.key))
-            // Killed in the middle of a journal line.
-            let journal = try FileHandle(forWritingTo: URL(fileURLWithPath: folder + "/journal"))
-            try journal.seekToEnd()
-            try journal.write(contentsOf: Data("READ 0123".utf8))
-            try journal.close()
+            // Then killed in the middle of appending a new version of "old": half a record.
+            let oldBytes = try Data(contentsOf: URL(fileURLWithPath: segment))
+            try appendToFile(segment, oldBytes.prefix(oldBytes.count / 2))
+            // Killed in the middle of a journal line, and while compacting the journal.
+            try appendToFile(folder + "/journal", Data("READ 0123".utf8))
+            try Data("parley-http-cache-journal 2\nCLEAN".utf8).write(to: URL(fileURLWithPath: folder + "/journal.tmp"))
+            // And a file of the format before segments.
+            let former = folder + "/0123456789abcdef.entry"
+            try Data("PARLEYCE".utf8).write(to: URL(fileURLWithPath: former))
 
-            // Checked to fail with the clean-up of temporary files removed, and with files the
-            // journal does not name left out of the order (the compacted journal lacks them).
+            // Checked to fail with the clean-up of temporary files removed, and with a record the
+            // journal does not name taken (the orphan found).
             let reopened = try DiskCacheStorage(directory: folder)
-            let compacted = try String(contentsOfFile: folder + "/journal", encoding: .utf8)
-            for key in [old.key, orphan.key] {
-                let name = DiskCacheStorage.fileName(forKey: key).replacingOccurrences(of: ".entry", with: "")
-                #expect(compacted.contains("CLEAN \(name)\n"))
-            }
-            #expect(!FileManager.default.fileExists(atPath: temporary))
+            #expect(!fileExists(folder + "/journal.tmp") && !fileExists(former))
             #expect(await reopened.entry(forKey: old.key) == old)
-            #expect(await reopened.entry(forKey: orphan.key) == orphan)
+            #expect(await reopened.entry(forKey: orphan.key) == nil)
             let statistics = await reopened.statistics()
-            #expect(statistics.entryCount == 2 && statistics.corruptEntriesRemoved == 0)
+            #expect(statistics.entryCount == 1 && statistics.corruptEntriesRemoved == 0)
+            // What the crash left fills most of the segment: it is compacted, "old" copied out.
+            await reopened.waitForQueuedWork()
+            #expect(!fileExists(segment) && reopened.recordLocation(forKey: old.key)?.path != segment)
+            #expect(await reopened.entry(forKey: old.key) == old)
             let lines = try String(contentsOfFile: folder + "/journal", encoding: .utf8).split(separator: "\n")
-            #expect(lines.first == "parley-http-cache-journal 1")
-            #expect(lines.allSatisfy { $0.hasPrefix("parley") || $0.hasPrefix("CLEAN ") || $0.hasPrefix("READ ") })
+            #expect(lines.first == "parley-http-cache-journal 2")
+            #expect(lines.dropFirst().first?.hasPrefix("CLEAN ") == true)
+            #expect(lines.contains { $0.hasPrefix("MOVE ") }, "\(lines)")
+            #expect(
+                lines.allSatisfy {
+                    $0.hasPrefix("parley") || $0.hasPrefix("CLEAN ") || $0.hasPrefix("READ ") || $0.hasPrefix("MOVE ")
+                }, "\(lines)")
+
+            // New records go to a new segment, after what the crash left.
+            let fresh = CacheEntry.sample(key: "https://example.com/fresh", body: Data("fresh".utf8))
+            try await reopened.store(fresh)
+            #expect(reopened.recordLocation(forKey: fresh.key)?.path != segment)
+            #expect(await reopened.entry(forKey: fresh.key) == fresh)
         }
     }
 
-    @Test func aMissingOrUnreadableJournalIsRebuiltFromTheFiles() async throws {
+    // Checked to fail: with the scan left out, both entries are misses; with the scan taking
+    // the first record of a name, the first version comes back.
+    @Test(arguments: ["missing", "not a journal"])
+    func aMissingOrUnreadableJournalIsRebuiltFromTheSegments(journal: String) async throws {
         try await withTemporaryFolder { folder in
             let entry = CacheEntry.sample()
+            let other = CacheEntry.sample(key: "https://example.com/other", body: Data("second version".utf8))
             do {
                 let storage = try DiskCacheStorage(directory: folder)
                 try await storage.store(entry)
+                try await storage.store(.sample(key: other.key, body: Data("first version".utf8)))
+                try await storage.store(other)
                 await storage.close()
             }
-            try Data("not a journal\n\u{0}\u{1}".utf8).write(to: URL(fileURLWithPath: folder + "/journal"))
+            if journal == "missing" {
+                try FileManager.default.removeItem(atPath: folder + "/journal")
+            } else {
+                try Data("not a journal\n\u{0}\u{1}".utf8).write(to: URL(fileURLWithPath: folder + "/journal"))
+            }
             let reopened = try DiskCacheStorage(directory: folder)
             #expect(await reopened.entry(forKey: entry.key) == entry)
+            #expect(await reopened.entry(forKey: other.key) == other)
+            #expect(await reopened.statistics().entryCount == 2)
         }
     }
 
@@ -218,15 +281,14 @@ import Testing
             #expect(await storage.statistics().entryCount == 1)
             await storage.removeAll()
             #expect(await storage.statistics() == CacheStorageStatistics())
-            let files = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix(".entry") }
-            #expect(files.isEmpty)
+            #expect(files(in: folder, endingWith: ".segment").isEmpty)
         }
     }
 
     // MARK: - Writing behind
 
     // Checked to fail: with the pending entries left out of reads, the first expectation fails
-    // (the file is not written yet); with `flush()` returning at once, the file is missing.
+    // (the record is not written yet); with `flush()` returning at once, the record is missing.
     @Test func anEntryStoredInTheBackgroundIsReadAtOnceAndWrittenByFlush() async throws {
         try await withTemporaryFolder { folder in
             let storage = try DiskCacheStorage(directory: folder)
@@ -234,7 +296,7 @@ import Testing
             try await storage.storeInBackground(entry)
             #expect(await storage.entry(forKey: entry.key) == entry)
             await storage.flush()
-            #expect(FileManager.default.fileExists(atPath: path(folder, entry.key)))
+            #expect(storage.recordLocation(forKey: entry.key) != nil)
             #expect(await storage.statistics().entryCount == 1)
             await storage.close()
             #expect(await (try DiskCacheStorage(directory: folder)).entry(forKey: entry.key) == entry)
@@ -285,7 +347,7 @@ import Testing
                     }
                 }
                 try await storage.storeInBackground(.sample(key: key, body: body))
-                while !storage.isWriting(key: key), !FileManager.default.fileExists(atPath: path(folder, key)) {
+                while !storage.isWriting(key: key), storage.recordLocation(forKey: key) == nil {
                     try await Task.sleep(for: .milliseconds(1))
                 }
                 guard storage.isWriting(key: key) else { continue }
@@ -375,10 +437,25 @@ import Testing
                     }
                 }
             }
+            #expect(await storage.statistics().totalBytes <= 40_000)
+            // Then 2,000 stores one after another, some forty-five times the cap: the segments
+            // hold every record in use, and at most as many bytes again of records no longer in
+            // use, beyond the segment being written (64 KiB at this cap) and what compaction
+            // last appended to it.
+            for index in 0..<2000 {
+                try await storage.store(
+                    .sample(
+                        key: "https://example.com/more/\(index % 100)",
+                        body: Data(repeating: UInt8(index % 251), count: 900)))
+            }
+            await storage.waitForQueuedWork()
             let statistics = await storage.statistics()
-            #expect(statistics.totalBytes <= 40_000)
-            let files = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix(".entry") }
-            #expect(files.count == statistics.entryCount)
+            let segmentBytes = files(in: folder, endingWith: ".segment").reduce(0) {
+                $0 + (fileSize(folder + "/" + $1) ?? 0)
+            }
+            #expect(statistics.totalBytes <= 40_000 && statistics.entryCount > 0)
+            #expect(segmentBytes >= statistics.totalBytes)
+            #expect(segmentBytes <= 2 * 40_000 + (128 << 10), "\(segmentBytes) bytes of segments")
             await storage.close()
             let reopened = try DiskCacheStorage(directory: folder, maximumBytes: 40_000)
             #expect(await reopened.statistics().entryCount == statistics.entryCount)

@@ -46,7 +46,7 @@ public import Transport
 /// from the received lines, the mark goes into a head that shares those lines, and the entry
 /// keeps the head unbuilt and shares the body with the response; the hop-by-hop fields and the
 /// mark are left out when an entry's head is read. A ``DiskCacheStorage`` answers from memory
-/// while its writer puts the file in place, and a response never waits for the disk (a write that fails there is counted in
+/// while its writer appends the record, and a response never waits for the disk (a write that fails there is counted in
 /// ``CacheStatistics/failedWrites`` rather than logged).
 public final class HTTPCache: TransportMiddleware {
     /// What the cache does, adjustable while it runs through ``HTTPCache/options``.

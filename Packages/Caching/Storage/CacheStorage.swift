@@ -42,7 +42,7 @@ public protocol CacheStorage: Sendable {
     ///
     /// The default implementation answers ``CacheLookup/unknown``, which sends the cache to
     /// ``entry(forKey:)``. ``MemoryCacheStorage`` and ``DiskCacheStorage`` always answer: both
-    /// look their index up under a lock, and the disk storage reads a file on the caller's
+    /// look their index up under a lock, and the disk storage reads a record on the caller's
     /// thread, from the page cache, as ``entry(forKey:)`` does.
     ///
     /// - Parameter key: The key, a request's URL.
@@ -108,16 +108,16 @@ extension CacheStorage {
 public struct CacheStorageStatistics: Sendable, Hashable {
     /// The number of entries stored.
     public var entryCount: Int
-    /// The bytes they take, as the storage counts them against its cap (compressed files for
+    /// The bytes they take, as the storage counts them against its cap (the records in use for
     /// ``DiskCacheStorage``).
     public var totalBytes: Int
     /// Entries removed to stay within the cap, since the storage was created.
     public var evictions: Int
-    /// Entries found damaged (a bad checksum, a truncated file, an unknown format) and removed,
+    /// Entries found damaged (a bad checksum, a truncated record, an unknown format) and removed,
     /// since the storage was created.
     public var corruptEntriesRemoved: Int
     /// Entries given to ``CacheStorage/storeInBackground(_:)`` whose later write failed (a
-    /// full disk, a permission, a compressed file larger than the cap), since the storage was
+    /// full disk, a permission, a record larger than the cap), since the storage was
     /// created; always 0 for a storage that writes before returning.
     public var failedWrites: Int
 

@@ -9,42 +9,46 @@ import Transport
     import Darwin
 #endif
 
-/// The entry files of a ``DiskCacheStorage``'s directory: their paths, reading one, writing one
-/// to its temporary file and renaming it into place, removing one, and listing what a crash
-/// left. Holds no state beyond the directory; the storage decides when each happens.
+/// The segment files of a ``DiskCacheStorage``'s directory: their paths, reading one record,
+/// starting a segment and appending records to it, removing one, and listing and scanning what
+/// a crash left. Holds no state beyond the directory; the storage decides when each happens.
 struct DiskCacheFiles: Sendable {
-    static let entrySuffix = ".entry"
+    static let segmentSuffix = ".segment"
     static let temporarySuffix = ".tmp"
+    /// The files of the format before segments, one entry each: deleted when a storage opens.
+    static let formerEntrySuffix = ".entry"
+
+    /// A segment being appended to: its number, its open descriptor, and how far its records go.
+    struct Appending: Sendable {
+        var number: UInt64
+        var descriptor: Int32
+        var end: Int
+    }
 
     /// The directory.
     let directory: String
-    /// Whether each file, and the directory after a rename, is flushed with `fsync`.
+    /// Whether each append, and the directory after a segment is started, is flushed with `fsync`.
     let synchronizesToDisk: Bool
 
-    /// The path of `name`'s entry file.
-    func path(of name: EntryName) -> String { directory + "/" + name.fileName }
-
-    /// The path of `name`'s temporary file: one writer, so one temporary file per name at a time.
-    func temporaryPath(of name: EntryName) -> String { path(of: name) + Self.temporarySuffix }
-
-    /// `name`'s file, or `nil` when there is none.
-    func read(_ name: EntryName) throws -> Data? {
-        try FileCalls.readFile(path(of: name))
+    /// The path of segment `number`.
+    func path(ofSegment number: UInt64) -> String {
+        directory + "/" + EntryName(value: number).description + Self.segmentSuffix
     }
 
-    /// Encodes `entry` and writes it to `name`'s temporary file (flushed with
-    /// ``synchronizesToDisk``); on failure no temporary file is left.
+    /// The record at `location`, or `nil` when its segment does not exist; fewer bytes than its
+    /// length when the segment is shorter, which the format's checks find damaged.
+    func read(_ location: RecordLocation) throws -> Data? {
+        try FileCalls.readRange(path(ofSegment: location.segment), offset: location.offset, length: location.length)
+    }
+
+    /// The record for `entry`, as it is written first: not deflated, which compaction does later.
     ///
-    /// - Parameter maximumBytes: The cap of the whole storage; a larger file is refused.
-    /// - Returns: The temporary file's path and size.
-    /// - Throws: ``CacheError``: `.entryTooLarge` or
-    ///   `.writeFailed`.
-    func writeTemporary(_ entry: CacheEntry, as name: EntryName, maximumBytes: Int) throws(CacheError) -> (
-        path: String, size: Int
-    ) {
+    /// - Parameter maximumBytes: The cap of the whole storage; a larger record is refused.
+    /// - Throws: ``CacheError``: `.entryTooLarge` or `.writeFailed`.
+    func record(for entry: CacheEntry, maximumBytes: Int, compressionLevel: Int32 = 0) throws(CacheError) -> [UInt8] {
         let bytes: [UInt8]
         do {
-            bytes = try EntryFile.encode(entry)
+            bytes = try EntryFile.encode(entry, compressionLevel: compressionLevel)
         } catch let error as CacheError {
             throw error
         } catch {
@@ -54,64 +58,105 @@ struct DiskCacheFiles: Sendable {
             throw CacheError(
                 .entryTooLarge,
                 message: "The response for \(LogRedaction.redactedURL(entry.key)) takes \(bytes.count) bytes "
-                    + "compressed, more than the disk cache's cap of \(maximumBytes) bytes; it is not stored. "
+                    + "on disk, more than the disk cache's cap of \(maximumBytes) bytes; it is not stored. "
                     + "Raise maximumBytes to keep it.")
         }
-        let temporaryPath = temporaryPath(of: name)
-        do {
-            let descriptor = try FileCalls.openFile(temporaryPath, O_WRONLY | O_CREAT | O_TRUNC)
-            defer { FileCalls.closeFile(descriptor) }
-            try FileCalls.writeAll(bytes, to: descriptor, path: temporaryPath)
-            if synchronizesToDisk { try FileCalls.flush(descriptor, path: temporaryPath) }
-        } catch {
-            FileCalls.removeFile(temporaryPath)
-            throw CacheError(
-                .writeFailed,
-                message: "The response for \(LogRedaction.redactedURL(entry.key)) could not be stored: \(error). "
-                    + "It is answered from the network until the disk accepts it.")
-        }
-        return (temporaryPath, bytes.count)
+        return bytes
     }
 
-    /// Renames a temporary file over `name`'s entry file: the old file or the new one, never a
-    /// mixture. On failure the temporary file is removed.
-    func install(_ temporaryPath: String, as name: EntryName) throws {
-        do {
-            try FileCalls.renameFile(temporaryPath, path(of: name))
-        } catch {
-            FileCalls.removeFile(temporaryPath)
-            throw error
-        }
-    }
-
-    /// Deletes `name`'s entry file; one already gone is no error.
-    func remove(_ name: EntryName) {
-        FileCalls.removeFile(path(of: name))
-    }
-
-    /// Deletes the file at `path`.
-    func removeFile(atPath path: String) {
-        FileCalls.removeFile(path)
-    }
-
-    /// Flushes the directory's entries (the renames in it) with ``synchronizesToDisk``.
-    func flushDirectoryIfSynchronizing() {
+    /// Creates segment `number`, empty, for appending.
+    func startSegment(_ number: UInt64) throws -> Appending {
+        let descriptor = try FileCalls.openFile(path(ofSegment: number), O_WRONLY | O_CREAT | O_TRUNC)
         if synchronizesToDisk { try? FileCalls.flushDirectory(directory) }
+        return Appending(number: number, descriptor: descriptor, end: 0)
     }
 
-    /// The entry files of the directory, after deleting the temporary files a crash left.
+    /// Writes `records` one after another from `segment`'s end, in as few calls as their
+    /// sizes allow, and moves the end past those written.
+    ///
+    /// - Returns: Each record's location, or why it could not be written. A failed write may
+    ///   leave bytes past the end, which are never named; the storage then starts a new segment.
+    func append(_ records: [[UInt8]], to segment: inout Appending) -> [Result<RecordLocation, FileCalls.Failure>] {
+        var results: [Result<RecordLocation, FileCalls.Failure>] = []
+        results.reserveCapacity(records.count)
+        let path = path(ofSegment: segment.number)
+        var start = 0
+        while start < records.count {
+            // Small records go out together, up to a quarter of a mebibyte a call.
+            var stop = start + 1
+            var length = records[start].count
+            while stop < records.count, length + records[stop].count <= 256 << 10 {
+                length += records[stop].count
+                stop += 1
+            }
+            do {
+                if stop == start + 1 {
+                    try FileCalls.writeAll(records[start], to: segment.descriptor, at: segment.end, path: path)
+                } else {
+                    var joined: [UInt8] = []
+                    joined.reserveCapacity(length)
+                    for record in records[start..<stop] { joined.append(contentsOf: record) }
+                    try FileCalls.writeAll(joined, to: segment.descriptor, at: segment.end, path: path)
+                }
+                for record in records[start..<stop] {
+                    results.append(
+                        .success(RecordLocation(segment: segment.number, offset: segment.end, length: record.count)))
+                    segment.end += record.count
+                }
+            } catch {
+                let failure =
+                    error as? FileCalls.Failure ?? FileCalls.Failure(action: "write to", path: path, code: EIO)
+                results += Array(repeating: .failure(failure), count: stop - start)
+            }
+            start = stop
+        }
+        return results
+    }
+
+    /// Flushes `segment`'s appends to the disk with ``synchronizesToDisk``.
+    func flushIfSynchronizing(_ segment: Appending) throws {
+        if synchronizesToDisk { try FileCalls.flush(segment.descriptor, path: path(ofSegment: segment.number)) }
+    }
+
+    /// Deletes segment `number`; one already gone is no error.
+    func removeSegment(_ number: UInt64) {
+        FileCalls.removeFile(path(ofSegment: number))
+    }
+
+    /// The segments of the directory with their sizes, after deleting the temporary files a
+    /// crash left and the entry files of the format before segments.
     ///
     /// - Throws: ``FileCalls/Failure`` when the directory cannot be listed.
-    func recoverFiles() throws -> [DiskCacheIndex.Found] {
-        var found: [DiskCacheIndex.Found] = []
+    func recoverSegments() throws -> [DiskCacheIndex.FoundSegment] {
+        var found: [DiskCacheIndex.FoundSegment] = []
         for file in try FileCalls.listFiles(directory) {
-            if file.name.hasSuffix(Self.temporarySuffix) {
+            if file.name.hasSuffix(Self.temporarySuffix) || file.name.hasSuffix(Self.formerEntrySuffix) {
                 FileCalls.removeFile(directory + "/" + file.name)
-            } else if file.name.hasSuffix(Self.entrySuffix),
-                let name = EntryName(file.name.dropLast(Self.entrySuffix.count))
+            } else if file.name.hasSuffix(Self.segmentSuffix),
+                let number = EntryName(file.name.dropLast(Self.segmentSuffix.count))
             {
-                found.append(DiskCacheIndex.Found(name: name, size: file.size, modified: file.modified))
+                found.append(DiskCacheIndex.FoundSegment(number: number.value, size: file.size))
             }
+        }
+        return found.sorted { $0.number < $1.number }
+    }
+
+    /// The whole records of segment `number`, of `size` bytes, one after another from its
+    /// start until one is not whole: what a segment holds when the journal is lost.
+    func scan(_ number: UInt64, to size: Int) -> [DiskCacheIndex.Entry] {
+        var found: [DiskCacheIndex.Entry] = []
+        var offset = 0
+        let path = path(ofSegment: number)
+        while size - offset >= EntryFile.headerSize + EntryFile.trailerSize,
+            let header = try? FileCalls.readRange(path, offset: offset, length: EntryFile.headerSize),
+            let length = EntryFile.recordLength(header: header), offset + length <= size,
+            let bytes = try? FileCalls.readRange(path, offset: offset, length: length),
+            case .success(let entry) = EntryFile.decode(bytes)
+        {
+            found.append(
+                .init(name: EntryName(key: entry.key), location: .init(segment: number, offset: offset, length: length))
+            )
+            offset += length
         }
         return found
     }

@@ -42,31 +42,46 @@ extension DiskCacheStorage {
     }
 
     /// Rebuilds the index from the directory and the journal: deletes the temporary files a
-    /// crash left, orders the entry files as the journal replays (those it does not name as the
-    /// least recently used), compacts the journal, which opens it for appending, and evicts
-    /// beyond the cap. Nothing a crash leaves can make the index lie: sizes come from the files.
+    /// crash left (and the entry files of the format before segments), keeps the records the
+    /// journal names where their segments are long enough to hold them, compacts the journal,
+    /// which opens it for appending, and removes and evicts what is not kept. A journal that is
+    /// missing or not one at all is rebuilt by reading every segment, the newest record of each
+    /// name winning. Nothing a crash leaves can make the index lie: every record read later is
+    /// checked whole.
     ///
+    /// - Returns: The index, the first generation it left free, the first segment number
+    ///   never used, and the segments to compact, which the writer does once the storage runs.
     /// - Throws: ``FileCalls/Failure`` when the directory cannot be listed or the journal
     ///   cannot be written.
     static func recover(_ files: DiskCacheFiles, journal: inout JournalFile, maximumBytes: Int) throws -> (
-        index: DiskCacheIndex, nextGeneration: UInt64
+        index: DiskCacheIndex, nextGeneration: UInt64, nextSegment: UInt64, compactions: [UInt64]
     ) {
-        let found = try files.recoverFiles()
-        let opened = DiskCacheIndex.opened(files: found, journalOrder: journal.replay(), maximumBytes: maximumBytes)
+        let segments = try files.recoverSegments()
+        let replayed = journal.replay()
+        var found: [DiskCacheIndex.Entry] = []
+        if replayed == nil {
+            for segment in segments { found += files.scan(segment.number, to: segment.size) }
+        }
+        let opened = DiskCacheIndex.opened(
+            segments: segments, journal: replayed ?? [], found: found, maximumBytes: maximumBytes)
         var index = opened.index
+        var compactions: [UInt64] = []
         for action in opened.actions {
             switch action {
-            case .compactJournal(let names):
-                guard journal.compact(names), journal.isOpen else {
+            case .compactJournal(let entries):
+                guard journal.compact(entries), journal.isOpen else {
                     throw FileCalls.Failure(action: "write the journal", path: journal.path, code: errno)
                 }
-                index.journalCompacted(lineCount: names.count)
-            case .removeFile(let name):
-                files.remove(name)
+                index.journalCompacted(lineCount: entries.count)
+            case .removeSegment(let number):
+                files.removeSegment(number)
             case .appendJournal(let records):
-                journal.append(records)
+                _ = journal.append(records)
+            case .compactSegment(let number):
+                compactions.append(number)
             }
         }
-        return (index, opened.nextGeneration)
+        let nextSegment = (segments.map(\.number).max() ?? 0) + 1
+        return (index, opened.nextGeneration, nextSegment, compactions)
     }
 }

@@ -10,9 +10,10 @@ import Transport
     import Darwin
 #endif
 
-/// Entries in files in a directory of their own: compressed, checksummed, written atomically
-/// by a background writer, capped in total size with the least recently used evicted first,
-/// and found again by a new storage on the same directory after the process restarts.
+/// Entries as checksummed records appended to segment files in a directory of their own,
+/// written by a background writer in batches, capped in total size with the least recently
+/// used evicted first, compacted (and deflated) as segments empty, and found again by a new
+/// storage on the same directory after the process restarts.
 ///
 /// ```swift
 /// let storage = try DiskCacheStorage(directory: cachesFolder + "/http", maximumBytes: 50 << 20)
@@ -23,28 +24,46 @@ import Transport
 ///
 /// ## The directory
 ///
-/// - `<16 hex digits>.entry`: one entry, named by a 64-bit FNV-1a hash of its key; the file
-///   holds the key, so a hash collision reads as a miss, never as another URL's response. The
-///   format (version, zlib-deflated payload, CRC-32) is described in the module's overview.
-/// - `journal`: the order of use, as lines `CLEAN <name>` (stored), `READ <name>` (used) and
-///   `REMOVE <name>` (removed) after a header line, appended as things happen and compacted
-///   (rewritten to a temporary file, then renamed) when opened and when it has grown to more
-///   than twice the lines it needs.
+/// - `<16 hex digits>.segment`: records appended one after another, each one entry (its key,
+///   response and body) in the format the module's overview describes, with its own length and
+///   CRC-32. Segments are numbered in the order they are started; the writer appends to the
+///   newest until it reaches an eighth of the cap (between 64 KiB and 4 MiB), then starts
+///   another. A segment is never written in the middle.
+/// - `journal`: where each entry's record lies and the order of use, as lines
+///   `CLEAN <name> <segment> <offset> <length>` (stored), `READ <name>` (used),
+///   `MOVE <name> <segment> <offset> <length>` (copied by compaction) and `REMOVE <name>`
+///   (removed) after a header line, the name being a 64-bit FNV-1a hash of the key (a record
+///   holds its key, so a hash collision reads as a miss, never as another URL's response). It
+///   is appended to as things happen and compacted (rewritten to a temporary file, then
+///   renamed) when opened and when it has grown to more than twice the lines it needs.
 /// - `lock`: held with `flock` while a storage is open, so a second storage on the directory,
 ///   in this process or another, fails with `.directoryInUse`.
-/// - `*.tmp`: writes in progress; any found when a storage opens are left over from a crash
-///   and are deleted.
+/// - `*.tmp`: a journal being compacted; one found when a storage opens is left over from a
+///   crash and is deleted, as are the `*.entry` files of the format before segments (such a
+///   cache starts empty).
+///
+/// ## Room, removal and compaction
+///
+/// The cap counts the records in use. Removing or replacing an entry, or evicting it, forgets
+/// its record at once; its bytes stay in their segment until the segment goes. A segment the
+/// writer has left is deleted when none of its records is in use, and compacted when less than
+/// half of it is: the writer copies the records still in use to the newest segment, deflating
+/// them (zlib, several times smaller for JSON and text; not for media compressed already), and
+/// deletes the old one. So the directory holds at most about twice the cap, plus the segment
+/// being written. ``removeAll()`` deletes every segment.
 ///
 /// ## Writing behind
 ///
 /// ``storeInBackground(_:)``, which ``HTTPCache`` calls, returns as soon as the entry is in
-/// memory: reads answer from there until its file is in place, and one writer, on a serial
-/// dispatch queue of the storage's own, compresses the entries and writes their files in
-/// batches, with one journal write per batch. The writes of one key are kept in order (a newer
-/// entry waiting replaces an older one that has not been written yet), and removing a key
-/// cancels its pending write. At most 8 MiB of entries wait (or one larger entry): a store
-/// beyond that waits for the writer to catch up. ``store(_:)`` goes through the same writer and
-/// returns when its file is in place, throwing what went wrong.
+/// memory: reads answer from there until its record is appended, and one writer, on a serial
+/// dispatch queue of the storage's own, appends the entries in batches: one `pwrite` for a
+/// batch of small records and one journal write. A record is appended as it is, without
+/// deflating, because deflating a small answer costs more than writing it; compaction deflates
+/// later, away from the busy moments. The writes of one key are kept in order (a newer entry
+/// waiting replaces an older one that has not been written yet), and removing a key cancels
+/// its pending write. At most 8 MiB of entries wait (or one larger entry): a store beyond that
+/// waits for the writer to catch up. ``store(_:)`` goes through the same writer and returns
+/// when its record is appended and journaled, throwing what went wrong.
 ///
 /// ``flush()`` waits for the writes given before it; ``close()`` refuses new writes, waits for
 /// every pending one, then releases the directory. Dropping the last reference to the storage
@@ -52,35 +71,40 @@ import Transport
 ///
 /// ## Crashes
 ///
-/// An entry is written to a temporary file, flushed when ``synchronizesToDisk`` is set, and
-/// renamed over the old one, so a `kill -9` at any moment leaves the old entry or the new one,
-/// never a mixture, plus at worst a temporary file that the next open deletes. An entry still
-/// waiting for the writer when the process dies is simply not stored: a miss later, as if the
-/// response had never been cached. The journal only orders entries: a file the journal does
-/// not name (killed between the rename and the journal line) is kept as least recently used, a
-/// name without a file is dropped, and a torn last line is ignored. Without
-/// ``synchronizesToDisk``, a power cut may leave a renamed file whose bytes never reached the
-/// disk; its checksum fails, and the read removes it and counts it in
-/// ``CacheStorageStatistics/corruptEntriesRemoved``.
+/// A record is appended, flushed when ``synchronizesToDisk`` is set, and only then named in the
+/// journal (whose lines are flushed too, with ``synchronizesToDisk``), so a `kill -9` at any
+/// moment leaves every entry whose ``store(_:)`` returned, and at worst part of a record past the
+/// last one the journal names, which is never read. Lines that cannot be appended (a full disk)
+/// are made up for by rewriting the journal from the index; when that fails too, the journal is
+/// deleted, and the next open reads the segments. An entry
+/// still waiting for the writer, or appended but not yet journaled, when the process dies is
+/// simply not stored: a miss later, as if the response had never been cached. A torn last
+/// journal line is ignored; a journal that is missing or not one at all is rebuilt by reading
+/// every segment, the newest record of each name winning (entries removed since may then come
+/// back). A location past its segment's end is dropped. Without ``synchronizesToDisk``, a power
+/// cut may leave a record whose bytes never reached the disk; its checksum fails, and the read
+/// forgets it and counts it in ``CacheStorageStatistics/corruptEntriesRemoved``.
 ///
 /// ## Threads
 ///
-/// Reads run on the caller's task: an entry's file is read from the page cache, checked and
+/// Reads run on the caller's task: a record is read (`pread`) from the page cache, checked and
 /// inflated there, and a lookup never suspends (``entryWithoutWaiting(forKey:)``), nor does a
-/// store the writer has room for (``storeWithoutWaiting(_:)``). Writes run on the writer's
-/// queue, never on Swift's cooperative pool, and so do the flushes of ``synchronizesToDisk`` and
-/// removing every file. The index, the renames, removals and journal lines change together
-/// under a `PThreadMutex`, held for those few short system calls, so the index changes in the
-/// order the files do. Two processes must not share a directory, and the lock makes sure they
-/// do not.
+/// store the writer has room for (``storeWithoutWaiting(_:)``). Writes and compactions run on
+/// the writer's queue, never on Swift's cooperative pool, and so does ``removeAll()``. The
+/// index, the segments' removals and the journal lines change together under a
+/// `PThreadMutex`, held for those few short system calls, so the index changes in the order
+/// the files do; rewriting the journal, once it holds twice the lines it needs, happens there
+/// too, on the thread whose line crossed the threshold. Two processes must not share a directory, and the lock makes sure they do
+/// not.
 ///
 /// ## Its parts
 ///
 /// The storage is a thin shell that owns the lock, the writer's queue and the callers waiting
 /// for it. What it knows is in two values without I/O, whose changes return what to do to the
-/// files: the index of entry files (sizes, order of use, the cap, eviction, the counters) and
-/// the writes waiting for the writer. The journal's text, the journal file, and the entry files
-/// (paths, reading, writing, renaming, recovery's listing) each have a type of their own.
+/// files: the index of records (locations, order of use, each segment's use, the cap,
+/// eviction, compaction, the counters) and the writes waiting for the writer. The journal's
+/// text, the journal file, and the segment files (paths, reading a record, appending,
+/// recovery's listing and scan) each have a type of their own.
 public final class DiskCacheStorage: CacheStorage {
     /// Everything that changes, behind the lock.
     struct State {
@@ -88,6 +112,10 @@ public final class DiskCacheStorage: CacheStorage {
         var pending: PendingWrites
         var journal: JournalFile
         var lockDescriptor: Int32
+        /// The segment the writer appends to; only the storage's queue touches it.
+        var appending: DiskCacheFiles.Appending?
+        /// The number of the next segment the writer starts.
+        var nextSegment: UInt64
         /// No more writes are accepted.
         var isClosing = false
         /// Nothing is read or written any more.
@@ -106,12 +134,13 @@ public final class DiskCacheStorage: CacheStorage {
 
     /// The directory the storage owns.
     public let directory: String
-    /// The most bytes the entry files may take together.
+    /// The most bytes the records in use may take together.
     public let maximumBytes: Int
-    /// Whether each entry file, and the directory after its rename, is flushed with `fsync`.
+    /// Whether each append, and the directory after a segment is started, is flushed with
+    /// `fsync` before the journal names what was appended.
     public let synchronizesToDisk: Bool
 
-    /// The entry files.
+    /// The segment files.
     let files: DiskCacheFiles
     /// Where the writer, and the work that waits for the disk, run.
     let queue = DispatchQueue(label: "parley.cache.disk")
@@ -121,13 +150,14 @@ public final class DiskCacheStorage: CacheStorage {
     ///
     /// Opening reads the journal and lists the directory, deletes temporary files a crash left,
     /// compacts the journal, and evicts entries beyond `maximumBytes` (the cap may have been
-    /// lowered since the last run). It blocks the calling thread for that long.
+    /// lowered since the last run). It blocks the calling thread for that long; compacting the
+    /// segments that leaves less than half in use is left to the writer.
     ///
     /// - Parameters:
     ///   - directory: A directory for the cache alone; created with its parents when missing.
-    ///   - maximumBytes: The cap on the entry files' total size; 50 MiB by default.
-    ///   - synchronizesToDisk: Whether each write is flushed (`fsync`) before it is renamed
-    ///     into place, so an entry survives a power cut; `false` by default, because a damaged
+    ///   - maximumBytes: The cap on the records' total size; 50 MiB by default.
+    ///   - synchronizesToDisk: Whether each append is flushed (`fsync`) before the journal
+    ///     names it, so an entry survives a power cut; `false` by default, because a damaged
     ///     entry is detected and dropped anyway, and a cache can afford to lose one.
     /// - Throws: ``CacheError`` with `.directoryInUse` when
     ///   another storage has the directory open, or
@@ -145,7 +175,8 @@ public final class DiskCacheStorage: CacheStorage {
             state = PThreadMutex(
                 State(
                     index: opened.index, pending: PendingWrites(firstSequence: opened.nextGeneration),
-                    journal: journal, lockDescriptor: lockDescriptor))
+                    journal: journal, lockDescriptor: lockDescriptor, nextSegment: opened.nextSegment))
+            for number in opened.compactions { queue.async { self.compact(number) } }
         } catch {
             FileCalls.closeFile(lockDescriptor)
             if let failure = error as? FileCalls.Failure {
@@ -160,14 +191,17 @@ public final class DiskCacheStorage: CacheStorage {
         state.withLock { Self.closeFiles(&$0) }
     }
 
-    /// The file name of the entry for `key`: 16 hex digits of its FNV-1a hash, and `.entry`.
-    package static func fileName(forKey key: String) -> String {
-        EntryName(key: key).fileName
+    /// Where the record of the entry under `key` lies, for the tests that damage one: its
+    /// segment's path, and its offset and length there; `nil` while it waits for the writer.
+    package func recordLocation(forKey key: String) -> (path: String, offset: Int, length: Int)? {
+        let name = EntryName(key: key)
+        guard let location = state.withLock({ $0.index.record(name)?.location }) else { return nil }
+        return (files.path(ofSegment: location.segment), location.offset, location.length)
     }
 
     // MARK: - Reading
 
-    /// The entry under `key`, which becomes the most recently used; a damaged file is removed,
+    /// The entry under `key`, which becomes the most recently used; a damaged record is forgotten,
     /// counted, and read as `nil`. An entry waiting for the writer is answered from memory.
     public func entry(forKey key: String) async -> CacheEntry? {
         if case .found(let entry) = entryWithoutWaiting(forKey: key) { return entry }
@@ -176,46 +210,62 @@ public final class DiskCacheStorage: CacheStorage {
 
     /// The entry under `key`, as ``entry(forKey:)`` returns it, on the caller's thread: always a
     /// definite answer. A key the index does not know costs a lookup under the lock and nothing
-    /// else; a file is read outside the lock.
+    /// else; a record is read outside the lock.
     public func entryWithoutWaiting(forKey key: String) -> CacheLookup {
         let name = EntryName(key: key)
         enum Place {
             case nowhere
             case memory(CacheEntry)
-            case file(generation: UInt64)
+            case segment(DiskCacheIndex.Record)
         }
         let place = state.withLock { state -> Place in
             guard !state.isClosed else { return .nowhere }
             if let pending = state.pending.write(name) { return .memory(pending.entry) }
-            return state.index.record(name).map { .file(generation: $0.generation) } ?? .nowhere
+            return state.index.record(name).map { .segment($0) } ?? .nowhere
         }
-        let generation: UInt64
+        let record: DiskCacheIndex.Record
         switch place {
         case .nowhere: return .absent
         case .memory(let entry): return entry.key == key ? .found(entry) : .absent
-        case .file(let fileGeneration): generation = fileGeneration
+        case .segment(let known): record = known
         }
-        // Read outside the lock: a rename replaces the file whole, so this is the old file or
-        // the new one, and the generation says which write the index knew.
+        // Read outside the lock: a segment is only appended to, so the record's bytes stay as
+        // they were written until the segment is deleted, and the record says which write the
+        // index knew.
         let bytes: Data?
         do {
-            bytes = try files.read(name)
+            bytes = try files.read(record.location)
         } catch {
             return .absent
         }
         guard let bytes else {
-            // Removed behind the storage's back: forget it.
-            change { $0.index.readFoundNoFile(name, generation: generation) }
+            // Moved by compaction meanwhile (its old segment deleted): read where it went.
+            let moved = state.withLock { state in
+                state.isClosed ? nil : state.index.record(name).flatMap { $0 == record ? nil : $0 }
+            }
+            if let moved, let bytes = try? files.read(moved.location) {
+                return answer(bytes, for: key, as: name, from: moved)
+            }
+            // Removed behind the storage's back.
+            change { state in state.isClosed ? [] : state.index.readFoundNoFile(name, record: record) }
             return .absent
         }
+        return answer(bytes, for: key, as: name, from: record)
+    }
+
+    /// The entry in `bytes`, read for `key` from `record`: the record becomes the most recently
+    /// used; a damaged one is forgotten and counted.
+    private func answer(_ bytes: Data, for key: String, as name: EntryName, from record: DiskCacheIndex.Record)
+        -> CacheLookup
+    {
         switch EntryFile.decode(bytes) {
         case .success(let entry):
             change { state in state.isClosed ? [] : state.index.read(name) }
             // Another key with the same hash: not this key's entry, and not damaged.
             return entry.key == key ? .found(entry) : .absent
         case .failure:
-            // A newer write may have replaced the damaged file since it was read.
-            change { state in state.isClosed ? [] : state.index.readFoundDamage(name, generation: generation) }
+            // A newer write may have replaced the damaged record since it was read.
+            change { state in state.isClosed ? [] : state.index.readFoundDamage(name, record: record) }
             return .absent
         }
     }
@@ -223,13 +273,14 @@ public final class DiskCacheStorage: CacheStorage {
     // MARK: - Writing
 
     /// Writes `entry` atomically, then evicts the least recently used entries beyond the cap;
-    /// returns when its file is in place (and flushed, with ``synchronizesToDisk``).
+    /// returns when its record is appended and journaled (and flushed first, with
+    /// ``synchronizesToDisk``).
     ///
     /// The write goes through the storage's writer, after the writes already waiting for it,
     /// so that the writes of one key stay in order.
     ///
     /// - Throws: ``CacheError``: `.entryTooLarge` when the
-    ///   compressed file alone exceeds the cap, `.writeFailed`
+    ///   record alone exceeds the cap, `.writeFailed`
     ///   when the disk refuses it, `.closed` after ``close()``.
     ///   In the first two cases the old entry under the key is removed.
     public func store(_ entry: CacheEntry) async throws {
@@ -248,7 +299,7 @@ public final class DiskCacheStorage: CacheStorage {
         }
     }
 
-    /// Keeps `entry` in memory, where reads find it at once, and leaves writing its file to the
+    /// Keeps `entry` in memory, where reads find it at once, and leaves writing its record to the
     /// storage's writer; waits only while 8 MiB of entries already wait for it.
     ///
     /// A write that fails later removes the old entry under the key and is counted in
@@ -306,34 +357,35 @@ public final class DiskCacheStorage: CacheStorage {
         for waiter in room { waiter.resume() }
     }
 
-    /// Removes every entry, the pending writes with them, and starts a new journal.
+    /// Removes every entry, the pending writes with them, and every segment, and starts a new
+    /// journal.
+    ///
+    /// Runs on the writer's queue, between two batches, so that no record written meanwhile
+    /// can land in a segment that is being deleted.
     public func removeAll() async {
-        let (removals, waiters, room) = state.withLock { state in
-            guard !state.isClosed else {
-                return ([DiskCacheIndex.Action](), [CheckedContinuation<Void, any Error>](), takeRoomWaiters(&state))
+        let (waiters, room) = await onQueueReturning { [self] in
+            state.withLock { state in
+                guard !state.isClosed else {
+                    return ([CheckedContinuation<Void, any Error>](), takeRoomWaiters(&state))
+                }
+                var waiters: [CheckedContinuation<Void, any Error>] = []
+                for name in state.pending.dropAll() { waiters += state.storeWaiters.removeValue(forKey: name) ?? [] }
+                if let appending = state.appending { FileCalls.closeFile(appending.descriptor) }
+                state.appending = nil
+                perform(state.index.removeAll(), &state)
+                return (waiters, takeRoomWaiters(&state))
             }
-            var waiters: [CheckedContinuation<Void, any Error>] = []
-            for name in state.pending.dropAll() { waiters += state.storeWaiters.removeValue(forKey: name) ?? [] }
-            // The journal is started again under the lock; the files go afterwards, on the queue.
-            let actions = state.index.removeAll()
-            perform(actions.filter { !$0.isFileRemoval }, &state)
-            return (actions.filter(\.isFileRemoval), waiters, takeRoomWaiters(&state))
         }
         for waiter in waiters { waiter.resume() }
         for waiter in room { waiter.resume() }
-        // The files go after the index forgot them; one a concurrent store renamed in meanwhile
-        // may go too, which a later read finds missing and forgets.
-        await onQueue { [files] in
-            for case .removeFile(let name) in removals { files.remove(name) }
-        }
     }
 
     // MARK: - State
 
-    /// The entry count, the files' total size, evictions, damaged entries removed and failed
+    /// The entry count, the records' total size, evictions, damaged entries removed and failed
     /// writes.
     ///
-    /// Entries waiting for the writer are counted once their files are in place: call
+    /// Entries waiting for the writer are counted once their records are appended: call
     /// ``flush()`` first for figures that include them.
     public func statistics() async -> CacheStorageStatistics {
         state.withLock { state in
@@ -343,10 +395,10 @@ public final class DiskCacheStorage: CacheStorage {
         }
     }
 
-    /// Waits until every entry stored before the call has its file in place (or was replaced by
+    /// Waits until every entry stored before the call has its record appended (or was replaced by
     /// a newer entry that has, or was removed).
     ///
-    /// Call it when the files must be complete, say before copying the directory; ``close()``
+    /// Call it when the segments must be complete, say before copying the directory; ``close()``
     /// flushes by itself.
     public func flush() async {
         await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
@@ -374,7 +426,8 @@ public final class DiskCacheStorage: CacheStorage {
         // Stores waiting for room find the storage closing and throw.
         for waiter in roomWaiters { waiter.resume() }
         await flush()
-        state.withLock { Self.closeFiles(&$0) }
+        // On the queue: a compaction under way finishes first.
+        await onQueue { [self] in state.withLock { Self.closeFiles(&$0) } }
     }
 
     /// The most bytes of entries that have waited for the writer at once: at most
@@ -402,6 +455,12 @@ public final class DiskCacheStorage: CacheStorage {
         fileprivate func wait() { semaphore.wait() }
 
         deinit { release() }
+    }
+
+    /// Waits until the writer's queue has run what was queued before the call (batches,
+    /// compactions), for the tests of compaction.
+    package func waitForQueuedWork() async {
+        await onQueue {}
     }
 
     /// Whether the writer is writing the entry under `key` now, for the tests of what happens
@@ -434,13 +493,35 @@ public final class DiskCacheStorage: CacheStorage {
     func perform(_ actions: [DiskCacheIndex.Action], _ state: inout State) {
         for action in actions {
             switch action {
-            case .removeFile(let name):
-                files.remove(name)
+            case .removeSegment(let number):
+                files.removeSegment(number)
             case .appendJournal(let records):
-                state.journal.append(records)
-            case .compactJournal(let names):
-                if state.journal.compact(names) { state.index.journalCompacted(lineCount: names.count) }
+                // Lines that did not reach the journal are made up for by rewriting it whole
+                // from the index; when even that fails, the journal is deleted, and the next
+                // open reads the segments rather than trust a journal that misses lines.
+                guard !state.journal.append(records), !state.isClosed else { continue }
+                compactJournal(&state)
+            case .compactJournal(let entries):
+                if state.journal.compact(entries) {
+                    state.index.journalCompacted(lineCount: entries.count)
+                } else {
+                    state.index.journalCompactionFailed()
+                }
+            case .compactSegment(let number):
+                queue.async { self.compact(number) }
             }
+        }
+    }
+
+    /// Rewrites the journal from the index after lines failed to reach it; deletes it when
+    /// that fails too.
+    private func compactJournal(_ state: inout State) {
+        let entries = state.index.entriesFromLeastRecent
+        if state.journal.compact(entries) {
+            state.index.journalCompacted(lineCount: entries.count)
+        } else {
+            state.journal.discard()
+            state.index.journalCompactionFailed()
         }
     }
 
@@ -452,6 +533,8 @@ public final class DiskCacheStorage: CacheStorage {
 
     private static func closeFiles(_ state: inout State) {
         state.journal.close()
+        if let appending = state.appending { FileCalls.closeFile(appending.descriptor) }
+        state.appending = nil
         if state.lockDescriptor >= 0 { FileCalls.closeFile(state.lockDescriptor) }
         state.lockDescriptor = -1
         state.isClosing = true
@@ -459,18 +542,13 @@ public final class DiskCacheStorage: CacheStorage {
     }
 
     func onQueue(_ work: @escaping @Sendable () -> Void) async {
-        await withCheckedContinuation { continuation in
-            queue.async {
-                work()
-                continuation.resume()
-            }
-        }
+        await onQueueReturning(work)
     }
-}
 
-extension DiskCacheIndex.Action {
-    /// Whether the action deletes an entry file.
-    var isFileRemoval: Bool {
-        if case .removeFile = self { true } else { false }
+    /// Runs `work` on the queue and returns what it returns.
+    func onQueueReturning<Value: Sendable>(_ work: @escaping @Sendable () -> Value) async -> Value {
+        await withCheckedContinuation { continuation in
+            queue.async { continuation.resume(returning: work()) }
+        }
     }
 }

@@ -3,7 +3,7 @@ package import Foundation
 import HTTPTypes
 import Transport
 
-/// The bytes of one ``DiskCacheStorage`` entry file, and their checks.
+/// The bytes of one ``DiskCacheStorage`` record (one entry in a segment), and their checks.
 ///
 /// ```
 /// offset  size  field
@@ -21,17 +21,17 @@ import Transport
 /// request fields (with the variant group: `CacheEntry.storedVaryingFields`); the body. Strings are a 32-bit length and UTF-8 bytes, lists a 32-bit
 /// count, the body a 64-bit length and its bytes.
 ///
-/// A file whose length is not exactly `32 + N`, whose magic, version or checksum differ, whose
+/// A record whose length is not exactly `32 + N`, whose magic, version or checksum differ, whose
 /// payload does not inflate to the length it declares, or whose payload does not parse, is
 /// damaged: ``decode(_:)`` says so and never traps.
 ///
 /// `package` rather than internal so that the fuzz target in `Tests/Fuzz` can decode
-/// arbitrary files and check that what it encodes decodes back the same; nothing outside this
+/// arbitrary records and check that what it encodes decodes back the same; nothing outside this
 /// package sees it.
 package enum EntryFile {
     /// The format version this code writes and reads.
     package static let version: UInt16 = 1
-    /// The first eight bytes of every entry file.
+    /// The first eight bytes of every record.
     package static let magic: [UInt8] = Array("PARLEYCE".utf8)
     /// The bytes before the payload: magic, version, flags and the two lengths.
     package static let headerSize = 28
@@ -42,7 +42,7 @@ package enum EntryFile {
     package static let maximumPayloadSize = 1 << 30
     private static let deflatedFlag: UInt16 = 1
 
-    /// Why a file could not be read back.
+    /// Why a record could not be read back.
     package enum Damage: Error, Equatable {
         case tooShort
         case wrongLength
@@ -53,7 +53,7 @@ package enum EntryFile {
         case malformedPayload(String)
     }
 
-    /// The file's bytes for `entry`.
+    /// The record's bytes for `entry`.
     ///
     /// - Parameter compressionLevel: zlib's level, 0 (store) to 9; 1 by default, zlib's fastest,
     ///   which already shrinks JSON and text several times over. The payload is kept
@@ -62,7 +62,7 @@ package enum EntryFile {
     /// - Throws: ``CacheError`` when the entry is larger than ``maximumPayloadSize``.
     package static func encode(_ entry: CacheEntry, compressionLevel: Int32 = 1) throws -> [UInt8] {
         // The payload goes straight after room for the header, so that a payload kept as it is
-        // becomes the file without a copy.
+        // becomes the record without a copy.
         var file = try payloadBytes(entry, after: headerSize)
         let payloadLength = file.count - headerSize
         var flags: UInt16 = 0
@@ -85,6 +85,25 @@ package enum EntryFile {
         let crc = checksum(file)
         withUnsafeBytes(of: crc.littleEndian) { file.append(contentsOf: $0) }
         return file
+    }
+
+    /// The length of the record whose first bytes are `header` (at least ``headerSize`` of
+    /// them), or `nil` when they are not the start of one: for finding records one after
+    /// another in a segment, each of which ``decode(_:)`` then checks whole.
+    package static func recordLength(header: some Collection<UInt8>) -> Int? {
+        guard header.count >= headerSize, header.prefix(magic.count).elementsEqual(magic) else { return nil }
+        var storedLength = 0
+        for (shift, byte) in header.dropFirst(12).prefix(8).enumerated() { storedLength |= Int(byte) << (8 * shift) }
+        guard storedLength >= 0, storedLength <= maximumPayloadSize else { return nil }
+        return headerSize + storedLength + trailerSize
+    }
+
+    /// Whether the record `data` says its payload is deflated; `false` for anything shorter
+    /// than a header.
+    package static func isDeflated(_ data: some Collection<UInt8>) -> Bool {
+        guard data.count >= headerSize else { return false }
+        let flags = data.dropFirst(10).first ?? 0
+        return UInt16(flags) & deflatedFlag != 0
     }
 
     /// The entry in `data`, or why it is damaged.

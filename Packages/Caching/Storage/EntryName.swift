@@ -1,9 +1,9 @@
 /// The name of a ``DiskCacheStorage`` entry: the 64-bit FNV-1a hash of its key, written as 16
-/// lowercase hexadecimal digits in its file's name and in the journal.
+/// lowercase hexadecimal digits in the journal (a segment's number is written the same way).
 ///
 /// The index keeps names as numbers: hashing one for a table is a multiplication, and no text
-/// is made for it until a path or a journal line needs it. Two keys may share a name (a
-/// collision); the file holds its key, so reading it for the other key is a miss.
+/// is made for it until a journal line needs it. Two keys may share a name (a
+/// collision); the record holds its key, so reading it for the other key is a miss.
 struct EntryName: LRUKey, Hashable, Comparable, CustomStringConvertible {
     /// The hash.
     let value: UInt64
@@ -28,7 +28,7 @@ struct EntryName: LRUKey, Hashable, Comparable, CustomStringConvertible {
         self.value = value
     }
 
-    /// The name as its file and the journal spell it: 16 lowercase hexadecimal digits.
+    /// The name as the journal spells it: 16 lowercase hexadecimal digits.
     var description: String {
         String(unsafeUninitializedCapacity: 16) { buffer in
             for index in 0..<16 {
@@ -38,9 +38,6 @@ struct EntryName: LRUKey, Hashable, Comparable, CustomStringConvertible {
             return 16
         }
     }
-
-    /// The entry file's name: the digits and `.entry`.
-    var fileName: String { description + DiskCacheFiles.entrySuffix }
 
     var lruHash: UInt64 { value }
 

@@ -48,48 +48,77 @@ enum FileCalls {
         }
     }
 
+    /// Writes all of `data` at `offset` (`pwrite`), retrying short and interrupted writes.
+    static func writeAll(_ data: some ContiguousBytes, to descriptor: Int32, at offset: Int, path: String) throws {
+        try data.withUnsafeBytes { raw in
+            guard var base = raw.baseAddress else { return }
+            var remaining = raw.count
+            var position = off_t(offset)
+            while remaining > 0 {
+                let written = pwrite(descriptor, base, remaining, position)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    throw Failure(action: "write to", path: path, code: errno)
+                }
+                remaining -= written
+                base += written
+                position += off_t(written)
+            }
+        }
+    }
+
+    /// `length` bytes of the file at `path` from `offset` (fewer when the file ends first), or
+    /// `nil` when it does not exist.
+    static func readRange(_ path: String, offset: Int, length: Int) throws -> Data? {
+        guard let descriptor = try openForReading(path) else { return nil }
+        defer { closeFile(descriptor) }
+        return try read(descriptor, path: path, offset: offset, length: length)
+    }
+
     /// The whole file at `path`, or `nil` when it does not exist.
     static func readFile(_ path: String) throws -> Data? {
-        let descriptor: Int32
-        do {
-            descriptor = try openFile(path, O_RDONLY)
-        } catch let failure as Failure where failure.code == ENOENT {
-            return nil
-        }
+        guard let descriptor = try openForReading(path) else { return nil }
         defer { closeFile(descriptor) }
         var status = stat()
         guard fstat(descriptor, &status) == 0 else {
             throw Failure(action: "read the size of", path: path, code: errno)
         }
-        let size = Int(status.st_size)
-        var data = Data(count: size)
-        var offset = 0
+        // A file that shrank while it was read keeps the bytes read; the format's length check
+        // finds it damaged.
+        return try read(descriptor, path: path, offset: 0, length: Int(status.st_size))
+    }
+
+    /// The file at `path` opened for reading, or `nil` when it does not exist.
+    private static func openForReading(_ path: String) throws -> Int32? {
+        do {
+            return try openFile(path, O_RDONLY)
+        } catch let failure as Failure where failure.code == ENOENT {
+            return nil
+        }
+    }
+
+    /// Up to `length` bytes from `offset` (`pread`), retrying short and interrupted reads;
+    /// fewer when the file ends first.
+    private static func read(_ descriptor: Int32, path: String, offset: Int, length: Int) throws -> Data {
+        var data = Data(count: length)
+        var done = 0
         try data.withUnsafeMutableBytes { raw in
             guard let base = raw.baseAddress else { return }
-            while offset < size {
-                let count = read(descriptor, base + offset, size - offset)
+            while done < length {
+                let count = pread(descriptor, base + done, length - done, off_t(offset + done))
                 if count < 0 {
                     if errno == EINTR { continue }
                     throw Failure(action: "read", path: path, code: errno)
                 }
                 if count == 0 { break }
-                offset += count
+                done += count
             }
         }
-        // A file that shrank while it was read keeps the bytes read; the format's length check
-        // finds it damaged.
-        return data.prefix(offset)
+        return done == length ? data : data.prefix(done)
     }
 
     static func flush(_ descriptor: Int32, path: String) throws {
         guard fsync(descriptor) == 0 else { throw Failure(action: "flush", path: path, code: errno) }
-    }
-
-    /// Flushes the file at `path` to the disk.
-    static func flushFile(_ path: String) throws {
-        let descriptor = try openFile(path, O_WRONLY)
-        defer { closeFile(descriptor) }
-        try flush(descriptor, path: path)
     }
 
     /// Flushes a directory's entries (a rename in it) to the disk.

@@ -62,6 +62,29 @@ struct LRUDictionary<Key: LRUKey, Value: Sendable>: Sendable {
         return keys
     }
 
+    /// Every key with its value, least recently used first.
+    var entriesFromLeastRecent: [(key: Key, value: Value)] {
+        var entries: [(key: Key, value: Value)] = []
+        entries.reserveCapacity(count)
+        var index = oldest
+        while index >= 0, let slot = slots[index] {
+            entries.append((slot.key, slot.value))
+            index = slot.newer
+        }
+        return entries
+    }
+
+    /// Replaces the value of `key`, leaving the order as it is.
+    ///
+    /// - Returns: The value it replaced, or `nil` (and nothing changes) when `key` is not there.
+    @discardableResult
+    mutating func replaceValue(_ value: Value, forKey key: Key) -> Value? {
+        guard let index = find(key, hash: key.lruHash).slot else { return nil }
+        let old = slots[index]?.value
+        slots[index]?.value = value
+        return old
+    }
+
     /// The value of `key`, which becomes the most recently used.
     mutating func touch(_ key: Key) -> Value? {
         guard let index = find(key, hash: key.lruHash).slot else { return nil }

@@ -1,5 +1,5 @@
-/// The entries a ``DiskCacheStorage`` keeps in memory until its writer has put their files in
-/// place: at most one version per name (a newer one replaces a version not taken yet), taken
+/// The entries a ``DiskCacheStorage`` keeps in memory until its writer has appended their
+/// records: at most one version per name (a newer one replaces a version not taken yet), taken
 /// by the writer in the order they came, bounded in bytes. A value without I/O; the storage
 /// keeps it under its lock, beside the ``DiskCacheIndex``.
 ///
