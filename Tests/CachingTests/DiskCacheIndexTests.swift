@@ -17,7 +17,7 @@ import Testing
 /// rows about segments fail.
 @Suite struct DiskCacheIndexTests {
     /// What happens to the index.
-    indirect enum Operation: Sendable, CustomStringConvertible {
+    enum Operation: Sendable, CustomStringConvertible {
         /// The writer appended these records: (name, size), generations numbered in order.
         case install([(String, Int)])
         /// The writer starts the next segment; the next install goes there.
@@ -34,7 +34,7 @@ import Testing
         case reads(String, count: Int)
         /// Compaction copies the segment's records in use to the segment being written, while
         /// `meanwhile` happens, then reports the copies.
-        case compact(UInt64, meanwhile: Operation?)
+        case compact(UInt64, meanwhile: Meanwhile = .nothing)
 
         var description: String {
             switch self {
@@ -47,10 +47,22 @@ import Testing
             case .remove(let name): "remove \(name)"
             case .removeAll: "remove all"
             case .reads(let name, let count): "\(count) reads of \(name)"
-            case .compact(let number, let meanwhile):
-                "compact segment \(number)" + (meanwhile.map { ", \($0) meanwhile" } ?? "")
+            case .compact(let number, .nothing): "compact segment \(number)"
+            case .compact(let number, .stored(let name, let size)):
+                "compact segment \(number), \(name) (\(size) B) installed meanwhile"
+            case .compact(let number, .removed(let name)): "compact segment \(number), \(name) removed meanwhile"
             }
         }
+    }
+
+    /// What happens while compaction copies a segment's records (not an `Operation`, so that
+    /// the operations need no indirect box).
+    enum Meanwhile: Sendable {
+        case nothing
+        /// One more record of the name is installed.
+        case stored(String, Int)
+        /// The name is removed.
+        case removed(String)
     }
 
     /// One row: a cap, what happened before, what happens, and what must follow.
@@ -149,7 +161,7 @@ import Testing
             then: [], order: ["a"], totalBytes: 12),
         Row(
             name: "a damaged record that compaction moved meanwhile is left where it went",
-            given: twoSegments + [.remove("b"), .remove("c"), .compact(1, meanwhile: nil)],
+            given: twoSegments + [.remove("b"), .remove("c"), .compact(1)],
             when: .readDamage("a", generation: 1), then: [], order: ["a", "d"], totalBytes: 20),
         Row(
             name: "a failed write removes the older record and is counted",
@@ -191,16 +203,16 @@ import Testing
             then: [.appendJournal([.remove(n("b"))])], order: ["c"], totalBytes: 10),
         Row(
             name: "compaction's copies take their records' places in the order, then the segment goes",
-            given: twoSegments + [.remove("b"), .remove("c")], when: .compact(1, meanwhile: nil),
+            given: twoSegments + [.remove("b"), .remove("c")], when: .compact(1),
             then: [.appendJournal([.moved(n("a"), at(2, 10, 10))]), .removeSegment(1)], order: ["a", "d"],
             totalBytes: 20),
         Row(
             name: "a copy of a name written again meanwhile is left unused",
-            given: twoSegments + [.remove("b"), .remove("c")], when: .compact(1, meanwhile: .install([("a", 12)])),
+            given: twoSegments + [.remove("b"), .remove("c")], when: .compact(1, meanwhile: .stored("a", 12)),
             then: [], order: ["d", "a"], totalBytes: 22),
         Row(
             name: "a copy of a name removed meanwhile is left unused",
-            given: twoSegments + [.remove("b"), .remove("c")], when: .compact(1, meanwhile: .remove("a")),
+            given: twoSegments + [.remove("b"), .remove("c")], when: .compact(1, meanwhile: .removed("a")),
             then: [], order: ["d"], totalBytes: 10),
         Row(
             name: "the journal is compacted once it holds more than 2,000 lines and twice the entries",
@@ -285,7 +297,11 @@ import Testing
                 for _ in 0..<count { actions += index.read(n(name)) }
             case .compact(let number, let meanwhile):
                 let live = index.liveRecords(in: number)
-                if let meanwhile { _ = apply(meanwhile) }
+                switch meanwhile {
+                case .nothing: break
+                case .stored(let name, let size): _ = apply(.install([(name, size)]))
+                case .removed(let name): _ = apply(.remove(name))
+                }
                 let copies = live.map { record in
                     DiskCacheIndex.Installed(
                         name: record.name, location: append(record.location.length), generation: record.generation)
