@@ -89,7 +89,7 @@ import Transport
                 #expect(inFlight.allSatisfy { $0 >= 8 }, "in flight per loop: \(inFlight)")
 
                 // And the transport opened at most the 8 connections the caller allowed, not 8 per loop
-                let metrics = try await running.value
+                let metrics = try await running.cancellableValue
                 #expect(metrics.count == count)
                 let opened = metrics.filter { !$0.reusedConnection }.count
                 #expect(opened <= 8, "\(opened) connections opened")
@@ -232,7 +232,7 @@ import Transport
                 #expect(transport.loops.inFlight == [16, 16, 16, 16])
 
                 // And each task ran on a loop thread and was resumed on the same one, four in all
-                let threads = try await running.value
+                let threads = try await running.cancellableValue
                 #expect(threads.count == count)
                 for (before, after, name) in threads {
                     #expect(before != nil && before == after)
@@ -266,7 +266,7 @@ import Transport
                 // Then every request runs on that one loop
                 try await waitUntil { transport.loops.inFlight.reduce(0, +) == 16 }
                 #expect(transport.loops.inFlight.sorted() == [0, 0, 0, 16])
-                let threads = try await running.value
+                let threads = try await running.cancellableValue
                 #expect(Set(threads).count == 1)
             }
         }
@@ -328,7 +328,7 @@ import Transport
                 let midBody = try await Task(executorPreference: executor) {
                     try await transport.send(
                         TransportRequest(method: .get, url: server.url("/stall?after=1000&loop=\(loop)")))
-                }.value
+                }.cancellableValue
                 midBodies.append(
                     Task(executorPreference: executor) {
                         var total = 0
@@ -349,7 +349,7 @@ import Transport
                 paused.append(
                     try await Task(executorPreference: executor) {
                         try await transport.send(TransportRequest(method: .get, url: pausedURL))
-                    }.value.body)
+                    }.cancellableValue.body)
                 // Connecting: the peer's accept queue is full, so the connect is never answered.
                 var connectingRequest = try TransportRequest(
                     method: .get, url: "http://127.0.0.1:\(unanswered.port)/?loop=\(loop)")
@@ -414,7 +414,7 @@ import Transport
                 let response = try await Task(executorPreference: executor) { [transport] in
                     try await #require(transport).send(
                         TransportRequest(method: .get, url: server.url("/bytes/4194304?chunk-delay=200")))
-                }.value
+                }.cancellableValue
                 bodies.append(response.body)
             }
             #expect(transport?.loops.inFlight == [1, 1, 1, 1])
