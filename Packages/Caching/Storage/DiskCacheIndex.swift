@@ -181,12 +181,11 @@ struct DiskCacheIndex: Sendable {
             index.segments[entry.value.location.segment]?.liveCount += 1
             index.totalBytes += entry.value.location.length
         }
-        var actions: [Action] = [.compactJournal(index.entriesFromLeastRecent)]
         while index.totalBytes > index.maximumBytes, let victim = index.records.removeLeastRecent() {
             index.evictions += 1
             index.release(victim.value.location)
         }
-        if index.evictions > 0 { actions = [.compactJournal(index.entriesFromLeastRecent)] }
+        var actions: [Action] = [.compactJournal(index.entriesFromLeastRecent)]
         for number in index.segments.keys.sorted() { actions += index.settle(number) }
         return (index, generation, actions)
     }

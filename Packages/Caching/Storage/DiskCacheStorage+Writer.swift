@@ -6,7 +6,6 @@ extension DiskCacheStorage {
     /// A version the writer has appended to a segment, or failed to.
     struct Written {
         var name: EntryName
-        var key: String
         var sequence: UInt64
         var outcome: Result<RecordLocation, CacheError>
     }
@@ -73,7 +72,7 @@ extension DiskCacheStorage {
                                 + "stored: \(failure). It is answered from the network until the disk accepts it."))
                 }
             }
-            return Written(name: taken.name, key: taken.entry.key, sequence: taken.sequence, outcome: outcome)
+            return Written(name: taken.name, sequence: taken.sequence, outcome: outcome)
         }
         let resumptions = install(written, segmentEnd: appended.segmentEnd)
         resumptions()

@@ -31,38 +31,27 @@ enum FileCalls {
         _ = close(descriptor)
     }
 
-    /// Writes all of `data`, retrying short and interrupted writes.
-    static func writeAll(_ data: some ContiguousBytes, to descriptor: Int32, path: String) throws {
+    /// Writes all of `data` at `offset` (`pwrite`), or at the file's position when `offset` is
+    /// `nil` (`write`: the end, for a file opened to append), retrying short and interrupted
+    /// writes.
+    static func writeAll(_ data: some ContiguousBytes, to descriptor: Int32, at offset: Int? = nil, path: String)
+        throws
+    {
         try data.withUnsafeBytes { raw in
             guard var base = raw.baseAddress else { return }
             var remaining = raw.count
+            var position = offset
             while remaining > 0 {
-                let written = write(descriptor, base, remaining)
+                let written =
+                    position.map { pwrite(descriptor, base, remaining, off_t($0)) }
+                    ?? write(descriptor, base, remaining)
                 if written < 0 {
                     if errno == EINTR { continue }
                     throw Failure(action: "write to", path: path, code: errno)
                 }
                 remaining -= written
                 base += written
-            }
-        }
-    }
-
-    /// Writes all of `data` at `offset` (`pwrite`), retrying short and interrupted writes.
-    static func writeAll(_ data: some ContiguousBytes, to descriptor: Int32, at offset: Int, path: String) throws {
-        try data.withUnsafeBytes { raw in
-            guard var base = raw.baseAddress else { return }
-            var remaining = raw.count
-            var position = off_t(offset)
-            while remaining > 0 {
-                let written = pwrite(descriptor, base, remaining, position)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    throw Failure(action: "write to", path: path, code: errno)
-                }
-                remaining -= written
-                base += written
-                position += off_t(written)
+                position = position.map { $0 + written }
             }
         }
     }
@@ -153,13 +142,13 @@ enum FileCalls {
         return false
     }
 
-    /// The regular files of a directory with their sizes and modification times.
-    static func listFiles(_ directory: String) throws -> [(name: String, size: Int, modified: TimeInterval)] {
+    /// The regular files of a directory with their sizes.
+    static func listFiles(_ directory: String) throws -> [(name: String, size: Int)] {
         guard let stream = opendir(directory) else {
             throw Failure(action: "list", path: directory, code: errno)
         }
         defer { closedir(stream) }
-        var files: [(name: String, size: Int, modified: TimeInterval)] = []
+        var files: [(name: String, size: Int)] = []
         while let item = readdir(stream) {
             let name = withUnsafeBytes(of: item.pointee.d_name) { raw in
                 String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
@@ -167,13 +156,7 @@ enum FileCalls {
             guard name != ".", name != ".." else { continue }
             var status = stat()
             guard lstat(directory + "/" + name, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else { continue }
-            #if canImport(Darwin)
-                let time = status.st_mtimespec
-            #else
-                let time = status.st_mtim
-            #endif
-            let modified = TimeInterval(time.tv_sec) + TimeInterval(time.tv_nsec) / 1e9
-            files.append((name, Int(status.st_size), modified))
+            files.append((name, Int(status.st_size)))
         }
         return files
     }
