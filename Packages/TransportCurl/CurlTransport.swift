@@ -235,7 +235,7 @@ public final class CurlTransport: HTTPTransport {
 
     /// A transfer for `request` on the loop that will run it, and that loop's index.
     @inline(never)
-    private func makeTransfer(_ request: TransportRequest) throws -> (CurlTransfer, CurlLoopGroup.Placed) {
+    private func makeTransfer(_ request: consuming TransportRequest) throws -> (CurlTransfer, CurlLoopGroup.Placed) {
         if RequestCancellation.isCancelled {
             throw TransportError(
                 .cancelled, message: "The request was cancelled before it started.",
@@ -246,11 +246,12 @@ public final class CurlTransport: HTTPTransport {
         let url = try request.validatedURL ?? RequestValidation.validate(request.head)
         // From here on the transfer reads only resolved options: what the request set, else
         // the engine's defaults, else the built-in ones.
-        var resolved = request
-        resolved.options = request.options.resolved(over: configuration.defaultOptions)
+        // The request is the caller's copy: its options are resolved in place and it moves into
+        // the transfer, with no second copy of its fields.
+        request.options = request.options.resolved(over: configuration.defaultOptions)
         let placed = loops.place(url)
         let transfer = CurlTransfer(
-            request: resolved, settings: settings, commands: loops.loops[placed.loop].commands,
+            request: request, settings: settings, commands: loops.loops[placed.loop].commands,
             validatedURL: url)
         return (transfer, placed)
     }

@@ -36,6 +36,12 @@ public struct ResponseBody: AsyncSequence, Sendable {
         storage = .streaming(stream)
     }
 
+    /// Whether the body is already in memory (``collectedData`` is not `nil`).
+    package var isCollected: Bool {
+        if case .collected = storage { return true }
+        return false
+    }
+
     /// The whole body, when it is already in memory; `nil` for a streaming body.
     public var collectedData: Data? {
         if case .collected(let data) = storage { return data }

@@ -6,9 +6,10 @@ public import HTTPTypes
 ///
 /// On the collected path (``HTTPTransport/data(for:)``) the body is already in memory, and the
 /// response also carries what a ``DataResponse`` carries beside its bytes (the transfer's
-/// ``metrics``, a retry policy's ``classification``), so that ``init(_:)`` and
-/// ``DataResponse/init(collected:)`` move a response into the onion and out of it without
-/// copying or collecting the body again.
+/// ``metrics``, a retry policy's ``classification``). A ``DataResponse`` is such a response,
+/// seen with its body as `Data`, so ``init(_:)`` and ``DataResponse/init(collected:)`` pass a
+/// response into the onion and out of it as it is: no part is copied or converted, and the body
+/// is not collected again.
 public struct TransportResponse: Sendable {
     /// The status and header fields.
     ///
@@ -34,28 +35,27 @@ public struct TransportResponse: Sendable {
 
     /// Creates a response.
     public init(head: HTTPResponse, body: ResponseBody, url: String) {
-        self.lazyHead = LazyResponseHead(head)
-        self.body = body
-        self.url = url
+        self.init(lazyHead: LazyResponseHead(head), body: body, url: url)
     }
 
     /// A response with the head an engine received, built when first read.
     package init(receivedHead: ReceivedResponseHead, body: ResponseBody, url: String) {
-        self.lazyHead = LazyResponseHead(received: receivedHead)
+        self.init(lazyHead: LazyResponseHead(received: receivedHead), body: body, url: url)
+    }
+
+    /// A response with a head as made or as received.
+    package init(lazyHead: LazyResponseHead, body: ResponseBody, url: String) {
+        self.lazyHead = lazyHead
         self.body = body
         self.url = url
     }
 
-    /// A response whose body is `response`'s bytes, already collected, with its metrics and
-    /// classification: nothing is copied.
+    /// The response `response` is: its body already in memory, with its metrics and
+    /// classification. Nothing is copied or converted.
     ///
     /// - Parameter response: A collected response, such as ``HTTPTransport/data(for:)`` returns.
     public init(_ response: DataResponse) {
-        lazyHead = response.lazyHead
-        body = ResponseBody(response.body)
-        url = response.url
-        metrics = response.metrics
-        classification = response.classification
+        self = response.response
     }
 
     /// The status, for convenience; reading it does not build ``head``.
@@ -70,35 +70,57 @@ public struct TransportResponse: Sendable {
     ///   when a streamed body exceeds `limit`, or any error of its transfer.
     public func collected(upTo limit: Int) async throws -> DataResponse {
         if let collected = DataResponse(collected: self) { return collected }
-        var collected = DataResponse(
-            lazyHead: lazyHead, body: try await body.collect(upTo: limit), url: url, metrics: metrics)
-        collected.classification = classification
-        return collected
+        var collected = self
+        collected.body = ResponseBody(try await body.collect(upTo: limit))
+        return DataResponse(checked: collected)
     }
 }
 
 /// A response whose body has been collected in memory.
+///
+/// It is a ``TransportResponse`` whose body is in memory, seen with its body as `Data`: the
+/// middleware onion takes it in and hands it back (``TransportResponse/init(_:)``,
+/// ``init(collected:)``) without copying or converting any of its parts.
 public struct DataResponse: Sendable {
+    /// The response, its body always collected.
+    package private(set) var response: TransportResponse
+
     /// The status and header fields.
     ///
     /// A response from the engine keeps its header lines as received and builds this value
     /// the first time it is read (then keeps it); ``status`` does not build it.
     public var head: HTTPResponse {
-        get { lazyHead.response }
-        set { lazyHead.response = newValue }
+        get { response.head }
+        set { response.head = newValue }
     }
     /// The head, as made or as received.
-    package var lazyHead: LazyResponseHead
+    package var lazyHead: LazyResponseHead {
+        get { response.lazyHead }
+        set { response.lazyHead = newValue }
+    }
     /// The whole body, decoded if the server compressed it.
-    public var body: Data
+    public var body: Data {
+        // Always collected: every initialiser checks or makes it so.
+        get { response.body.collectedData ?? Data() }
+        set { response.body = ResponseBody(newValue) }
+    }
     /// The URL that produced this response, after any redirects.
-    public var url: String
+    public var url: String {
+        get { response.url }
+        set { response.url = newValue }
+    }
     /// The transfer's timings and counters, when the transport measures them.
-    public var metrics: TransferMetrics?
+    public var metrics: TransferMetrics? {
+        get { response.metrics }
+        set { response.metrics = newValue }
+    }
     /// What a ``ResponseClassifier`` read in the body, when one did (a retry policy's, which
     /// judges every answer it may retry): passed along with the response, so that a decoder of
     /// the same format uses it instead of reading the body again. `nil` otherwise.
-    public var classification: ResponseClassification?
+    public var classification: ResponseClassification? {
+        get { response.classification }
+        set { response.classification = newValue }
+    }
 
     /// Creates a response.
     public init(head: HTTPResponse, body: Data, url: String, metrics: TransferMetrics? = nil) {
@@ -112,10 +134,13 @@ public struct DataResponse: Sendable {
 
     /// A response with a head as made or as received.
     package init(lazyHead: LazyResponseHead, body: Data, url: String, metrics: TransferMetrics?) {
-        self.lazyHead = lazyHead
-        self.body = body
-        self.url = url
-        self.metrics = metrics
+        response = TransportResponse(lazyHead: lazyHead, body: ResponseBody(body), url: url)
+        response.metrics = metrics
+    }
+
+    /// `response`, whose body the caller has just collected (``TransportResponse/collected(upTo:)``).
+    fileprivate init(checked response: TransportResponse) {
+        self.response = response
     }
 
     /// The response `response` carries, when its body is already in memory; `nil` for a
@@ -123,11 +148,10 @@ public struct DataResponse: Sendable {
     ///
     /// - Parameter response: A response from the middleware onion.
     public init?(collected response: TransportResponse) {
-        guard let body = response.body.collectedData else { return nil }
-        self.init(lazyHead: response.lazyHead, body: body, url: response.url, metrics: response.metrics)
-        classification = response.classification
+        guard response.body.isCollected else { return nil }
+        self.response = response
     }
 
     /// The status, for convenience; reading it does not build ``head``.
-    public var status: HTTPResponse.Status { lazyHead.status }
+    public var status: HTTPResponse.Status { response.lazyHead.status }
 }

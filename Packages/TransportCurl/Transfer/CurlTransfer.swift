@@ -195,7 +195,7 @@ final class CurlTransfer: DeadlineHeapElement, @unchecked Sendable {
     /// - Parameter validatedURL: What `RequestValidation.validate(request.head)` returned, when
     ///   the caller has checked the request already; the first hop then skips the check.
     init(
-        request: TransportRequest, settings: Settings, commands: CurlCommandQueue,
+        request: consuming TransportRequest, settings: Settings, commands: CurlCommandQueue,
         validatedURL: String? = nil
     ) {
         // The validated URL is the same text with the scheme in lowercase: no need to build it again.
