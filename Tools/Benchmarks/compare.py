@@ -103,6 +103,9 @@ class Scenario:
     cpu_target: float | None = None  # the largest parley / curl CPU-per-request ratio, where one is set
     idle_rss_margin_mib: float | None = None  # the most parley's peak RSS may exceed its idle process's, where set
     ahc_target: float | None = None  # the smallest parley / ahc throughput ratio, where one is set
+    # The smallest throughput ratio of a peer through a handle to parley-direct (the same requests without one),
+    # where one is set.
+    handle_target: float | None = None
     # The full-stack scenario: these peers GET `envelope_path` instead of `path`, with `envelope_arguments`
     # (`--stack full`: Parley's business layer, AsyncHTTPClient with JSONDecoder), while the baseline GETs `path`.
     envelope_peers: tuple[str, ...] = ()
@@ -132,7 +135,7 @@ SCENARIOS = [
     Scenario("full-stack", "(f) 64 concurrent: the envelope decoded (Parley's business layer, AsyncHTTPClient + "
              "JSONDecoder) vs plain libcurl GETs, HTTP/1.1", "http", "/small.bin", "get", concurrency=64,
              requests=40_000, warmup=1_280, quick_requests=4_000, quick_warmup=640, metric="rps", target=0.50,
-             ahc_target=1.60, envelope_peers=("parley", "parley-loop", "parley-direct", "ahc"),
+             ahc_target=1.40, handle_target=0.90, envelope_peers=("parley", "parley-loop", "parley-direct", "ahc"),
              envelope_path="/envelope.json",
              envelope_arguments=("--stack", "full")),
 ]
@@ -651,6 +654,12 @@ def peer_verdicts(scenario: Scenario, runs: list[Run], parley: str, idle_rss_mib
             found.append(f"throughput {ratio_text(versus_ahc, scenario.ahc_target)}× ahc "
                          f"(target ≥ {scenario.ahc_target:.2f}): "
                          + ("met" if versus_ahc >= scenario.ahc_target else "MISSED"))
+    if scenario.handle_target is not None and parley != "parley-direct":
+        versus_direct = same_round_ratio(runs, parley, throughput, baseline="parley-direct")
+        if versus_direct is not None:
+            found.append(f"throughput {ratio_text(versus_direct, scenario.handle_target)}× parley-direct, the same "
+                         f"requests without a handle (target ≥ {scenario.handle_target:.2f}): "
+                         + ("met" if versus_direct >= scenario.handle_target else "MISSED"))
     return found
 
 

@@ -200,7 +200,7 @@ final class CurlTransfer: DeadlineHeapElement, @unchecked Sendable {
     ) {
         // The validated URL is the same text with the scheme in lowercase: no need to build it again.
         let url = validatedURL ?? request.url
-        self.request = request
+        self.request = consume request
         self.commands = commands
         self.settings = settings
         self.currentURL = url
