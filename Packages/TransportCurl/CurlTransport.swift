@@ -245,9 +245,8 @@ public final class CurlTransport: HTTPTransport {
         // validated there; any other (a raw head, a head changed in place) is checked now.
         let url = try request.validatedURL ?? RequestValidation.validate(request.head)
         // From here on the transfer reads only resolved options: what the request set, else
-        // the engine's defaults, else the built-in ones.
-        // The request is the caller's copy: its options are resolved in place and it moves into
-        // the transfer, with no second copy of its fields.
+        // the engine's defaults, else the built-in ones. The request is this call's own copy, so
+        // they are resolved in place and it moves into the transfer without another copy.
         request.options = request.options.resolved(over: configuration.defaultOptions)
         let placed = loops.place(url)
         let transfer = CurlTransfer(

@@ -5,11 +5,14 @@ import Transport
 
 /// A collected response is one value seen two ways: a ``DataResponse`` (its body as `Data`) and
 /// the ``TransportResponse`` the middleware onion passes along. Going from one to the other
-/// keeps every part, copies no byte of the body and builds no head.
+/// keeps every part, copies no byte of the body and builds no head; a change made through either
+/// is in what the other shows, and a body changed in place keeps its buffer.
 ///
 /// Checked to fail: with `DataResponse(collected:)` taking a streamed body,
 /// `aStreamedBodyIsNotTakenAsCollected` finds a response; with the conversion into the onion
-/// dropping the classification, `aCollectedResponseCrossesTheOnionWhole` misses it.
+/// dropping the classification, `aCollectedResponseCrossesTheOnionWhole` misses it; with the
+/// body's in-place change going through its getter and setter, `changesThroughEitherTypeStayInTheResponse`
+/// finds the buffer copied.
 @Suite struct DataResponseTests {
     private static let metrics = TransferMetrics(
         nameLookup: .milliseconds(1), connect: .milliseconds(2), tlsHandshake: .zero, firstByte: .milliseconds(3),
@@ -63,8 +66,14 @@ import Transport
         #expect(TransportResponse(collected).body.collectedData == Data("abc".utf8))
     }
 
-    @Test func changesThroughEitherViewAreTheResponses() throws {
+    @Test func changesThroughEitherTypeStayInTheResponse() throws {
         var response = Self.received()
+        // In place: the body's only owner is the response, so its buffer is changed, not copied.
+        let before = Self.address(of: response.body)
+        response.body[0] = 9
+        #expect(Self.address(of: response.body) == before)
+        #expect(response.body.first == 9)
+
         response.body = Data("replaced".utf8)
         response.head.headerFields[.cacheControl] = "no-store"
         response.url = "https://example.com/other"

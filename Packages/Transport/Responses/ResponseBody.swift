@@ -37,7 +37,7 @@ public struct ResponseBody: AsyncSequence, Sendable {
     }
 
     /// Whether the body is already in memory (``collectedData`` is not `nil`).
-    package var isCollected: Bool {
+    var isCollected: Bool {
         if case .collected = storage { return true }
         return false
     }

@@ -44,7 +44,7 @@ public struct TransportResponse: Sendable {
     }
 
     /// A response with a head as made or as received.
-    package init(lazyHead: LazyResponseHead, body: ResponseBody, url: String) {
+    fileprivate init(lazyHead: LazyResponseHead, body: ResponseBody, url: String) {
         self.lazyHead = lazyHead
         self.body = body
         self.url = url
@@ -72,7 +72,7 @@ public struct TransportResponse: Sendable {
         if let collected = DataResponse(collected: self) { return collected }
         var collected = self
         collected.body = ResponseBody(try await body.collect(upTo: limit))
-        return DataResponse(checked: collected)
+        return DataResponse(alreadyCollected: collected)
     }
 }
 
@@ -100,9 +100,17 @@ public struct DataResponse: Sendable {
     }
     /// The whole body, decoded if the server compressed it.
     public var body: Data {
-        // Always collected: every initialiser checks or makes it so.
+        // Always collected: each initialiser takes a collected body or collects one.
         get { response.body.collectedData ?? Data() }
         set { response.body = ResponseBody(newValue) }
+        // Changed in place, as a stored `Data` is: the bytes leave the response while the caller
+        // changes them, so that their buffer has one owner and is not copied.
+        _modify {
+            var data = response.body.collectedData ?? Data()
+            response.body = ResponseBody()
+            defer { response.body = ResponseBody(data) }
+            yield &data
+        }
     }
     /// The URL that produced this response, after any redirects.
     public var url: String {
@@ -138,8 +146,9 @@ public struct DataResponse: Sendable {
         response.metrics = metrics
     }
 
-    /// `response`, whose body the caller has just collected (``TransportResponse/collected(upTo:)``).
-    fileprivate init(checked response: TransportResponse) {
+    /// `response`, whose body ``TransportResponse/collected(upTo:)`` has just collected.
+    fileprivate init(alreadyCollected response: TransportResponse) {
+        assert(response.body.isCollected, "a DataResponse's body is in memory")
         self.response = response
     }
 
@@ -153,5 +162,5 @@ public struct DataResponse: Sendable {
     }
 
     /// The status, for convenience; reading it does not build ``head``.
-    public var status: HTTPResponse.Status { response.lazyHead.status }
+    public var status: HTTPResponse.Status { response.status }
 }
