@@ -238,7 +238,7 @@ import Testing
         let actions = writer.apply(row.when)
         #expect(actions == row.then)
         let index = writer.index
-        #expect(index.namesFromLeastRecent == row.order.map(Self.n))
+        #expect(index.entriesFromLeastRecent.map(\.name) == row.order.map(Self.n))
         #expect(index.count == row.order.count)
         #expect(index.totalBytes == row.totalBytes)
         #expect(index.evictions == row.evictions)
@@ -374,7 +374,7 @@ import Testing
             segments: opening.segments.map { .init(number: $0.0, size: $0.1) }, journal: Self.entries(opening.journal),
             found: Self.entries(opening.found), maximumBytes: opening.cap, firstGeneration: 7)
         #expect(opened.actions == opening.then)
-        #expect(opened.index.namesFromLeastRecent == opening.order.map(Self.n))
+        #expect(opened.index.entriesFromLeastRecent.map(\.name) == opening.order.map(Self.n))
         #expect(opened.index.totalBytes == opening.totalBytes)
         #expect(opened.index.evictions == opening.evictions)
         // The journal's records took generations first, in its order.

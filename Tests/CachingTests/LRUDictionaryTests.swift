@@ -77,7 +77,7 @@ import Testing
             }
             #expect(index.count == model.values.count, "step \(step): count")
         }
-        #expect(index.keysFromLeastRecent.map(\.name) == model.order)
+        #expect(index.entriesFromLeastRecent.map(\.key.name) == model.order)
         for name in 0..<300 { #expect(index.contains(key(name)) == (model.values[name] != nil)) }
     }
 
@@ -110,7 +110,7 @@ import Testing
             #expect(index.count == 100)
             #expect(index.leastRecent?.key == "https://example.com/0")
             while index.removeLeastRecent() != nil {}
-            #expect(index.count == 0 && index.keysFromLeastRecent.isEmpty)
+            #expect(index.count == 0 && index.entriesFromLeastRecent.isEmpty)
         }
         index.set(1, forKey: "a")
         index.removeAll()

@@ -142,20 +142,21 @@ struct DiskCacheFiles: Sendable {
     }
 
     /// The whole records of segment `number`, of `size` bytes, one after another from its
-    /// start until one is not whole: what a segment holds when the journal is lost.
+    /// start until one is not whole: what a segment holds when the journal is lost. The segment
+    /// is read once, whole.
     func scan(_ number: UInt64, to size: Int) -> [DiskCacheIndex.Entry] {
+        guard let segment = (try? FileCalls.readRange(path(ofSegment: number), offset: 0, length: size)) ?? nil
+        else { return [] }
         var found: [DiskCacheIndex.Entry] = []
-        var offset = 0
-        let path = path(ofSegment: number)
-        while size - offset >= EntryFile.headerSize + EntryFile.trailerSize,
-            let header = try? FileCalls.readRange(path, offset: offset, length: EntryFile.headerSize),
-            let length = EntryFile.recordLength(header: header), offset + length <= size,
-            let bytes = try? FileCalls.readRange(path, offset: offset, length: length),
-            case .success(let entry) = EntryFile.decode(bytes)
+        var offset = segment.startIndex
+        while segment.endIndex - offset >= EntryFile.headerSize + EntryFile.trailerSize,
+            let length = EntryFile.recordLength(header: segment[offset...]), offset + length <= segment.endIndex,
+            case .success(let entry) = EntryFile.decode(Data(segment[offset..<(offset + length)]))
         {
             found.append(
-                .init(name: EntryName(key: entry.key), location: .init(segment: number, offset: offset, length: length))
-            )
+                .init(
+                    name: EntryName(key: entry.key),
+                    location: .init(segment: number, offset: offset - segment.startIndex, length: length)))
             offset += length
         }
         return found

@@ -117,9 +117,6 @@ struct DiskCacheIndex: Sendable {
     /// What the index knows of `name`'s record, leaving the order as it is.
     func record(_ name: EntryName) -> Record? { records.peek(name) }
 
-    /// The names, least recently used first.
-    var namesFromLeastRecent: [EntryName] { records.keysFromLeastRecent }
-
     /// The entries, least recently used first, as a compacted journal lists them.
     var entriesFromLeastRecent: [Entry] {
         records.entriesFromLeastRecent.map { Entry(name: $0.key, location: $0.value.location) }
@@ -176,11 +173,7 @@ struct DiskCacheIndex: Sendable {
                 index.records.insertAsLeastRecent(record, forKey: entry.name)
             }
         }
-        for entry in index.records.entriesFromLeastRecent {
-            index.segments[entry.value.location.segment]?.liveBytes += entry.value.location.length
-            index.segments[entry.value.location.segment]?.liveCount += 1
-            index.totalBytes += entry.value.location.length
-        }
+        for entry in index.records.entriesFromLeastRecent { index.hold(entry.value.location) }
         while index.totalBytes > index.maximumBytes, let victim = index.records.removeLeastRecent() {
             index.evictions += 1
             index.release(victim.value.location)
@@ -254,9 +247,8 @@ struct DiskCacheIndex: Sendable {
     mutating func moved(_ copies: [Installed], from source: UInt64, segmentEnd: (segment: UInt64, end: Int)?)
         -> [Action]
     {
-        var actions = segmentEnd.map { appended(to: $0) } ?? []
+        let actions = segmentEnd.map { appended(to: $0) } ?? []
         var lines: [CacheJournal.Record] = []
-        var touched: Set<UInt64> = [source]
         for copy in copies {
             guard let old = records.peek(copy.name), old.generation == copy.generation,
                 old.location.segment == source
@@ -264,16 +256,13 @@ struct DiskCacheIndex: Sendable {
             records.replaceValue(Record(location: copy.location, generation: copy.generation), forKey: copy.name)
             release(old.location)
             hold(copy.location)
-            touched.insert(old.location.segment)
             lines.append(.moved(copy.name, copy.location))
         }
         // The source stays marked as compacting: a copy that could not be written (a full disk)
         // is not tried again and again; the source goes once its last record does.
         // The lines first: a crash before the source goes leaves both copies, and the journal
         // names the new one.
-        actions += journal(lines)
-        for number in touched.sorted() { actions += settle(number) }
-        return actions
+        return actions + journal(lines) + settle(source)
     }
 
     /// A write of `name` failed: no older record of it may stay to be served as current, and

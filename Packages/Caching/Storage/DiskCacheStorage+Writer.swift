@@ -91,8 +91,7 @@ extension DiskCacheStorage {
         let limit = Self.segmentLimit(maximumBytes: maximumBytes)
         let current = state.withLock { state -> (DiskCacheFiles.Appending?, UInt64) in
             if let appending = state.appending, appending.end < limit { return (appending, 0) }
-            if let full = state.appending { FileCalls.closeFile(full.descriptor) }
-            state.appending = nil
+            state.closeAppendingSegment()
             defer { state.nextSegment += 1 }
             return (nil, state.nextSegment)
         }
@@ -116,12 +115,8 @@ extension DiskCacheStorage {
         }
         let kept = segment
         state.withLock { state in
-            if failed {
-                FileCalls.closeFile(kept.descriptor)
-                state.appending = nil
-            } else {
-                state.appending = kept
-            }
+            state.appending = kept
+            if failed { state.closeAppendingSegment() }
         }
         return (locations, (segment.number, segment.end))
     }
@@ -182,7 +177,7 @@ extension DiskCacheStorage {
     func compact(_ number: UInt64) {
         let live = state.withLock { state in state.isClosed ? [] : state.index.liveRecords(in: number) }
         guard !live.isEmpty else {
-            change { state in state.isClosed ? [] : state.index.moved([], from: number, segmentEnd: nil) }
+            change { $0.index.moved([], from: number, segmentEnd: nil) }
             return
         }
         var copies: [(record: DiskCacheIndex.Installed, bytes: [UInt8])] = []
@@ -208,7 +203,6 @@ extension DiskCacheStorage {
             moved.append(.init(name: copy.record.name, location: location, generation: copy.record.generation))
         }
         change { state in
-            guard !state.isClosed else { return [] }
             var actions: [DiskCacheIndex.Action] = []
             for record in damaged {
                 actions += state.index.readFoundDamage(

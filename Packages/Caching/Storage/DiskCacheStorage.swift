@@ -127,6 +127,12 @@ public final class DiskCacheStorage: CacheStorage {
         var roomWaiters: [CheckedContinuation<Void, Never>] = []
         /// Flushes waiting for every store up to a sequence number.
         var flushWaiters: [(sequence: UInt64, continuation: CheckedContinuation<Void, Never>)] = []
+
+        /// Closes the segment the writer appends to, if any: the next append starts a new one.
+        mutating func closeAppendingSegment() {
+            if let appending { FileCalls.closeFile(appending.descriptor) }
+            appending = nil
+        }
     }
 
     /// The most bytes of entries that wait for the writer (or one entry, whatever its size).
@@ -247,7 +253,7 @@ public final class DiskCacheStorage: CacheStorage {
                 return answer(bytes, for: key, as: name, from: moved)
             }
             // Removed behind the storage's back.
-            change { state in state.isClosed ? [] : state.index.readFoundNoFile(name, record: record) }
+            change { $0.index.readFoundNoFile(name, record: record) }
             return .absent
         }
         return answer(bytes, for: key, as: name, from: record)
@@ -260,12 +266,12 @@ public final class DiskCacheStorage: CacheStorage {
     {
         switch EntryFile.decode(bytes) {
         case .success(let entry):
-            change { state in state.isClosed ? [] : state.index.read(name) }
+            change { $0.index.read(name) }
             // Another key with the same hash: not this key's entry, and not damaged.
             return entry.key == key ? .found(entry) : .absent
         case .failure:
             // A newer write may have replaced the damaged record since it was read.
-            change { state in state.isClosed ? [] : state.index.readFoundDamage(name, record: record) }
+            change { $0.index.readFoundDamage(name, record: record) }
             return .absent
         }
     }
@@ -370,8 +376,7 @@ public final class DiskCacheStorage: CacheStorage {
                 }
                 var waiters: [CheckedContinuation<Void, any Error>] = []
                 for name in state.pending.dropAll() { waiters += state.storeWaiters.removeValue(forKey: name) ?? [] }
-                if let appending = state.appending { FileCalls.closeFile(appending.descriptor) }
-                state.appending = nil
+                state.closeAppendingSegment()
                 perform(state.index.removeAll(), &state)
                 return (waiters, takeRoomWaiters(&state))
             }
@@ -484,9 +489,13 @@ public final class DiskCacheStorage: CacheStorage {
         return state.pending.admit(entry, as: name, bounded: bounded)
     }
 
-    /// Changes the index under the lock and carries out what the change asks.
+    /// Changes the index under the lock and carries out what the change asks; nothing, once the
+    /// storage is closed (its files are, and what it knows no longer matters).
     func change(_ body: (inout State) -> [DiskCacheIndex.Action]) {
-        state.withLock { state in perform(body(&state), &state) }
+        state.withLock { state in
+            guard !state.isClosed else { return }
+            perform(body(&state), &state)
+        }
     }
 
     /// Carries out the index's actions, in order, under the lock.
@@ -500,27 +509,22 @@ public final class DiskCacheStorage: CacheStorage {
                 // from the index; when even that fails, the journal is deleted, and the next
                 // open reads the segments rather than trust a journal that misses lines.
                 guard !state.journal.append(records), !state.isClosed else { continue }
-                compactJournal(&state)
+                rewriteJournal(state.index.entriesFromLeastRecent, linesWereLost: true, &state)
             case .compactJournal(let entries):
-                if state.journal.compact(entries) {
-                    state.index.journalCompacted(lineCount: entries.count)
-                } else {
-                    state.index.journalCompactionFailed()
-                }
+                rewriteJournal(entries, linesWereLost: false, &state)
             case .compactSegment(let number):
                 queue.async { self.compact(number) }
             }
         }
     }
 
-    /// Rewrites the journal from the index after lines failed to reach it; deletes it when
-    /// that fails too.
-    private func compactJournal(_ state: inout State) {
-        let entries = state.index.entriesFromLeastRecent
+    /// Rewrites the journal as `entries`. When that fails, a journal that still has every line
+    /// is kept (it is only longer than it needs to be); one that `linesWereLost` from is deleted.
+    private func rewriteJournal(_ entries: [DiskCacheIndex.Entry], linesWereLost: Bool, _ state: inout State) {
         if state.journal.compact(entries) {
             state.index.journalCompacted(lineCount: entries.count)
         } else {
-            state.journal.discard()
+            if linesWereLost { state.journal.discard() }
             state.index.journalCompactionFailed()
         }
     }
@@ -533,8 +537,7 @@ public final class DiskCacheStorage: CacheStorage {
 
     private static func closeFiles(_ state: inout State) {
         state.journal.close()
-        if let appending = state.appending { FileCalls.closeFile(appending.descriptor) }
-        state.appending = nil
+        state.closeAppendingSegment()
         if state.lockDescriptor >= 0 { FileCalls.closeFile(state.lockDescriptor) }
         state.lockDescriptor = -1
         state.isClosing = true

@@ -50,18 +50,6 @@ struct LRUDictionary<Key: LRUKey, Value: Sendable>: Sendable {
         return (slot.key, slot.value)
     }
 
-    /// Every key, least recently used first.
-    var keysFromLeastRecent: [Key] {
-        var keys: [Key] = []
-        keys.reserveCapacity(count)
-        var index = oldest
-        while index >= 0, let slot = slots[index] {
-            keys.append(slot.key)
-            index = slot.newer
-        }
-        return keys
-    }
-
     /// Every key with its value, least recently used first.
     var entriesFromLeastRecent: [(key: Key, value: Value)] {
         var entries: [(key: Key, value: Value)] = []

@@ -14,6 +14,7 @@ package struct RecordLocation: Hashable, Sendable, Comparable, CustomStringConve
     /// The record's length in bytes.
     package var length: Int
 
+    /// The record of `length` bytes at `offset` in segment `segment`.
     package init(segment: UInt64, offset: Int, length: Int) {
         self.segment = segment
         self.offset = offset
