@@ -80,4 +80,75 @@ import Transport
         #expect(lazy.received == nil)
         #expect(lazy.head(keeping: [.vary]).headerFields.count == 3)
     }
+
+    /// A reader that asks whether a few fields are there gets `nil` for a head that has none of
+    /// them, and nothing is built; a head that has one gives those fields, and a built head all.
+    ///
+    /// Checked to fail: with `fields(keeping:)` answering an empty `HTTPFields` instead of
+    /// `nil`, the first expectation fails; with the added field left out, the marked head's
+    /// fields are `nil`.
+    @Test func answersNoFieldsWithoutMakingAny() throws {
+        let mark = try #require(HTTPField.Name("X-Mark"))
+        let received = Self.head(["Server: nginx", "ETag: \"v1\""])
+        #expect(received.fields(keeping: [.cacheControl, .vary]) == nil)
+        #expect(received.fields(keeping: [.eTag, .vary])?.map(\.value) == ["\"v1\""])
+        let marked = received.adding(HTTPField(name: mark, value: "miss"))
+        #expect(marked.fields(keeping: [mark])?.map(\.value) == ["miss"])
+        #expect(!received.isBuilt && !marked.isBuilt)
+        _ = received.response
+        #expect(received.fields(keeping: [.vary])?.count == 2)
+        #expect(LazyResponseHead(received: marked).fields(keeping: [.vary]) == nil)
+        #expect(LazyResponseHead(HTTPResponse(status: .ok)).fields(keeping: [.vary])?.isEmpty == true)
+    }
+
+    /// A field appended to a head nobody has read goes into that very head when the lazy head
+    /// holds the only reference to it, into a new head sharing the lines when another holder
+    /// keeps the old one (which stays as it was), and nowhere into a built head or one that has
+    /// a field appended already.
+    ///
+    /// Checked to fail: with the head changed in place whether or not it is shared, the other
+    /// holder's head gains the mark; with a copy made every time, the head's identity changes
+    /// when it was the only one.
+    @Test func appendsInPlaceOnlyToAHeadItAloneHolds() throws {
+        let mark = HTTPField(name: try #require(HTTPField.Name("X-Mark")), value: "miss")
+        let lines = ["Date: Sun, 06 Nov 1994 08:49:37 GMT", "Server: x"]
+
+        var alone = LazyResponseHead(received: Self.head(lines))
+        let before = try #require(alone.received).byteCount
+        let identity = ObjectIdentifier(try #require(alone.received))
+        let addedAlone = alone.appendUnbuilt(mark)
+        #expect(addedAlone)
+        let appended = try #require(alone.received)
+        #expect(ObjectIdentifier(appended) == identity)
+        #expect(!appended.isBuilt)
+        #expect(appended.byteCount == before + "X-Mark".utf8.count + "miss".utf8.count)
+        #expect(alone.response.headerFields.map(\.value).last == "miss")
+        let addedAgain = alone.appendUnbuilt(mark)
+        #expect(!addedAgain)
+
+        let shared = Self.head(lines)
+        var other = LazyResponseHead(received: shared)
+        let addedShared = other.appendUnbuilt(mark)
+        #expect(addedShared)
+        #expect(other.received !== shared)
+        #expect(other.response.headerFields.count == 3)
+        #expect(shared.response.headerFields.count == 2)
+
+        var twice = LazyResponseHead(received: Self.head(lines))
+        let addedOnce = twice.appendUnbuilt(mark)
+        #expect(addedOnce)
+        let addedTwice = twice.appendUnbuilt(mark)
+        #expect(!addedTwice)
+        #expect(twice.response.headerFields.count == 3)
+
+        let built = Self.head(lines)
+        _ = built.response
+        var read = LazyResponseHead(received: built)
+        let addedToBuilt = read.appendUnbuilt(mark)
+        #expect(!addedToBuilt)
+        var made = LazyResponseHead(HTTPResponse(status: .ok))
+        let addedToMade = made.appendUnbuilt(mark)
+        #expect(!addedToMade)
+        #expect(made.response.headerFields.isEmpty)
+    }
 }

@@ -47,6 +47,9 @@ extension HTTPCache {
         /// Whether it carries an `X-Parley-Cache` mark already (another cache on the way).
         var isMarked = false
 
+        /// The facts of a head without any of these fields.
+        init() {}
+
         init(_ fields: HTTPFields) {
             for index in fields.indices {
                 // Told apart by length first: most names have none of these lengths.

@@ -43,9 +43,9 @@ public import Transport
 /// the entry with ``CacheStorage/storeWithoutWaiting(_:)`` (the `async` calls only when a storage
 /// cannot answer so, or a ``DiskCacheStorage`` has 8 MiB waiting for its writer). Nothing is
 /// built or copied: of a head the engine has not built yet, a miss reads the few fields it needs
-/// from the received lines, the mark goes into a head that shares those lines, and the entry
-/// keeps the head unbuilt and shares the body with the response; the hop-by-hop fields and the
-/// mark are left out when an entry's head is read. A ``DiskCacheStorage`` answers from memory
+/// from the received lines, the mark is appended to that head in place, and the entry shares the
+/// head, still unbuilt, and the body with the response; the hop-by-hop fields and the mark are
+/// left out when an entry's head is read. A ``DiskCacheStorage`` answers from memory
 /// while its writer appends the record, and a response never waits for the disk (a write that fails there is counted in
 /// ``CacheStatistics/failedWrites`` rather than logged).
 public final class HTTPCache: TransportMiddleware {
@@ -556,13 +556,13 @@ public final class HTTPCache: TransportMiddleware {
     /// body is stored when it has been read to its end).
     ///
     /// Synchronous, and it builds and copies nothing on the way: of an engine's head that has
-    /// not been built, only the fields it asks about are made from the received lines, the mark
-    /// goes into a head that shares those lines (it is appended when that head is built), and
-    /// the entry keeps the unmarked head, still unbuilt; a built head gets the mark in its own
-    /// fields (which the engine or transport made for this response alone), and the entry shares
-    /// them. The entry shares the body with the response (the fields a stored head leaves out,
-    /// `Connection` and the mark among them, are left out when the entry is read), and the
-    /// storage is handed the entry without suspending when it can take it so.
+    /// not been built, only the fields it asks about are made from the received lines (and
+    /// nothing at all when none of them is there), and the mark is appended to that head in
+    /// place, after its lines, when the head is built; a built head gets the mark in its own
+    /// fields (which the engine or transport made for this response alone). The entry shares
+    /// the marked head, still unbuilt, and the body with the response (the fields a stored head
+    /// leaves out, `Connection` and the mark among them, are left out when the entry is read),
+    /// and the storage is handed the entry without suspending when it can take it so.
     ///
     /// - Returns: The response, and what the storage still needs, done by the caller before it
     ///   returns the response.
@@ -574,21 +574,16 @@ public final class HTTPCache: TransportMiddleware {
         misses.add(1, ordering: .relaxed)
         // The fields the cache reads, alone when the engine's head has not been built: building
         // every field to read a few would cost more than the rest of a miss.
-        let received = response.lazyHead.received
-        let isWhole = received?.isBuilt ?? true
-        let read = response.lazyHead.head(keeping: Self.fieldsReadOnMiss)
-        let answer = ResponseFacts(read.headerFields)
-        let entryHead: LazyResponseHead
-        if let received, !isWhole, !answer.isMarked {
-            // The mark goes after the received lines in a head that shares them; the entry keeps
-            // the head without it.
-            entryHead = response.lazyHead
-            response.lazyHead = LazyResponseHead(received: received.adding(Self.missMark))
-        } else {
-            // Into the response's own fields, which the entry then shares.
+        let isWhole = response.lazyHead.received.map(\.isBuilt) ?? true
+        let read = response.lazyHead.fields(keeping: Self.fieldsReadOnMiss)
+        let answer = read.map(ResponseFacts.init) ?? ResponseFacts()
+        // The mark goes after the received lines of a head nobody has read (in place, when the
+        // response holds the only reference to it), else into the built fields; the entry
+        // shares the marked head, whose mark is left out whenever an entry's head is read.
+        if isWhole || answer.isMarked || !response.lazyHead.appendUnbuilt(Self.missMark) {
             Self.markMiss(&response.head.headerFields, alreadyMarked: answer.isMarked)
-            entryHead = response.lazyHead
         }
+        let entryHead = response.lazyHead
         guard request.head.method == .get else { return (response, .none) }
         // Decided before anything else: most answers that may not be stored cost nothing more.
         guard
@@ -748,25 +743,24 @@ public final class HTTPCache: TransportMiddleware {
     /// says which fields it has, so that a field it lacks is not looked for again (each lookup
     /// is a pass over the fields). The fields of the lifetime are read only when it decides.
     private func storableVaryingFields(
-        _ response: TransportResponse, _ head: HTTPResponse, _ answer: ResponseFacts, isWhole: Bool,
+        _ response: TransportResponse, _ fields: HTTPFields?, _ answer: ResponseFacts, isWhole: Bool,
         request: TransportRequest, facts: RequestFacts, key: String, forced: TimeInterval?, options: Options
     ) -> [CacheEntry.VaryingField]? {
         let code = response.status.code
         guard code >= 200, code != 206, code != 304, !facts.control.noStore, response.url == key else { return nil }
-        let fields = head.headerFields
-        let control = answer.hasCacheControl ? CacheControl(fields) : CacheControl()
+        let control = answer.hasCacheControl ? fields.map(CacheControl.init) ?? CacheControl() : CacheControl()
         guard !control.noStore else { return nil }
         if facts.hasAuthorization, !options.cachesAuthorizedResponses {
             guard control.isPublic || control.sharedMaxAge != nil || control.mustRevalidate else { return nil }
         }
         var varying: [CacheEntry.VaryingField] = []
         if answer.hasVary {
-            guard let named = Self.varyingFields(of: head, for: request) else { return nil }
+            guard let fields, let named = Self.varyingFields(of: fields, for: request) else { return nil }
             varying = named
         }
         if forced != nil, code == 200 { return varying }
         // Useful only when it can be fresh for a while or can be revalidated.
-        let timed = isWhole ? head : response.lazyHead.head(keeping: Self.fieldsOfLifetime)
+        let timed = response.lazyHead.head(keeping: Self.fieldsOfLifetime)
         let timedFacts = isWhole ? answer : ResponseFacts(timed.headerFields)
         let (lifetime, _) = Freshness.lifetime(
             of: timed, responseTime: options.clock(), heuristicCap: options.heuristicCapSeconds)
@@ -876,8 +870,14 @@ extension HTTPCache {
     /// The request's values of the fields `head`'s `Vary` names; `nil` for `Vary: *` or a
     /// name that is not a field name, which no request matches.
     static func varyingFields(of head: HTTPResponse, for request: TransportRequest) -> [CacheEntry.VaryingField]? {
+        varyingFields(of: head.headerFields, for: request)
+    }
+
+    /// The request's values of the fields the `Vary` among `fields` names; `nil` for `Vary: *`
+    /// or a name that is not a field name, which no request matches.
+    static func varyingFields(of fields: HTTPFields, for request: TransportRequest) -> [CacheEntry.VaryingField]? {
         var names: [String] = []
-        for value in head.headerFields[values: .vary] {
+        for value in fields[values: .vary] {
             for member in value.split(separator: ",") {
                 let name = String(member).trimmingSpaces().lowercased()
                 guard !name.isEmpty else { continue }

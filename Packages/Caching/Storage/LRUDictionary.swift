@@ -1,7 +1,7 @@
 /// Values by key in order of use, most recent first: an open-addressing hash table of slot
-/// numbers over an array of slots linked into a list by index, so that a lookup, an update, a
-/// move to the front and a removal each hash the key once and allocate nothing once the arrays
-/// have grown (listing the keys is O(n)).
+/// numbers over slots linked into a list by index, so that a lookup, an update, a move to the
+/// front and a removal each hash the key once and allocate nothing once the arrays have grown
+/// (listing the keys is O(n)).
 ///
 /// Both storages keep their index in one: the memory storage its entries by URL, the disk
 /// storage what it knows of each file by name. Hashing is most of what an index operation
@@ -9,10 +9,15 @@
 /// step on eight bytes at a time and a finaliser, where `Hasher`'s SipHash costs several times
 /// that), and a slot keeps its key's hash: removing the least recently used entry, as every
 /// store into a full cache does, hashes nothing.
+///
+/// A slot's hash and its two links live in an array of plain values, apart from the keys and
+/// the values: probing, moving a slot to the front and unlinking one read and write integers
+/// alone, and a key or a value is touched (its references counted) only where it is compared,
+/// stored or handed out.
 struct LRUDictionary<Key: LRUKey, Value: Sendable>: Sendable {
-    private struct Slot: Sendable {
-        var key: Key
-        var value: Value
+    /// Where a slot is in the table and the order of use.
+    private struct Link: Sendable {
+        /// The key's ``LRUKey/lruHash``.
         var hash: UInt64
         /// The next more recently used slot, or -1.
         var newer: Int
@@ -25,7 +30,12 @@ struct LRUDictionary<Key: LRUKey, Value: Sendable>: Sendable {
     private var buckets: [Int] = []
     /// 64 minus the number of bits of a bucket's number.
     private var shift: UInt64 = 64
-    private var slots: [Slot?] = []
+    /// Each slot's hash and links; a free slot's are left as they were.
+    private var links: [Link] = []
+    /// Each slot's key, `nil` in a free slot.
+    private var keys: [Key?] = []
+    /// Each slot's value, `nil` in a free slot.
+    private var values: [Value?] = []
     private var freeSlots: [Int] = []
     /// The most recently used slot, or -1.
     private var newest = -1
@@ -41,13 +51,13 @@ struct LRUDictionary<Key: LRUKey, Value: Sendable>: Sendable {
     /// The value of `key`, leaving the order as it is.
     func peek(_ key: Key) -> Value? {
         guard let slot = find(key, hash: key.lruHash).slot else { return nil }
-        return slots[slot]?.value
+        return values[slot]
     }
 
     /// The least recently used key and its value.
     var leastRecent: (key: Key, value: Value)? {
-        guard oldest >= 0, let slot = slots[oldest] else { return nil }
-        return (slot.key, slot.value)
+        guard oldest >= 0, let key = keys[oldest], let value = values[oldest] else { return nil }
+        return (key, value)
     }
 
     /// Every key with its value, least recently used first.
@@ -55,9 +65,9 @@ struct LRUDictionary<Key: LRUKey, Value: Sendable>: Sendable {
         var entries: [(key: Key, value: Value)] = []
         entries.reserveCapacity(count)
         var index = oldest
-        while index >= 0, let slot = slots[index] {
-            entries.append((slot.key, slot.value))
-            index = slot.newer
+        while index >= 0, let key = keys[index], let value = values[index] {
+            entries.append((key, value))
+            index = links[index].newer
         }
         return entries
     }
@@ -68,16 +78,14 @@ struct LRUDictionary<Key: LRUKey, Value: Sendable>: Sendable {
     @discardableResult
     mutating func replaceValue(_ value: Value, forKey key: Key) -> Value? {
         guard let index = find(key, hash: key.lruHash).slot else { return nil }
-        let old = slots[index]?.value
-        slots[index]?.value = value
-        return old
+        return Self.exchange(&values[index], with: value)
     }
 
     /// The value of `key`, which becomes the most recently used.
     mutating func touch(_ key: Key) -> Value? {
         guard let index = find(key, hash: key.lruHash).slot else { return nil }
         moveToNewest(index)
-        return slots[index]?.value
+        return values[index]
     }
 
     /// Sets the value of `key` and makes it the most recently used.
@@ -88,12 +96,10 @@ struct LRUDictionary<Key: LRUKey, Value: Sendable>: Sendable {
         let hash = key.lruHash
         let found = find(key, hash: hash)
         if let index = found.slot {
-            let old = slots[index]?.value
-            slots[index]?.value = value
             moveToNewest(index)
-            return old
+            return Self.exchange(&values[index], with: value)
         }
-        let index = insert(Slot(key: key, value: value, hash: hash, newer: -1, older: -1), at: found.bucket)
+        let index = insert(key, value, hash: hash, at: found.bucket)
         linkAsNewest(index)
         return nil
     }
@@ -103,8 +109,10 @@ struct LRUDictionary<Key: LRUKey, Value: Sendable>: Sendable {
         let hash = key.lruHash
         let found = find(key, hash: hash)
         guard found.slot == nil else { return }
-        let index = insert(Slot(key: key, value: value, hash: hash, newer: oldest, older: -1), at: found.bucket)
-        if oldest >= 0 { slots[oldest]?.older = index }
+        let index = insert(key, value, hash: hash, at: found.bucket)
+        links[index].newer = oldest
+        links[index].older = -1
+        if oldest >= 0 { links[oldest].older = index }
         oldest = index
         if newest < 0 { newest = index }
     }
@@ -117,17 +125,19 @@ struct LRUDictionary<Key: LRUKey, Value: Sendable>: Sendable {
         let found = find(key, hash: key.lruHash)
         guard let index = found.slot else { return nil }
         removeBucket(found.bucket)
-        return free(index)
+        return free(index).value
     }
 
     /// Removes the least recently used key.
     ///
     /// - Returns: It and its value, if there was any.
     mutating func removeLeastRecent() -> (key: Key, value: Value)? {
-        guard oldest >= 0, let slot = slots[oldest] else { return nil }
-        removeBucket(bucket(ofSlot: oldest, hash: slot.hash))
-        _ = free(oldest)
-        return (slot.key, slot.value)
+        let index = oldest
+        guard index >= 0 else { return nil }
+        removeBucket(bucket(ofSlot: index, hash: links[index].hash))
+        let (key, value) = free(index)
+        guard let key, let value else { return nil }
+        return (key, value)
     }
 
     /// Removes every key.
@@ -145,7 +155,8 @@ struct LRUDictionary<Key: LRUKey, Value: Sendable>: Sendable {
         while true {
             let index = buckets[bucket]
             if index < 0 { return (nil, bucket) }
-            if let slot = slots[index], slot.hash == hash, slot.key == key { return (index, bucket) }
+            // The key is compared only when the hashes agree.
+            if links[index].hash == hash, keys[index] == key { return (index, bucket) }
             bucket = (bucket + 1) & mask
         }
     }
@@ -158,21 +169,26 @@ struct LRUDictionary<Key: LRUKey, Value: Sendable>: Sendable {
         return bucket
     }
 
-    /// Puts `slot` in a slot of its own, pointed at from `bucket` (found empty by ``find(_:hash:)``),
-    /// growing the table first when it would be more than half full.
-    private mutating func insert(_ slot: Slot, at bucket: Int) -> Int {
+    /// Puts `key` and `value` in a slot of their own, unlinked, pointed at from `bucket` (found
+    /// empty by ``find(_:hash:)``), growing the table first when it would be more than half full.
+    private mutating func insert(_ key: Key, _ value: Value, hash: UInt64, at bucket: Int) -> Int {
         var bucket = bucket
         if (count + 1) * 2 > buckets.count {
             grow()
-            bucket = emptyBucket(for: slot.hash)
+            bucket = emptyBucket(for: hash)
         }
         let index: Int
+        let link = Link(hash: hash, newer: -1, older: -1)
         if let free = freeSlots.popLast() {
             index = free
-            slots[index] = slot
+            links[index] = link
+            keys[index] = key
+            values[index] = value
         } else {
-            index = slots.count
-            slots.append(slot)
+            index = links.count
+            links.append(link)
+            keys.append(key)
+            values.append(value)
         }
         buckets[bucket] = index
         count += 1
@@ -196,9 +212,8 @@ struct LRUDictionary<Key: LRUKey, Value: Sendable>: Sendable {
         let size = max(16, buckets.count * 2)
         buckets = [Int](repeating: -1, count: size)
         shift = UInt64(64 - size.trailingZeroBitCount)
-        for (index, slot) in slots.enumerated() {
-            guard let slot else { continue }
-            buckets[emptyBucket(for: slot.hash)] = index
+        for index in links.indices where keys[index] != nil {
+            buckets[emptyBucket(for: links[index].hash)] = index
         }
     }
 
@@ -212,8 +227,8 @@ struct LRUDictionary<Key: LRUKey, Value: Sendable>: Sendable {
         while true {
             next = (next + 1) & mask
             let index = buckets[next]
-            guard index >= 0, let slot = slots[index] else { return }
-            let start = home(slot.hash)
+            guard index >= 0 else { return }
+            let start = home(links[index].hash)
             // Moved into the hole unless the bucket it starts from lies cyclically in (hole, next].
             let reachable = hole <= next ? (hole < start && start <= next) : (hole < start || start <= next)
             if !reachable {
@@ -224,15 +239,25 @@ struct LRUDictionary<Key: LRUKey, Value: Sendable>: Sendable {
         }
     }
 
+    /// `slot`'s content replaced by `value`.
+    ///
+    /// - Returns: What it held.
+    private static func exchange(_ slot: inout Value?, with value: Value) -> Value? {
+        let old = slot.take()
+        slot = value
+        return old
+    }
+
     // MARK: - The order of use
 
-    private mutating func free(_ index: Int) -> Value? {
+    /// Unlinks slot `index` and makes it free.
+    ///
+    /// - Returns: The key and the value it held, moved out.
+    private mutating func free(_ index: Int) -> (key: Key?, value: Value?) {
         unlink(index)
-        let value = slots[index]?.value
-        slots[index] = nil
         freeSlots.append(index)
         count -= 1
-        return value
+        return (keys[index].take(), values[index].take())
     }
 
     private mutating func moveToNewest(_ index: Int) {
@@ -242,17 +267,17 @@ struct LRUDictionary<Key: LRUKey, Value: Sendable>: Sendable {
     }
 
     private mutating func unlink(_ index: Int) {
-        guard let slot = slots[index] else { return }
-        if slot.newer >= 0 { slots[slot.newer]?.older = slot.older } else { newest = slot.older }
-        if slot.older >= 0 { slots[slot.older]?.newer = slot.newer } else { oldest = slot.newer }
-        slots[index]?.newer = -1
-        slots[index]?.older = -1
+        let link = links[index]
+        if link.newer >= 0 { links[link.newer].older = link.older } else { newest = link.older }
+        if link.older >= 0 { links[link.older].newer = link.newer } else { oldest = link.newer }
+        links[index].newer = -1
+        links[index].older = -1
     }
 
     private mutating func linkAsNewest(_ index: Int) {
-        slots[index]?.older = newest
-        slots[index]?.newer = -1
-        if newest >= 0 { slots[newest]?.newer = index }
+        links[index].older = newest
+        links[index].newer = -1
+        if newest >= 0 { links[newest].newer = index }
         newest = index
         if oldest < 0 { oldest = index }
     }

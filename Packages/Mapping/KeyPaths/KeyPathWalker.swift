@@ -137,7 +137,7 @@ struct KeyPathWalker {
     ///   walk follows and reports as before.
     private func tapeIndex(of path: JSONKeyPath, in root: any Decoder) -> (TapeDecoder, Int)? {
         // Keys are taken as written: the tape decoder reads only documents whose keys are.
-        guard let tape = root as? TapeDecoder else { return nil }
+        guard let tape = Self.tapeDecoder(root) else { return nil }
         let document = tape.document
         var index = tape.index
         for component in path.components {
@@ -147,6 +147,20 @@ struct KeyPathWalker {
             index = member
         }
         return (tape, index)
+    }
+
+    /// `decoder` as the tape decoder it is, or `nil`: opened and its type compared, where `as?`
+    /// on the existential goes through the runtime's general cast (several hundred
+    /// instructions, asked for each scalar and the payload of every envelope).
+    private static func tapeDecoder<D: Decoder>(_ decoder: D) -> TapeDecoder? {
+        // `TapeDecoder` is final: no other type's values are tape decoders.
+        guard D.self == TapeDecoder.self else { return nil }
+        return reinterpreted(decoder, as: TapeDecoder.self)
+    }
+
+    /// `value` as the type it is: the caller has checked that `T` is `U`.
+    private static func reinterpreted<T, U>(_ value: T, as type: U.Type) -> U {
+        unsafeBitCast(value, to: U.self)
     }
 
     /// The root object's container and the key of a one-component `path` in it, when the

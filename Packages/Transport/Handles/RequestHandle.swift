@@ -390,10 +390,20 @@ public final class RequestHandle<Value: Sendable>: Sendable {
     ///
     /// Always inlined: a call from code that is not specialised (a view's transform, say)
     /// would otherwise look up this class's metadata at run time, on every request, to pass it.
+    ///
+    /// The boxed value's type is compared with `Value` first: a forced cast from an existential
+    /// takes the runtime's general path, several hundred instructions on every request, where
+    /// the types are the same but for a `Value` that is itself an existential or an optional
+    /// (boxed as what it holds), which the cast still unwraps.
     @inline(__always)
     static func unbox(_ value: any Sendable) -> Value {
-        // swift-format-ignore: NeverForceUnwrap
-        value as! Value
+        func opened<Boxed>(_ boxed: Boxed) -> Value {
+            // The same type: the bits are the value.
+            if Boxed.self == Value.self { return unsafeBitCast(boxed, to: Value.self) }
+            // swift-format-ignore: NeverForceUnwrap
+            return boxed as! Value
+        }
+        return opened(value)
     }
 
     @inline(__always)

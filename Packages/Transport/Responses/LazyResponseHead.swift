@@ -6,6 +6,8 @@ package struct LazyResponseHead: Sendable {
     private enum Storage: Sendable {
         case built(HTTPResponse)
         case received(ReceivedResponseHead)
+        /// Nothing, for the moment ``appendUnbuilt(_:)`` holds the received head on its own.
+        case lent
     }
 
     private var storage: Storage
@@ -26,6 +28,7 @@ package struct LazyResponseHead: Sendable {
             switch storage {
             case .built(let head): head
             case .received(let received): received.response
+            case .lent: Self.neverSeenLent()
             }
         }
         set { storage = .built(newValue) }
@@ -37,6 +40,7 @@ package struct LazyResponseHead: Sendable {
         switch storage {
         case .built: nil
         case .received(let received): received
+        case .lent: Self.neverSeenLent()
         }
     }
 
@@ -49,6 +53,20 @@ package struct LazyResponseHead: Sendable {
         switch storage {
         case .built(let head): head
         case .received(let received): received.head(keeping: names)
+        case .lent: Self.neverSeenLent()
+        }
+    }
+
+    /// The fields of ``head(keeping:)`` alone: of a received head nobody has read, `nil` when
+    /// none of `names` is there, and nothing is made for that answer (see
+    /// ``ReceivedResponseHead/fields(keeping:)``); of any other, every field.
+    ///
+    /// - Parameter names: The fields the reader asks about.
+    package func fields(keeping names: FieldNameSet) -> HTTPFields? {
+        switch storage {
+        case .built(let head): head.headerFields
+        case .received(let received): received.fields(keeping: names)
+        case .lent: Self.neverSeenLent()
         }
     }
 
@@ -57,6 +75,35 @@ package struct LazyResponseHead: Sendable {
         switch storage {
         case .built(let head): head.status
         case .received(let received): received.status
+        case .lent: Self.neverSeenLent()
         }
+    }
+
+    /// Appends `field` to a received head nobody has read, as its last field once built: in
+    /// place when this value holds the only reference to the head, else into a new head that
+    /// shares the lines (``ReceivedResponseHead/adding(_:)``). Nothing is built or copied: a
+    /// cache marks every answer it passes on so.
+    ///
+    /// - Parameter field: The field to append.
+    /// - Returns: Whether it was appended; `false`, and nothing changes, for a head that has
+    ///   been built or made by the caller, or that has a field appended already.
+    package mutating func appendUnbuilt(_ field: HTTPField) -> Bool {
+        guard case .received(var received) = storage, !received.isBuilt, !received.hasAddedField else { return false }
+        // The head taken out of the storage, so that `received` is its one reference if nobody
+        // else holds it.
+        storage = .lent
+        if isKnownUniquelyReferenced(&received) {
+            received.addInPlace(field)
+        } else {
+            received = received.adding(field)
+        }
+        storage = .received(received)
+        return true
+    }
+
+    /// `.lent` lasts only inside ``appendUnbuilt(_:)``, which no reader can interrupt: `self`
+    /// is `inout` there, held exclusively.
+    private static func neverSeenLent() -> Never {
+        preconditionFailure("A response head was read while it was being changed.")
     }
 }

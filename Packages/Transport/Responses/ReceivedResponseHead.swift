@@ -21,7 +21,16 @@ package final class ReceivedResponseHead: Sendable {
     /// The field lines, each followed by `\n`.
     private let lines: [UInt8]
     /// A field appended after the lines when the head is built (see ``adding(_:)``).
-    private let added: HTTPField?
+    ///
+    /// Written after the head is made only by ``addInPlace(_:)``, whose one caller,
+    /// ``LazyResponseHead/appendUnbuilt(_:)``, holds the only reference to this head, which has
+    /// not been built: no other thread can read the field while it changes, and a reference
+    /// handed on later (to a task, a continuation, a storage behind a lock) is handed on through
+    /// the synchronisation that orders the write before any read.
+    private nonisolated(unsafe) var added: HTTPField?
+    /// The bytes of ``added``'s name and value, 0 without one (a name is never empty), written
+    /// with it: read where copying the field out to measure it would count its references.
+    private nonisolated(unsafe) var addedByteCount = 0
     /// The ``FieldNameSet/signatureBit(of:)`` of every field name in the lines: what
     /// ``head(keeping:)`` checks before it reads a line.
     package let nameSignature: UInt64
@@ -47,6 +56,7 @@ package final class ReceivedResponseHead: Sendable {
         self.status = status
         self.lines = lines
         self.added = added
+        self.addedByteCount = Self.byteCount(of: added)
         self.nameSignature = nameSignature
     }
 
@@ -59,11 +69,26 @@ package final class ReceivedResponseHead: Sendable {
         ReceivedResponseHead(status: status, lines: lines, added: field, nameSignature: nameSignature)
     }
 
+    /// Appends `field` after the lines of this head, in place: for
+    /// ``LazyResponseHead/appendUnbuilt(_:)`` alone, while it holds the only reference to a
+    /// head that has not been built (see ``added``).
+    func addInPlace(_ field: HTTPField) {
+        added = field
+        addedByteCount = Self.byteCount(of: field)
+    }
+
+    private static func byteCount(of field: HTTPField) -> Int {
+        field.name.rawName.utf8.count + field.value.utf8.count
+    }
+
+    /// Whether a field has been appended after the lines.
+    var hasAddedField: Bool { addedByteCount > 0 }
+
     /// Whether ``response`` has been built: reading it costs nothing more.
     package var isBuilt: Bool { built.load(ordering: .acquiring) != nil }
 
     /// How many bytes the field lines take, an estimate of the head's size without building it.
-    package var byteCount: Int { lines.count + (added.map { $0.name.rawName.utf8.count + $0.value.utf8.count } ?? 0) }
+    package var byteCount: Int { lines.count + addedByteCount }
 
     /// The head with the fields whose names are among `names` (in any case), in the order
     /// received: what a reader that needs a few fields asks instead of ``response``, which
@@ -74,10 +99,23 @@ package final class ReceivedResponseHead: Sendable {
     ///   is built already.
     package func head(keeping names: FieldNameSet) -> HTTPResponse {
         if let built = built.load(ordering: .acquiring) { return built.takeUnretainedValue().response }
+        return HTTPResponse(status: status, headerFields: fields(keeping: names) ?? [:])
+    }
+
+    /// The fields of ``head(keeping:)`` alone, and `nil` when the head has not been built and
+    /// none of them is there: no `HTTPResponse` or `HTTPFields` is made (each allocates) for a
+    /// reader that only asks whether a few fields are there, as a cache does of every answer.
+    ///
+    /// - Parameter names: The names of the fields to keep.
+    /// - Returns: Those fields, in the order received; every field, when the head is built.
+    package func fields(keeping names: FieldNameSet) -> HTTPFields? {
+        if let built = built.load(ordering: .acquiring) { return built.takeUnretainedValue().response.headerFields }
+        let addedIsKept = hasAddedField && added.map { names.contains($0.name) } ?? false
         // None of the names arrived: no line to read.
+        guard names.mayOccur(in: nameSignature) || addedIsKept else { return nil }
         var fields = names.mayOccur(in: nameSignature) ? makeFields(reserving: 0, named: names.name(spelledBy:)) : [:]
-        if let added, names.contains(added.name) { fields.append(added) }
-        return HTTPResponse(status: status, headerFields: fields)
+        if addedIsKept, let added { fields.append(added) }
+        return fields
     }
 
     deinit {
