@@ -1,6 +1,7 @@
 import Caching
 import Foundation
 import HTTPTypes
+import TestSupport
 import Testing
 import Transport
 
@@ -9,8 +10,8 @@ import Transport
 /// stores it all the same, and what it serves later is what a built head would give.
 ///
 /// Checked to fail: with the miss reading `response.head` (as it did), the answer's and the
-/// entry's heads are built before anyone reads them; with the mark left out of the head that
-/// shares the lines, `CacheStatus` of the answer is `nil`.
+/// entry's heads are built before anyone reads them; with the mark left out of the field
+/// appended to the head, `CacheStatus` of the answer is `nil`.
 @Suite struct HTTPCacheReceivedHeadTests {
     private static let lines = [
         "Date: \(httpDate(Date()))", "Cache-Control: max-age=60", "ETag: \"v1\"", "Connection: close, X-Hop",
@@ -59,6 +60,66 @@ import Transport
         #expect(CacheStatus(try await transport.data(for: try get(url)).head) == .miss)
         #expect(engine.made.count == 2)
         #expect(await cache.statistics.stores == 0)
+    }
+
+    /// From a transport that keeps no reference to the heads it makes, as the engine keeps none
+    /// once it hands a response over, the mark goes into the very head the transport made; the
+    /// entry shares that head, and its head leaves the mark out, in memory and on disk; a hit
+    /// carries one mark, its own.
+    ///
+    /// Checked to fail: with the mark always appended to a new head, the miss's head is not the
+    /// one the transport made; with an entry's head keeping the mark, the stored head carries
+    /// it; with a hit's mark appended beside the stored one, the hit carries two.
+    @Test(arguments: ["memory", "disk"])
+    func aHeadTheResponseAloneHoldsIsMarkedInPlace(storageKind: String) async throws {
+        try await withTemporaryFolder { folder in
+            let engine = HandingOverTransport(lines: Self.lines)
+            let storage: any CacheStorage =
+                storageKind == "disk" ? try DiskCacheStorage(directory: folder) : MemoryCacheStorage()
+            let url = "https://example.com/in-place"
+
+            let miss = try await MiddlewareTransport(engine, middleware: [HTTPCache(storage: storage)])
+                .send(try get(url))
+            let head = try #require(miss.lazyHead.received)
+            #expect(engine.made == [ObjectIdentifier(head)])
+            // A disk storage's writer reads the head it writes, which may build it meanwhile.
+            if storageKind == "memory" { #expect(!head.isBuilt) }
+            #expect(miss.head.headerFields[values: CacheStatus.headerName] == ["miss"])
+            for try await _ in miss.body {}
+
+            await (storage as? DiskCacheStorage)?.close()
+            let reader: any CacheStorage =
+                storageKind == "disk" ? try DiskCacheStorage(directory: folder) : storage
+            let stored = try #require(await reader.entry(forKey: url))
+            #expect(stored.head.headerFields[CacheStatus.headerName] == nil)
+            #expect(stored.head.headerFields[.eTag] == "\"v1\"")
+
+            let hit = try await MiddlewareTransport(engine, middleware: [HTTPCache(storage: reader)])
+                .data(for: try get(url))
+            #expect(hit.head.headerFields[values: CacheStatus.headerName] == ["hit"])
+            #expect(hit.head.headerFields[.age] != nil)
+            #expect(engine.made.count == 1)
+        }
+    }
+}
+
+/// A transport that answers every request with a `200`, `hello` and a head kept as received
+/// lines, as the engine makes them, and hands each head over without keeping it: it notes only
+/// which heads it made.
+private final class HandingOverTransport: HTTPTransport {
+    private let lines: [UInt8]
+    private let identities = PThreadMutex<[ObjectIdentifier]>([])
+
+    init(lines: [String]) {
+        self.lines = Array(lines.map { $0 + "\n" }.joined().utf8)
+    }
+
+    var made: [ObjectIdentifier] { identities.withLock { $0 } }
+
+    func send(_ request: TransportRequest) async throws -> TransportResponse {
+        let head = ReceivedResponseHead(status: 200, reason: "OK", lines: lines)
+        identities.withLock { $0.append(ObjectIdentifier(head)) }
+        return TransportResponse(receivedHead: head, body: ResponseBody(Data("hello".utf8)), url: request.url)
     }
 }
 

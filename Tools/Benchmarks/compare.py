@@ -135,7 +135,8 @@ SCENARIOS = [
     Scenario("full-stack", "(f) 64 concurrent: the envelope decoded (Parley's business layer, AsyncHTTPClient + "
              "JSONDecoder) vs plain libcurl GETs, HTTP/1.1", "http", "/small.bin", "get", concurrency=64,
              requests=40_000, warmup=1_280, quick_requests=4_000, quick_warmup=640, metric="rps", target=0.50,
-             ahc_target=1.40, handle_target=0.90, envelope_peers=("parley", "parley-loop", "parley-direct", "ahc"),
+             ahc_target=1.40, handle_target=0.90,
+             envelope_peers=("parley", "parley-loop", "parley-direct", "parley-before", "ahc"),
              envelope_path="/envelope.json",
              envelope_arguments=("--stack", "full")),
 ]

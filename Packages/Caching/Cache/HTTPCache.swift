@@ -43,8 +43,9 @@ public import Transport
 /// the entry with ``CacheStorage/storeWithoutWaiting(_:)`` (the `async` calls only when a storage
 /// cannot answer so, or a ``DiskCacheStorage`` has 8 MiB waiting for its writer). Nothing is
 /// built or copied: of a head the engine has not built yet, a miss reads the few fields it needs
-/// from the received lines, the mark is appended to that head in place, and the entry shares the
-/// head, still unbuilt, and the body with the response; the hop-by-hop fields and the mark are
+/// from the received lines, the mark is appended to that head (in place when the response alone
+/// holds it, as it does from the engine; else to a new head sharing the lines), and the entry
+/// shares the head, still unbuilt, and the body with the response; the hop-by-hop fields and the mark are
 /// left out when an entry's head is read. A ``DiskCacheStorage`` answers from memory
 /// while its writer appends the record, and a response never waits for the disk (a write that fails there is counted in
 /// ``CacheStatistics/failedWrites`` rather than logged).
@@ -557,8 +558,9 @@ public final class HTTPCache: TransportMiddleware {
     ///
     /// Synchronous, and it builds and copies nothing on the way: of an engine's head that has
     /// not been built, only the fields it asks about are made from the received lines (and
-    /// nothing at all when none of them is there), and the mark is appended to that head in
-    /// place, after its lines, when the head is built; a built head gets the mark in its own
+    /// nothing at all when the head's signature rules them all out), and the mark is appended
+    /// to that head, after its lines, when the head is built (in place when the response alone
+    /// holds the head, else to a new head sharing the lines); a built head gets the mark in its own
     /// fields (which the engine or transport made for this response alone). The entry shares
     /// the marked head, still unbuilt, and the body with the response (the fields a stored head
     /// leaves out, `Connection` and the mark among them, are left out when the entry is read),
@@ -739,9 +741,10 @@ public final class HTTPCache: TransportMiddleware {
 
     /// The varying fields to store with `response`, or `nil` when it may not be stored.
     ///
-    /// `head` has the response's ``fieldsReadOnMiss`` (every field when `isWhole`), and `answer`
-    /// says which fields it has, so that a field it lacks is not looked for again (each lookup
-    /// is a pass over the fields). The fields of the lifetime are read only when it decides.
+    /// `fields` are the response's ``fieldsReadOnMiss`` (every field when `isWhole`; `nil` when
+    /// the head's signature rules all of them out), and `answer` says which fields it has, so
+    /// that a field it lacks is not looked for again (each lookup is a pass over the fields).
+    /// The fields of the lifetime are read only when it decides.
     private func storableVaryingFields(
         _ response: TransportResponse, _ fields: HTTPFields?, _ answer: ResponseFacts, isWhole: Bool,
         request: TransportRequest, facts: RequestFacts, key: String, forced: TimeInterval?, options: Options
@@ -966,11 +969,12 @@ extension HTTPCache {
         }
     }
 
-    /// A stored entry as a response: `Age` set, the mark added, no body for `HEAD`.
+    /// A stored entry as a response: `Age` set, the mark set (in place of the `miss` mark the
+    /// stored head carries, or added), no body for `HEAD`.
     static func served(
         _ entry: CacheEntry, url: String, freshness: Freshness, as status: CacheStatus, method: HTTPRequest.Method
     ) -> TransportResponse {
-        var head = entry.head
+        var head = entry.headKeepingMark
         head.headerFields[.age] = String(Int64(min(freshness.currentAge, TimeInterval(Int64.max / 2))))
         head.headerFields[CacheStatus.headerName] = status.rawValue
         let body = method == .head ? ResponseBody() : ResponseBody(entry.body)

@@ -153,6 +153,13 @@ public struct CacheEntry: Sendable, Hashable {
         set { parts = parts.with(responseTime: newValue) }
     }
 
+    /// ``head`` with the cache's `X-Parley-Cache` mark, if the stored head has one: what a hit
+    /// answers with once it has set the mark's value (an entry a miss stored has the `miss`
+    /// mark, which the hit's replaces in place).
+    var headKeepingMark: HTTPResponse {
+        Self.withoutFieldsLeftOut(parts.receivedHead.response, keepingMark: true)
+    }
+
     /// The head as it was handed over, which may still hold fields ``head`` leaves out; read
     /// by the cache wherever those fields make no difference (freshness, validators, `Vary`).
     var receivedHead: HTTPResponse { parts.receivedHead.response }
@@ -285,12 +292,18 @@ public struct CacheEntry: Sendable, Hashable {
 
     /// `head` without the fields ``isLeftOut(_:connectionNamed:)`` names: `head` itself,
     /// sharing its fields, when it has none of them.
-    static func withoutFieldsLeftOut(_ head: HTTPResponse) -> HTTPResponse {
+    ///
+    /// - Parameters:
+    ///   - head: A stored head.
+    ///   - keepingMark: Whether an `X-Parley-Cache` mark stays, for a caller that sets the
+    ///     mark's value next (a hit), which then replaces it rather than removes and appends it.
+    static func withoutFieldsLeftOut(_ head: HTTPResponse, keepingMark: Bool = false) -> HTTPResponse {
         var stored = head
         let named = connectionNamed(head.headerFields)
         // Removed by name, only those that are there: rebuilding the fields instead goes
         // through `HTTPFields`' generic replacement for each field, several times the cost.
         for field in head.headerFields where isLeftOut(field.name, connectionNamed: named) {
+            if keepingMark, field.name == CacheStatus.headerName { continue }
             stored.headerFields[field.name] = nil
         }
         return stored

@@ -393,8 +393,8 @@ public final class RequestHandle<Value: Sendable>: Sendable {
     ///
     /// The boxed value's type is compared with `Value` first: a forced cast from an existential
     /// takes the runtime's general path, several hundred instructions on every request, where
-    /// the types are the same but for a `Value` that is itself an existential or an optional
-    /// (boxed as what it holds), which the cast still unwraps.
+    /// the types are the same but for a `Value` that is itself an existential or a class whose
+    /// value may be a subclass's (boxed as what it holds), which the cast still handles.
     @inline(__always)
     static func unbox(_ value: any Sendable) -> Value {
         func opened<Boxed>(_ boxed: Boxed) -> Value {

@@ -58,7 +58,7 @@ package struct LazyResponseHead: Sendable {
     }
 
     /// The fields of ``head(keeping:)`` alone: of a received head nobody has read, `nil` when
-    /// none of `names` is there, and nothing is made for that answer (see
+    /// its signature rules out all of `names`, and nothing is made for that answer (see
     /// ``ReceivedResponseHead/fields(keeping:)``); of any other, every field.
     ///
     /// - Parameter names: The fields the reader asks about.

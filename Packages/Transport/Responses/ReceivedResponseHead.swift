@@ -103,17 +103,20 @@ package final class ReceivedResponseHead: Sendable {
     }
 
     /// The fields of ``head(keeping:)`` alone, and `nil` when the head has not been built and
-    /// none of them is there: no `HTTPResponse` or `HTTPFields` is made (each allocates) for a
-    /// reader that only asks whether a few fields are there, as a cache does of every answer.
+    /// its ``nameSignature`` rules all of them out (a name that shares a signature bit with one
+    /// of the lines' gives an empty list): no `HTTPResponse` or `HTTPFields` is made (each
+    /// allocates) for a reader that only asks whether a few fields are there, as a cache does
+    /// of every answer.
     ///
     /// - Parameter names: The names of the fields to keep.
     /// - Returns: Those fields, in the order received; every field, when the head is built.
     package func fields(keeping names: FieldNameSet) -> HTTPFields? {
         if let built = built.load(ordering: .acquiring) { return built.takeUnretainedValue().response.headerFields }
         let addedIsKept = hasAddedField && added.map { names.contains($0.name) } ?? false
+        let mayBeInLines = names.mayOccur(in: nameSignature)
         // None of the names arrived: no line to read.
-        guard names.mayOccur(in: nameSignature) || addedIsKept else { return nil }
-        var fields = names.mayOccur(in: nameSignature) ? makeFields(reserving: 0, named: names.name(spelledBy:)) : [:]
+        guard mayBeInLines || addedIsKept else { return nil }
+        var fields = mayBeInLines ? makeFields(reserving: 0, named: names.name(spelledBy:)) : [:]
         if addedIsKept, let added { fields.append(added) }
         return fields
     }

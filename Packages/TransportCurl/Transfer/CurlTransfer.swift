@@ -27,7 +27,8 @@ final class CurlTransfer: DeadlineHeapElement, @unchecked Sendable {
     // before it) and then resumes `dataContinuation`, and writes none of them again (a
     // completed transfer is detached: no callback runs for it, and every later command finds
     // it so and returns); the resumed task reads them in `collectedResponse()`, after the
-    // resumption, which is a happens-before edge. ThreadSanitizer misses that edge when the
+    // resumption, which is a happens-before edge, and takes the head and the body out (the
+    // loop never reads them again either). ThreadSanitizer misses that edge when the
     // loop resumes before the task has suspended (the runtime's uninstrumented fast path), so
     // `collectedPublished` states it to it as well.
 
@@ -483,13 +484,17 @@ final class CurlTransfer: DeadlineHeapElement, @unchecked Sendable {
 
     /// The collected response, for the task that awaited it, once ``dataContinuation`` resumed
     /// it without an error: the loop writes nothing of what this reads after that resumption.
+    /// Called once: the head and the body are moved out, so that the response holds the only
+    /// reference to each (a cache marks such a head in place, and a body changed in place keeps
+    /// its buffer), whatever happens to the transfer afterwards.
     func collectedResponse() -> DataResponse {
         // `collectedHead` is set before every successful resumption; the empty head stands
         // for a transfer completed some other way, which never resumes without an error.
         _ = collectedPublished.load(ordering: .acquiring)
-        return DataResponse(
-            receivedHead: collectedHead ?? ReceivedResponseHead(status: 0, reason: "", lines: []), body: body,
-            url: currentURL, metrics: metrics)
+        let head = collectedHead.take() ?? ReceivedResponseHead(status: 0, reason: "", lines: [])
+        let collected = body
+        body = Data()
+        return DataResponse(receivedHead: head, body: collected, url: currentURL, metrics: metrics)
     }
 
     /// Time since the first hop started.
