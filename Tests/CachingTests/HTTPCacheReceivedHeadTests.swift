@@ -73,7 +73,7 @@ import Transport
     @Test(arguments: ["memory", "disk"])
     func aHeadTheResponseAloneHoldsIsMarkedInPlace(storageKind: String) async throws {
         try await withTemporaryFolder { folder in
-            let engine = HandingOverTransport(lines: Self.lines)
+            let engine = ReceivedHeadTransport(lines: Self.lines, keepsHeads: false)
             let storage: any CacheStorage =
                 storageKind == "disk" ? try DiskCacheStorage(directory: folder) : MemoryCacheStorage()
             let url = "https://example.com/in-place"
@@ -81,7 +81,7 @@ import Transport
             let miss = try await MiddlewareTransport(engine, middleware: [HTTPCache(storage: storage)])
                 .send(try get(url))
             let head = try #require(miss.lazyHead.received)
-            #expect(engine.made == [ObjectIdentifier(head)])
+            #expect(engine.identities == [ObjectIdentifier(head)])
             // A disk storage's writer reads the head it writes, which may build it meanwhile.
             if storageKind == "memory" { #expect(!head.isBuilt) }
             #expect(miss.head.headerFields[values: CacheStatus.headerName] == ["miss"])
@@ -98,46 +98,35 @@ import Transport
                 .data(for: try get(url))
             #expect(hit.head.headerFields[values: CacheStatus.headerName] == ["hit"])
             #expect(hit.head.headerFields[.age] != nil)
-            #expect(engine.made.count == 1)
+            #expect(engine.identities.count == 1)
         }
     }
 }
 
 /// A transport that answers every request with a `200`, `hello` and a head kept as received
-/// lines, as the engine makes them, and hands each head over without keeping it: it notes only
-/// which heads it made.
-private final class HandingOverTransport: HTTPTransport {
-    private let lines: [UInt8]
-    private let identities = PThreadMutex<[ObjectIdentifier]>([])
-
-    init(lines: [String]) {
-        self.lines = Array(lines.map { $0 + "\n" }.joined().utf8)
-    }
-
-    var made: [ObjectIdentifier] { identities.withLock { $0 } }
-
-    func send(_ request: TransportRequest) async throws -> TransportResponse {
-        let head = ReceivedResponseHead(status: 200, reason: "OK", lines: lines)
-        identities.withLock { $0.append(ObjectIdentifier(head)) }
-        return TransportResponse(receivedHead: head, body: ResponseBody(Data("hello".utf8)), url: request.url)
-    }
-}
-
-/// A transport that answers every request with a `200`, `hello` and a head kept as received
-/// lines, as the engine makes them, and keeps each head it made.
+/// lines, as the engine makes them. It notes which heads it made, and keeps each one unless it
+/// hands them over as the engine does (`keepsHeads: false`).
 private final class ReceivedHeadTransport: HTTPTransport {
     private let lines: [UInt8]
-    private let heads = PThreadMutex<[ReceivedResponseHead]>([])
+    private let keepsHeads: Bool
+    private let heads = PThreadMutex<(kept: [ReceivedResponseHead], identities: [ObjectIdentifier])>(([], []))
 
-    init(lines: [String]) {
+    init(lines: [String], keepsHeads: Bool = true) {
         self.lines = Array(lines.map { $0 + "\n" }.joined().utf8)
+        self.keepsHeads = keepsHeads
     }
 
-    var made: [ReceivedResponseHead] { heads.withLock { $0 } }
+    /// The heads made, when they are kept.
+    var made: [ReceivedResponseHead] { heads.withLock { $0.kept } }
+    /// Which heads were made, kept or not.
+    var identities: [ObjectIdentifier] { heads.withLock { $0.identities } }
 
     func send(_ request: TransportRequest) async throws -> TransportResponse {
         let head = ReceivedResponseHead(status: 200, reason: "OK", lines: lines)
-        heads.withLock { $0.append(head) }
+        heads.withLock { heads in
+            heads.identities.append(ObjectIdentifier(head))
+            if keepsHeads { heads.kept.append(head) }
+        }
         return TransportResponse(receivedHead: head, body: ResponseBody(Data("hello".utf8)), url: request.url)
     }
 }

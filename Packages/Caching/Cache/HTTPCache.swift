@@ -524,7 +524,7 @@ public final class HTTPCache: TransportMiddleware {
         var head = entry.receivedHead
         head.headerFields = Self.updatedFields(head.headerFields, with: response.head.headerFields)
         let updated = entry.revalidated(
-            head: head, varyingFields: Self.varyingFields(of: head, for: request) ?? entry.varyingFields,
+            head: head, varyingFields: Self.varyingFields(of: head.headerFields, for: request) ?? entry.varyingFields,
             requestTime: sentAt, responseTime: receivedAt)
         revalidations.add(1, ordering: .relaxed)
         logger?.debug("cache revalidated \(LogRedaction.redactedURL(key))")
@@ -582,7 +582,7 @@ public final class HTTPCache: TransportMiddleware {
         // The mark goes after the received lines of a head nobody has read (in place, when the
         // response holds the only reference to it), else into the built fields; the entry
         // shares the marked head, whose mark is left out whenever an entry's head is read.
-        if isWhole || answer.isMarked || !response.lazyHead.appendUnbuilt(Self.missMark) {
+        if answer.isMarked || !response.lazyHead.appendUnbuilt(Self.missMark) {
             Self.markMiss(&response.head.headerFields, alreadyMarked: answer.isMarked)
         }
         let entryHead = response.lazyHead
@@ -660,8 +660,8 @@ public final class HTTPCache: TransportMiddleware {
     /// The key of the variant of `primary`'s URL that `request` would select, by the fields the
     /// primary entry's `Vary` names; `nil` when the primary names no variant group.
     static func variantKey(of primary: CacheEntry, for request: TransportRequest) -> String? {
-        guard let group = primary.variantGroup, let fields = varyingFields(of: primary.receivedHead, for: request),
-            !fields.isEmpty
+        guard let group = primary.variantGroup,
+            let fields = varyingFields(of: primary.receivedHead.headerFields, for: request), !fields.isEmpty
         else { return nil }
         return variantKey(key: primary.key, group: group, fields: fields)
     }
@@ -751,7 +751,7 @@ public final class HTTPCache: TransportMiddleware {
     ) -> [CacheEntry.VaryingField]? {
         let code = response.status.code
         guard code >= 200, code != 206, code != 304, !facts.control.noStore, response.url == key else { return nil }
-        let control = answer.hasCacheControl ? fields.map(CacheControl.init) ?? CacheControl() : CacheControl()
+        let control = (answer.hasCacheControl ? fields : nil).map(CacheControl.init) ?? CacheControl()
         guard !control.noStore else { return nil }
         if facts.hasAuthorization, !options.cachesAuthorizedResponses {
             guard control.isPublic || control.sharedMaxAge != nil || control.mustRevalidate else { return nil }
@@ -870,14 +870,8 @@ extension HTTPCache {
         return freshness.staleness <= TimeInterval(limit)
     }
 
-    /// The request's values of the fields `head`'s `Vary` names; `nil` for `Vary: *` or a
-    /// name that is not a field name, which no request matches.
-    static func varyingFields(of head: HTTPResponse, for request: TransportRequest) -> [CacheEntry.VaryingField]? {
-        varyingFields(of: head.headerFields, for: request)
-    }
-
-    /// The request's values of the fields the `Vary` among `fields` names; `nil` for `Vary: *`
-    /// or a name that is not a field name, which no request matches.
+    /// The request's values of the fields the `Vary` among a head's `fields` names; `nil` for
+    /// `Vary: *` or a name that is not a field name, which no request matches.
     static func varyingFields(of fields: HTTPFields, for request: TransportRequest) -> [CacheEntry.VaryingField]? {
         var names: [String] = []
         for value in fields[values: .vary] {
@@ -900,7 +894,7 @@ extension HTTPCache {
 
     /// Whether the request's varying fields are those stored with the entry.
     static func varyMatches(_ entry: CacheEntry, _ request: TransportRequest) -> Bool {
-        guard let current = varyingFields(of: entry.receivedHead, for: request) else { return false }
+        guard let current = varyingFields(of: entry.receivedHead.headerFields, for: request) else { return false }
         return current == entry.varyingFields
     }
 

@@ -78,7 +78,7 @@ struct LRUDictionary<Key: LRUKey, Value: Sendable>: Sendable {
     @discardableResult
     mutating func replaceValue(_ value: Value, forKey key: Key) -> Value? {
         guard let index = find(key, hash: key.lruHash).slot else { return nil }
-        return Self.exchange(&values[index], with: value)
+        return exchange(&values[index], with: value)
     }
 
     /// The value of `key`, which becomes the most recently used.
@@ -97,7 +97,7 @@ struct LRUDictionary<Key: LRUKey, Value: Sendable>: Sendable {
         let found = find(key, hash: hash)
         if let index = found.slot {
             moveToNewest(index)
-            return Self.exchange(&values[index], with: value)
+            return exchange(&values[index], with: value)
         }
         let index = insert(key, value, hash: hash, at: found.bucket)
         linkAsNewest(index)
@@ -111,7 +111,6 @@ struct LRUDictionary<Key: LRUKey, Value: Sendable>: Sendable {
         guard found.slot == nil else { return }
         let index = insert(key, value, hash: hash, at: found.bucket)
         links[index].newer = oldest
-        links[index].older = -1
         if oldest >= 0 { links[oldest].older = index }
         oldest = index
         if newest < 0 { newest = index }
@@ -237,15 +236,6 @@ struct LRUDictionary<Key: LRUKey, Value: Sendable>: Sendable {
                 hole = next
             }
         }
-    }
-
-    /// `slot`'s content replaced by `value`.
-    ///
-    /// - Returns: What it held.
-    private static func exchange(_ slot: inout Value?, with value: Value) -> Value? {
-        let old = slot.take()
-        slot = value
-        return old
     }
 
     // MARK: - The order of use

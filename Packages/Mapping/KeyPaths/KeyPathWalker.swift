@@ -1,3 +1,5 @@
+import Transport
+
 /// Follows a ``JSONKeyPath`` inside a decoder that is already reading a document, and
 /// decodes the value it leads to in place.
 ///
@@ -149,18 +151,11 @@ struct KeyPathWalker {
         return (tape, index)
     }
 
-    /// `decoder` as the tape decoder it is, or `nil`: opened and its type compared, where `as?`
-    /// on the existential goes through the runtime's general cast (several hundred
-    /// instructions, asked for each scalar and the payload of every envelope).
+    /// `decoder` as the tape decoder it is, or `nil`, asked for each scalar and the payload of
+    /// every envelope (see `sameTypeValue(_:as:)`). `TapeDecoder` is final: no other type's
+    /// values are tape decoders.
     private static func tapeDecoder<D: Decoder>(_ decoder: D) -> TapeDecoder? {
-        // `TapeDecoder` is final: no other type's values are tape decoders.
-        guard D.self == TapeDecoder.self else { return nil }
-        return reinterpreted(decoder, as: TapeDecoder.self)
-    }
-
-    /// `value` as the type it is: the caller has checked that `T` is `U`.
-    private static func reinterpreted<T, U>(_ value: T, as type: U.Type) -> U {
-        unsafeBitCast(value, to: U.self)
+        sameTypeValue(decoder, as: TapeDecoder.self)
     }
 
     /// The root object's container and the key of a one-component `path` in it, when the

@@ -391,15 +391,15 @@ public final class RequestHandle<Value: Sendable>: Sendable {
     /// Always inlined: a call from code that is not specialised (a view's transform, say)
     /// would otherwise look up this class's metadata at run time, on every request, to pass it.
     ///
-    /// The boxed value's type is compared with `Value` first: a forced cast from an existential
-    /// takes the runtime's general path, several hundred instructions on every request, where
-    /// the types are the same but for a `Value` that is itself an existential or a class whose
-    /// value may be a subclass's (boxed as what it holds), which the cast still handles.
+    /// The boxed value's type is compared with `Value` (`sameTypeValue(_:as:)`), where a forced
+    /// cast from the existential costs several hundred instructions on every request. The core
+    /// boxes each value where its type is `Value`, so the box records `Value` itself (for an
+    /// existential or a class `Value` too) and the comparison answers; the cast is the general
+    /// answer for a box made any other way.
     @inline(__always)
     static func unbox(_ value: any Sendable) -> Value {
         func opened<Boxed>(_ boxed: Boxed) -> Value {
-            // The same type: the bits are the value.
-            if Boxed.self == Value.self { return unsafeBitCast(boxed, to: Value.self) }
+            if let same = sameTypeValue(boxed, as: Value.self) { return same }
             // swift-format-ignore: NeverForceUnwrap
             return boxed as! Value
         }

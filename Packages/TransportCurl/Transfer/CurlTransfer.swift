@@ -492,9 +492,8 @@ final class CurlTransfer: DeadlineHeapElement, @unchecked Sendable {
         // for a transfer completed some other way, which never resumes without an error.
         _ = collectedPublished.load(ordering: .acquiring)
         let head = collectedHead.take() ?? ReceivedResponseHead(status: 0, reason: "", lines: [])
-        let collected = body
-        body = Data()
-        return DataResponse(receivedHead: head, body: collected, url: currentURL, metrics: metrics)
+        return DataResponse(
+            receivedHead: head, body: exchange(&body, with: Data()), url: currentURL, metrics: metrics)
     }
 
     /// Time since the first hop started.
